@@ -1,0 +1,49 @@
+"""failuremap_edu: learn how ML-systems code fails, one Failure Map record at a time.
+
+The public API is small and loads lazily, so ``import failuremap_edu`` stays cheap:
+matplotlib, ipywidgets, nbformat and IPython load only when a renderer or widget
+needs them.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+__version__ = "0.1.0"
+
+_EXPORTS = {
+    "Record": "._records",
+    "RecordError": "._records",
+    "load_record": "._records",
+    "list_records": "._records",
+    "CheckSite": "._fixtures",
+    "FixtureScript": "._fixtures",
+    "read_fixtures": "._fixtures",
+    "Observation": "._results",
+    "RunResult": "._results",
+    "ErrorInfo": "._results",
+    "Opaque": "._results",
+    "Solution": "._runner",
+    "SolutionError": "._runner",
+    "load_solution": "._runner",
+    "run_checks": "._runner",
+    "replay": "._runner",
+    "ParityReport": "._parity",
+    "verify_record": "._parity",
+}
+
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'failuremap_edu' has no attribute {name!r}")
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

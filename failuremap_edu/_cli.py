@@ -1,0 +1,206 @@
+"""The ``failuremap-edu`` command: a thin front over the public API.
+
+Exit codes: 0 everything passed (or parity holds); 1 a check failed (or parity is
+broken); 2 bad input or usage. Errors are one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Sequence
+
+from . import __version__
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="failuremap-edu", description="Learn how ML-systems code fails, one Failure Map record at a time.")
+    parser.add_argument("--version", action="version", version=f"failuremap-edu {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
+
+    p = commands.add_parser("list", help="list the packaged records")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = commands.add_parser("show", help="show a record's contract, teaching text and checks (runs nothing)")
+    p.add_argument("record", metavar="RECORD", help="a packaged id or a path to a record JSON file")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = commands.add_parser("check", help="run a record's checks against your solve")
+    p.add_argument("record", metavar="RECORD", help="a packaged id or a path to a record JSON file")
+    p.add_argument("solution", metavar="SOLUTION.py", help="a Python file that defines solve")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--variant", type=int, choices=range(1, 6), metavar="N", help="the variant N = 1..5 (default 1)")
+    which.add_argument("--all-variants", action="store_true", help="run variants 1 to 5")
+    p.add_argument("--timeout", type=_positive_float, default=2.0, metavar="SECONDS", help="time limit per check (default 2)")
+    p.add_argument("--json", action="store_true", help="print JSON (schema in the README)")
+
+    p = commands.add_parser("verify", help="replay attempt and broken and compare them with the recorded runs")
+    p.add_argument("records", nargs="*", metavar="RECORD", help="packaged ids or paths (default: all packaged records)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    return parser
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from ._records import RecordError
+    from ._runner import SolutionError
+
+    try:
+        return _COMMANDS[args.command](args)
+    except (RecordError, SolutionError) as exc:
+        print(f"failuremap-edu: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("failuremap-edu: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+def _emit_json(data) -> None:
+    json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+
+
+def _cmd_list(args) -> int:
+    from ._records import RecordError, list_records, load_record
+    from ._render_text import terminal_safe
+
+    rows, status = [], EXIT_OK
+    for record_id in list_records():
+        try:
+            record = load_record(record_id)
+        except RecordError as exc:
+            print(f"failuremap-edu: error: {exc}", file=sys.stderr)
+            status = EXIT_BAD_INPUT
+            continue
+        rows.append(record)
+    if args.json:
+        _emit_json(
+            [
+                {"id": r.id, "title": r.title, "category": r.category, "family": r.family, "checks": r.checks, "verified": r.verified}
+                for r in rows
+            ]
+        )
+    else:
+        for r in rows:
+            print(terminal_safe(f"{r.id}  {r.checks if r.checks is not None else '?'} checks  {r.title}", limit=200))
+    return status
+
+
+def _cmd_show(args) -> int:
+    from ._fixtures import read_fixtures
+    from ._records import load_record
+    from ._render_text import render_record
+
+    record = load_record(args.record)
+    fixtures = read_fixtures(record)
+    if args.json:
+        _emit_json(_record_json(record, fixtures))
+    else:
+        print(render_record(record, fixtures))
+    return EXIT_OK
+
+
+def _record_json(record, fixtures) -> dict:
+    fields = (
+        "id title category family contract contract_signature abstract failed_approach root_cause "
+        "limitations variant_policy relevance method verified variant checks license"
+    ).split()
+    data = {name: getattr(record, name) for name in fields}
+    data["provenance"] = dict(record.provenance)
+    data["fixtures"] = [
+        {
+            "label": s.label,
+            "line": s.lineno,
+            "call": s.actual_source,
+            "expected": s.expected_source,
+            "repeats": s.repeats,
+        }
+        for s in fixtures.sites
+    ]
+    data["uses_variant"] = fixtures.uses_variant
+    data["recorded"] = {
+        name: {"passed": run.passed, "exit_code": run.exit_code, "checks": len(run.observations), "crashed": run.crashed}
+        for name, run in record.verification.items()
+    }
+    return data
+
+
+def _cmd_check(args) -> int:
+    from ._records import load_record
+    from ._render_text import render_run
+    from ._runner import load_solution, run_checks
+
+    record = load_record(args.record)
+    solution = load_solution(args.solution)
+    variants = [1, 2, 3, 4, 5] if args.all_variants else [args.variant or 1]
+    runs = [run_checks(record, solution, variant=v, timeout=args.timeout) for v in variants]
+    if args.json:
+        _emit_json(
+            {
+                "record": record.id,
+                "runs": [
+                    {
+                        "variant": run.variant,
+                        "passed": run.passed,
+                        "summary": run.summary(),
+                        "problem": None if run.problem is None else str(run.problem),
+                        "observations": [o.to_json() for o in run.observations],
+                    }
+                    for run in runs
+                ],
+            }
+        )
+    else:
+        for run in runs:
+            if len(runs) > 1:
+                print(f"== variant N={run.variant}")
+            print(render_run(run))
+    return EXIT_OK if all(run.passed for run in runs) else EXIT_FAILED
+
+
+def _cmd_verify(args) -> int:
+    from ._parity import verify_record
+    from ._records import RecordError, list_records, load_record
+    from ._render_text import terminal_safe
+
+    targets = args.records or list_records()
+    reports, bad_input = [], False
+    for target in targets:
+        try:
+            record = load_record(target)
+        except RecordError as exc:
+            print(f"failuremap-edu: error: {exc}", file=sys.stderr)
+            bad_input = True
+            continue
+        reports.append(verify_record(record))
+    if args.json:
+        _emit_json({"ok": all(r.ok for r in reports) and not bad_input, "records": [r.to_json() for r in reports]})
+    else:
+        for report in reports:
+            print(terminal_safe(str(report), limit=20_000))
+    if bad_input:
+        return EXIT_BAD_INPUT
+    return EXIT_OK if all(r.ok for r in reports) else EXIT_FAILED
+
+
+_COMMANDS = {"list": _cmd_list, "show": _cmd_show, "check": _cmd_check, "verify": _cmd_verify}

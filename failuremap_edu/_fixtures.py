@@ -1,0 +1,328 @@
+"""Fixtures: what a record's check script checks, read with `ast` and never executed.
+
+A record script has a fixed anatomy::
+
+    import json                       # preamble: imports, helpers, the harness
+    N = 1                             #   (N is overridden by the variant)
+    observations = []
+    def solve(...): ...               # the implementation under test
+    def check(label, actual, expected): ...
+    a = 'a' + str(N)                  # more preamble
+    check('label', solve(...), [a])   # fixture statements (also inside loops)
+    print(json.dumps(...))            # epilogue: reporting only
+    raise SystemExit(...)
+
+This module splits a script into those parts and builds the *program* the runner
+executes: preamble and fixture statements in their original order and at their
+original line numbers (so tracebacks match the recorded ones), with every
+``check(L, A, E)`` call rewritten to ``__fm_check__(site, lambda: L, lambda: A,
+lambda: E)``. The lambdas let the runner evaluate the label first, time and
+sandbox only the actual, and skip checks that an earlier worker already reported.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+from dataclasses import dataclass
+from functools import lru_cache
+from types import CodeType
+
+from ._records import Record, RecordError
+from ._signature import Params
+
+__all__ = ["CheckSite", "FixtureScript", "read_fixtures"]
+
+CHECK_HOOK = "__fm_check__"
+WRAP_HOOK = "__fm_wrap__"
+VARIANT_NAME = "__fm_variant__"
+VARIANTS = (1, 2, 3, 4, 5)
+
+
+@dataclass(frozen=True)
+class CheckSite:
+    """One ``check(...)`` call in the script's source."""
+
+    site: int
+    """Position among the script's check calls, in source order."""
+    lineno: int
+    end_lineno: int
+    label: str
+    """The label when it is a string literal, otherwise its source."""
+    label_is_literal: bool
+    actual_source: str
+    """The actual expression as source, e.g. ``solve('hello<st', ['<stop>'])``."""
+    expected_source: str
+    repeats: bool
+    """Inside a loop, comprehension or helper: may run several times, or not at all."""
+
+
+@dataclass(frozen=True)
+class FixtureScript:
+    """The parts of one implementation's script that the runner needs."""
+
+    record_id: str
+    implementation: str
+    filename: str
+    """Pseudo file name under which the program is compiled and shown in tracebacks."""
+    sites: tuple[CheckSite, ...]
+    preamble_source: str
+    solve_source: str
+    contract: Params
+    keywords_used: frozenset[str]
+    """Argument names the fixtures pass to `solve` by keyword."""
+    uses_variant: bool
+    """Whether any preamble or fixture code reads N (if not, all variants are the same checks)."""
+    default_variant: int
+    """The script's own ``N = ...`` value: the variant its recorded run used."""
+    _learner_code: CodeType
+    _replay_code: CodeType
+
+    @property
+    def static_count(self) -> int | None:
+        """How many checks run, when that is known without running (no loops)."""
+        return None if any(s.repeats for s in self.sites) else len(self.sites)
+
+    def program(self, replay: bool) -> CodeType:
+        """Code for the runner: with the script's own `solve` (replay) or without it."""
+        return self._replay_code if replay else self._learner_code
+
+    def site_for_line(self, lineno: int) -> CheckSite | None:
+        """The check call whose source spans `lineno` (tracebacks point inside multi-line calls)."""
+        for site in self.sites:
+            if site.lineno <= lineno <= site.end_lineno:
+                return site
+        return None
+
+
+def read_fixtures(record: Record, implementation: str = "attempt") -> FixtureScript:
+    """Read the fixtures of one implementation's script (default: the attempt's).
+
+    Raises RecordError when the script lacks the anatomy above: no `check`
+    harness, no check calls, or a check call that does not pass three values.
+    """
+    impl = record.implementations.get(implementation)
+    if impl is None:
+        known = ", ".join(sorted(record.implementations))
+        raise KeyError(f"{record.id} has no implementation {implementation!r} (has: {known})")
+    label = record.origin if not record.packaged else record.id
+    return _read(record.id, implementation, impl.source, record.params, label)
+
+
+@lru_cache(maxsize=256)
+def _read(record_id: str, implementation: str, source: str, contract: Params, label: str) -> FixtureScript:
+    field = f"implementations.{implementation}.source"
+
+    def fail(problem: str) -> RecordError:
+        return RecordError(label, field, problem)
+
+    tree = ast.parse(source)  # records already proved that it parses
+    body = tree.body
+    harness_names = {n.name for n in body if isinstance(n, ast.FunctionDef) and n.name == "check"}
+    if not harness_names:
+        raise fail("defines no harness function check(label, actual, expected)")
+    check_def = [n for n in body if isinstance(n, ast.FunctionDef) and n.name == "check"][-1]
+    check_params = [a.arg for a in check_def.args.posonlyargs + check_def.args.args]
+    if len(check_params) < 3:
+        raise fail("check() must take (label, actual, expected)")
+
+    helpers = _helpers_that_check(body)
+    fixture_indexes = [i for i, stmt in enumerate(body) if _runs_checks(stmt, helpers)]
+    if not fixture_indexes:
+        raise fail("contains no check(label, solve(...), expected) calls")
+    last_fixture = fixture_indexes[-1]
+
+    solve_defs = [i for i, n in enumerate(body) if isinstance(n, ast.FunctionDef) and n.name == "solve"]
+    solve_index = solve_defs[-1]
+    lines = source.splitlines()
+
+    rewriter = _CheckRewriter(check_params[:3], fail)
+    kept_learner: list[ast.stmt] = []
+    kept_replay: list[ast.stmt] = []
+    preamble: list[str] = []
+    for i, stmt in enumerate(body[: last_fixture + 1]):
+        if i == solve_index:
+            kept_replay.append(stmt)
+            kept_replay.append(_wrap_solve_after(stmt))
+            continue
+        if isinstance(stmt, ast.FunctionDef) and stmt.name == "solve":
+            continue  # an earlier, shadowed definition
+        if _assigns_variant(stmt):
+            stmt = _variant_assignment(stmt)
+        elif i in fixture_indexes or (isinstance(stmt, ast.FunctionDef) and stmt.name in helpers):
+            stmt = rewriter.visit(stmt)
+        if i not in fixture_indexes:
+            preamble.append(ast.get_source_segment(source, body[i]) or ast.unparse(body[i]))
+        kept_learner.append(stmt)
+        kept_replay.append(stmt)
+
+    sites = tuple(rewriter.sites)
+    filename = f"<failuremap {record_id} {implementation}>"
+    # Register the source so tracebacks from the program show the real lines.
+    linecache.cache[filename] = (len(source), None, [line + "\n" for line in lines], filename)
+    learner_code = _compile(kept_learner, filename)
+    replay_code = _compile(kept_replay, filename)
+    uses_variant = any(
+        isinstance(node, ast.Name) and node.id == "N" and isinstance(node.ctx, ast.Load)
+        for stmt in body[: last_fixture + 1]
+        if not (isinstance(stmt, ast.FunctionDef) and stmt.name == "solve")
+        for node in ast.walk(stmt)
+    )
+    default_variant = 1
+    for stmt in body:
+        if _assigns_variant(stmt) and isinstance(stmt.value, ast.Constant) and stmt.value.value in VARIANTS:
+            default_variant = stmt.value.value
+    return FixtureScript(
+        record_id=record_id,
+        implementation=implementation,
+        filename=filename,
+        sites=sites,
+        preamble_source="\n".join(preamble),
+        solve_source=ast.get_source_segment(source, body[solve_index]) or ast.unparse(body[solve_index]),
+        contract=contract,
+        keywords_used=frozenset(rewriter.solve_keywords),
+        uses_variant=uses_variant,
+        default_variant=default_variant,
+        _learner_code=learner_code,
+        _replay_code=replay_code,
+    )
+
+
+def _compile(statements: list[ast.stmt], filename: str) -> CodeType:
+    module = ast.Module(body=statements, type_ignores=[])
+    ast.fix_missing_locations(module)
+    return compile(module, filename, "exec")
+
+
+def _is_check_call(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "check"
+
+
+def _walk_outside_defs(node: ast.AST):
+    """Like ast.walk, but does not enter nested function or class definitions."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        for child in ast.iter_child_nodes(current):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue
+            stack.append(child)
+
+
+def _helpers_that_check(body: list[ast.stmt]) -> set[str]:
+    """Top-level functions that (directly or through each other) call check()."""
+    functions = {n.name: n for n in body if isinstance(n, ast.FunctionDef) and n.name not in ("check", "solve")}
+    helpers: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, fn in functions.items():
+            if name in helpers:
+                continue
+            for stmt in fn.body:
+                if any(_is_check_call(n) or _calls_any(n, helpers) for n in _walk_outside_defs(stmt)):
+                    helpers.add(name)
+                    changed = True
+                    break
+    return helpers
+
+
+def _calls_any(node: ast.AST, names: set[str]) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names
+
+
+def _runs_checks(stmt: ast.stmt, helpers: set[str]) -> bool:
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return False
+    return any(_is_check_call(n) or _calls_any(n, helpers) for n in _walk_outside_defs(stmt))
+
+
+def _assigns_variant(stmt: ast.stmt) -> bool:
+    return (
+        isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Name)
+        and stmt.targets[0].id == "N"
+    )
+
+
+def _variant_assignment(stmt: ast.Assign) -> ast.Assign:
+    new = ast.Assign(targets=stmt.targets, value=ast.Name(id=VARIANT_NAME, ctx=ast.Load()))
+    return ast.copy_location(new, stmt)
+
+
+def _wrap_solve_after(stmt: ast.FunctionDef) -> ast.stmt:
+    wrap = ast.parse(f"solve = {WRAP_HOOK}(solve)").body[0]
+    for node in ast.walk(wrap):
+        if hasattr(node, "lineno"):
+            node.lineno = node.end_lineno = stmt.lineno
+            node.col_offset = node.end_col_offset = 0
+    return wrap
+
+
+class _CheckRewriter(ast.NodeTransformer):
+    """Turns ``check(L, A, E)`` into ``__fm_check__(site, lambda: L, lambda: A, lambda: E)``."""
+
+    def __init__(self, param_names: list[str], fail) -> None:
+        self.param_names = param_names
+        self.fail = fail
+        self.sites: list[CheckSite] = []
+        self.solve_keywords: set[str] = set()
+        self.depth = 0  # > 0 inside loops, comprehensions and helper functions
+
+    def _nested(self, node: ast.AST) -> ast.AST:
+        self.depth += 1
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.depth -= 1
+
+    visit_For = visit_While = visit_FunctionDef = _nested
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _nested
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        if not _is_check_call(node):
+            if isinstance(node.func, ast.Name) and node.func.id == "solve":
+                self.solve_keywords.update(k.arg for k in node.keywords if k.arg)
+            return self.generic_visit(node)
+        label, actual, expected = self._bind(node)
+        for sub in ast.walk(actual):
+            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "solve":
+                self.solve_keywords.update(k.arg for k in sub.keywords if k.arg)
+        site = len(self.sites)
+        literal = isinstance(label, ast.Constant) and isinstance(label.value, str)
+        self.sites.append(
+            CheckSite(
+                site=site,
+                lineno=node.lineno,
+                end_lineno=node.end_lineno or node.lineno,
+                label=label.value if literal else ast.unparse(label),
+                label_is_literal=literal,
+                actual_source=ast.unparse(actual),
+                expected_source=ast.unparse(expected),
+                repeats=self.depth > 0,
+            )
+        )
+        thunks = [ast.Lambda(args=_no_args(), body=part) for part in (label, actual, expected)]
+        call = ast.Call(
+            func=ast.Name(id=CHECK_HOOK, ctx=ast.Load()),
+            args=[ast.Constant(site), *thunks],
+            keywords=[],
+        )
+        return ast.copy_location(call, node)
+
+    def _bind(self, node: ast.Call) -> tuple[ast.expr, ast.expr, ast.expr]:
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            raise self.fail(f"line {node.lineno}: check() with *args or **kwargs cannot be read statically")
+        bound: dict[str, ast.expr] = dict(zip(self.param_names, node.args))
+        for keyword in node.keywords:
+            bound[keyword.arg] = keyword.value
+        missing = [name for name in self.param_names if name not in bound]
+        if missing or len(node.args) > 3:
+            raise self.fail(f"line {node.lineno}: check() must be called with (label, actual, expected)")
+        return bound[self.param_names[0]], bound[self.param_names[1]], bound[self.param_names[2]]
+
+
+def _no_args() -> ast.arguments:
+    return ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])

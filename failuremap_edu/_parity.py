@@ -1,0 +1,185 @@
+"""Parity: does the runner judge exactly like the record's own harness did?
+
+Replaying `attempt` and `broken` must reproduce the recorded observations check
+for check: the same labels, the same `actual` and `expected` (as the harness's
+JSON printed them, compared as canonical JSON so that ``1``, ``1.0`` and
+``true`` stay different), the same verdicts. When the recorded run crashed
+before printing, the replay must place an error of the same exception type at
+the check on the line where the recorded traceback points.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from ._fixtures import read_fixtures
+from ._records import Record, RecordedRun
+from ._results import ERROR, RunResult, to_jsonable
+from ._runner import DEFAULT_TIMEOUT, replay
+
+__all__ = ["ImplementationParity", "ParityReport", "RecordedCrash", "harness_stdout", "parse_crash", "verify_record"]
+
+_FRAME_LINE = re.compile(r'^\s*File "(?P<file>[^"]*)", line (?P<line>\d+), in (?P<func>.+)$')
+_EXCEPTION_LINE = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::\s?(?P<message>.*))?$")
+
+
+@dataclass(frozen=True)
+class RecordedCrash:
+    """Where and how a recorded harness run died, read from its stderr."""
+
+    type: str
+    message: str
+    lineno: int | None
+    """The script line of the outermost (module-level) frame: the statement that was running."""
+
+
+@dataclass(frozen=True)
+class ImplementationParity:
+    implementation: str
+    ok: bool
+    problems: tuple[str, ...]
+    result: RunResult
+    crash: RecordedCrash | None = None
+    stdout_identical: bool | None = None
+    """Whether the harness's printed JSON, rebuilt from the replay, matches the recorded stdout byte for byte."""
+
+
+@dataclass(frozen=True)
+class ParityReport:
+    record_id: str
+    variant: int
+    implementations: tuple[ImplementationParity, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(p.ok for p in self.implementations)
+
+    def summary(self) -> str:
+        parts = []
+        for p in self.implementations:
+            if p.ok:
+                how = "crash reproduced" if p.crash else f"{p.result.total} checks identical"
+                parts.append(f"{p.implementation}: {how}")
+            else:
+                parts.append(f"{p.implementation}: MISMATCH ({len(p.problems)} problem{'s' if len(p.problems) != 1 else ''})")
+        return f"{self.record_id}: parity {'holds' if self.ok else 'BROKEN'} — " + "; ".join(parts)
+
+    def __str__(self) -> str:
+        lines = [self.summary()]
+        for p in self.implementations:
+            lines += [f"  {p.implementation}: {problem}" for problem in p.problems]
+        return "\n".join(lines)
+
+    def to_json(self) -> dict:
+        return {
+            "record": self.record_id,
+            "variant": self.variant,
+            "ok": self.ok,
+            "implementations": [
+                {
+                    "implementation": p.implementation,
+                    "ok": p.ok,
+                    "problems": list(p.problems),
+                    "checks": p.result.total,
+                    "summary": p.result.summary(),
+                    "recorded_crash": None if p.crash is None else {"type": p.crash.type, "line": p.crash.lineno},
+                    "stdout_identical": p.stdout_identical,
+                }
+                for p in self.implementations
+            ],
+        }
+
+
+def verify_record(record: Record, *, timeout: float = DEFAULT_TIMEOUT, isolation: str | None = None) -> ParityReport:
+    """Replay every recorded implementation and compare it with its recorded run."""
+    variant = read_fixtures(record).default_variant
+    results = []
+    for name, recorded in record.verification.items():
+        if name not in record.implementations:
+            continue
+        result = replay(record, name, variant, timeout, isolation=isolation)
+        results.append(_compare(record, name, recorded, result))
+    return ParityReport(record.id, variant, tuple(results))
+
+
+def _canonical(value) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def harness_stdout(result: RunResult) -> str:
+    """What the record's harness would have printed for these observations."""
+    observations = [
+        {"check": o.check, "actual": to_jsonable(o.actual), "expected": to_jsonable(o.expected), "passed": o.passed}
+        for o in result.observations
+    ]
+    return json.dumps({"observations": observations, "passed": all(o["passed"] for o in observations)}, ensure_ascii=False) + "\n"
+
+
+def _compare(record: Record, name: str, recorded: RecordedRun, result: RunResult) -> ImplementationParity:
+    if recorded.crashed:
+        return _compare_crash(record, name, recorded, result)
+    problems: list[str] = []
+    if result.problem is not None:
+        problems.append(f"the replay stopped early: {result.problem}")
+    if len(result.observations) != len(recorded.observations):
+        problems.append(f"recorded {len(recorded.observations)} checks, replay produced {len(result.observations)}")
+    for i, (want, got) in enumerate(zip(recorded.observations, result.observations)):
+        where = f"check {i + 1} ({want.check!r})"
+        if got.status not in ("pass", "fail"):
+            problems.append(f"{where}: replay ended in {got.status}: {got.error}")
+            continue
+        if want.check != got.check:
+            problems.append(f"{where}: label differs: replay has {got.check!r}")
+        for field, recorded_json, value in (
+            ("actual", want.actual_json, got.actual),
+            ("expected", want.expected_json, got.expected),
+        ):
+            recorded_value = json.loads(recorded_json)
+            if _canonical(recorded_value) != _canonical(to_jsonable(value)):
+                problems.append(f"{where}: {field} differs: recorded {recorded_json}, replay {_canonical(to_jsonable(value))}")
+        if want.passed != got.passed:
+            problems.append(f"{where}: verdict differs: recorded passed={want.passed}, replay passed={got.passed}")
+    if recorded.passed != result.passed and not problems:
+        problems.append(f"overall verdict differs: recorded passed={recorded.passed}, replay passed={result.passed}")
+    stdout_identical = harness_stdout(result) == recorded.stdout if recorded.stdout else None
+    return ImplementationParity(name, not problems, tuple(problems), result, None, stdout_identical)
+
+
+def _compare_crash(record: Record, name: str, recorded: RecordedRun, result: RunResult) -> ImplementationParity:
+    crash = parse_crash(recorded.stderr, read_fixtures(record, name).filename)
+    problems: list[str] = []
+    first_error = next((o for o in result.observations if o.status == ERROR), None)
+    if crash is None:
+        problems.append("the recorded run crashed, but its stderr holds no readable traceback")
+    elif first_error is None:
+        problems.append(f"recorded {crash.type} at line {crash.lineno}, but no check errored in the replay")
+    else:
+        fixtures = read_fixtures(record, name)
+        crash_site = fixtures.site_for_line(crash.lineno) if crash.lineno is not None else None
+        line = first_error.lineno
+        got_type = first_error.error.type if first_error.error else "?"
+        if crash.lineno is not None and (crash_site is None or crash_site.site != first_error.site):
+            problems.append(f"recorded {crash.type} at line {crash.lineno}, replay's first error is at line {line}")
+        if got_type != crash.type:
+            problems.append(f"recorded {crash.type}, replay raised {got_type} at line {line}")
+    if recorded.exit_code == 0:
+        problems.append("the recorded run crashed yet exited 0")
+    return ImplementationParity(name, not problems, tuple(problems), result, crash, None)
+
+
+def parse_crash(stderr: str, filename: str | None = None) -> RecordedCrash | None:
+    """Read the exception type and the module-level line from a Python traceback."""
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    if not lines or not any(line.startswith("Traceback") for line in lines):
+        return None
+    module_line = None
+    for line in lines:
+        frame = _FRAME_LINE.match(line)
+        if frame and frame.group("func") == "<module>":
+            module_line = int(frame.group("line"))
+    last = _EXCEPTION_LINE.match(lines[-1].strip())
+    if last is None:
+        return None
+    return RecordedCrash(last.group("type"), last.group("message") or "", module_line)

@@ -1,0 +1,198 @@
+"""Results of running checks: small frozen dataclasses, plain data, no HTML.
+
+Renderers (text, HTML, plots) and widgets turn these into displays; the CLI turns
+them into JSON. Nothing here knows how it will be shown.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["ErrorInfo", "Observation", "Opaque", "RunResult", "STATUSES", "to_jsonable"]
+
+PASS, FAIL, ERROR, TIMEOUT = "pass", "fail", "error", "timeout"
+STATUSES = (PASS, FAIL, ERROR, TIMEOUT)
+
+
+@dataclass(frozen=True)
+class ErrorInfo:
+    """An exception raised while a check ran, kept as text so it can travel and print."""
+
+    type: str
+    """The exception's name as a traceback prints it (``TypeError``, ``json.decoder.JSONDecodeError``)."""
+    message: str
+    """``str(exception)``, clipped."""
+    traceback: str = ""
+    """The traceback, trimmed to the learner's own frames (or the record's, on replays)."""
+
+    def __str__(self) -> str:
+        return f"{self.type}: {self.message}" if self.message else self.type
+
+
+@dataclass(frozen=True, eq=False)
+class Opaque:
+    """Stands in for a value that cannot leave the sandbox as itself.
+
+    A generator, an open file, an instance of a class defined in the notebook, or a
+    value too large to send back is described instead: its type, its repr, and,
+    when it is a subclass of a plain container (a namedtuple, an OrderedDict), the
+    plain equivalent so that diffs can still look inside.
+    """
+
+    type_name: str
+    repr: str
+    reason: str
+    plain: Any = None
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Opaque) and (self.type_name, self.repr) == (other.type_name, other.repr)
+
+    def __hash__(self) -> int:
+        return hash((self.type_name, self.repr))
+
+    def __repr__(self) -> str:
+        return self.repr
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One check, judged exactly as the record's harness judges it."""
+
+    index: int
+    """Order in which the check ran (0-based)."""
+    check: str
+    """The check's label, as the harness receives it."""
+    status: str
+    """``pass``, ``fail``, ``error`` (solve raised, or its process died) or ``timeout``."""
+    passed: bool
+    """The harness's own verdict (``actual == expected``); False for errors and timeouts."""
+    actual: Any = None
+    """What the actual expression produced; None when it raised or timed out."""
+    expected: Any = None
+    call: str = ""
+    """The call to solve as it happened, e.g. ``solve('hello<st', ['<stop>'])``."""
+    site: int = -1
+    """Index of the CheckSite (the source line) this check came from."""
+    lineno: int = 0
+    error: ErrorInfo | None = None
+    stdout: str = ""
+    """What solve printed (stdout and stderr, interleaved), clipped to the output budget."""
+    stdout_dropped: int = 0
+    """Bytes of output (UTF-8) left out beyond the budget."""
+    elapsed_ms: float = 0.0
+    mutation: str | None = None
+    """Set when solve modified an argument. Each call gets a fresh copy, so later checks are unaffected."""
+
+    def to_json(self) -> dict:
+        return {
+            "index": self.index,
+            "check": self.check,
+            "status": self.status,
+            "passed": self.passed,
+            "actual": to_jsonable(self.actual),
+            "expected": to_jsonable(self.expected),
+            "actual_repr": _safe_repr(self.actual) if self.status in (PASS, FAIL) else None,
+            "expected_repr": _safe_repr(self.expected),
+            "call": self.call,
+            "line": self.lineno,
+            "error": None
+            if self.error is None
+            else {"type": self.error.type, "message": self.error.message, "traceback": self.error.traceback},
+            "stdout": self.stdout,
+            "stdout_dropped": self.stdout_dropped,
+            "elapsed_ms": round(self.elapsed_ms, 3),
+            "mutation": self.mutation,
+        }
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """All checks of one run: one `solve`, one variant."""
+
+    record_id: str
+    solver: str
+    """Whose solve ran: ``yours``, ``attempt`` or ``broken``."""
+    variant: int
+    observations: tuple[Observation, ...]
+    timeout: float
+    isolation: str
+    """``fork`` (each run in a killable child process) or ``inprocess`` (the weaker fallback)."""
+    problem: ErrorInfo | None = None
+    """A failure outside every check (the fixture code itself), which stopped the run."""
+    elapsed_ms: float = 0.0
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def total(self) -> int:
+        return len(self.observations)
+
+    @property
+    def passed_count(self) -> int:
+        return sum(1 for o in self.observations if o.status == PASS)
+
+    @property
+    def passed(self) -> bool:
+        """True only when checks ran, every one passed, and nothing stopped the run."""
+        return self.problem is None and self.total > 0 and self.passed_count == self.total
+
+    def counts(self) -> dict[str, int]:
+        out = dict.fromkeys(STATUSES, 0)
+        for o in self.observations:
+            out[o.status] += 1
+        return out
+
+    def summary(self) -> str:
+        """``K/N checks pass``, plus what else happened, in one line."""
+        text = f"{self.passed_count}/{self.total} checks pass"
+        others = [f"{n} {status}" for status, n in self.counts().items() if status != PASS and n]
+        if others:
+            text += " (" + ", ".join(others) + ")"
+        if self.problem is not None:
+            text += f"; the run stopped early: {self.problem}"
+        return text
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def to_json(self) -> dict:
+        return {
+            "record": self.record_id,
+            "solver": self.solver,
+            "variant": self.variant,
+            "passed": self.passed,
+            "summary": self.summary(),
+            "isolation": self.isolation,
+            "timeout": self.timeout,
+            "problem": None if self.problem is None else str(self.problem),
+            "observations": [o.to_json() for o in self.observations],
+        }
+
+
+def to_jsonable(value: Any) -> Any:
+    """The value as the record's harness would print it with json.dumps.
+
+    Tuples become lists, exactly as in the recorded observations. Values the
+    harness could not print (sets, bytes, NaN, opaque objects) become None; the
+    ``*_repr`` fields next to them keep the full story.
+    """
+    try:
+        return json.loads(json.dumps(value, ensure_ascii=False, allow_nan=False, default=_refuse))
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def _refuse(value: Any) -> Any:
+    raise TypeError(type(value).__name__)
+
+
+def _safe_repr(value: Any, limit: int = 10_000) -> str:
+    try:
+        text = repr(value)
+    except Exception as exc:  # noqa: BLE001 - a broken __repr__ must not break output
+        text = f"<{type(value).__name__}: repr failed with {type(exc).__name__}>"
+    if isinstance(value, float) and math.isnan(value):
+        text = "nan"
+    return text if len(text) <= limit else text[: limit - 1] + "…"

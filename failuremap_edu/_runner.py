@@ -1,0 +1,731 @@
+"""Runner: run a record's checks against a `solve`, so that nothing `solve` does can hurt the caller.
+
+Isolation (``fork``, the default where the OS has it): the checks run in a
+child process forked from the caller, which is how a function defined in a
+notebook cell reaches it without being importable or picklable. The child
+reports each check over a pipe as plain data. The parent gives every check its
+own time limit; a child that overruns it is killed (a bare ``except:`` cannot
+catch SIGKILL), and one that dies (``os._exit``, a segfault, the memory limit)
+is noted. Either way a fresh child continues with the next check, so every check
+is reported. A run costs one fork when nothing goes wrong.
+
+Fallback (``inprocess``, where there is no ``fork``: Windows, Pyodide): the same
+checks run in the calling process under a trace-function time limit. It still
+survives exceptions, ``sys.exit()`` and pure-Python infinite loops, but not
+``os._exit()``, loops inside C code, or runaway memory. The result says which mode ran.
+"""
+
+from __future__ import annotations
+
+import ast
+import atexit
+import gc
+import os
+import pickle
+import select
+import signal
+import struct
+import sys
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+try:
+    import resource
+except ImportError:  # pragma: no cover - Windows
+    resource = None  # type: ignore[assignment]
+
+from ._fixtures import VARIANTS, FixtureScript, read_fixtures
+from ._records import Record
+from ._results import ERROR, TIMEOUT, ErrorInfo, Observation, RunResult
+from ._sandbox import CheckTimeout, OutputCapture, Session, error_payload
+from ._signature import Params, mismatch
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "Solution",
+    "SolutionError",
+    "isolation_available",
+    "load_solution",
+    "replay",
+    "run_checks",
+]
+
+DEFAULT_TIMEOUT = 2.0
+DEFAULT_MEMORY_MB = 2048
+DEFAULT_OUTPUT_CHARS = 8_000
+SETUP_TIMEOUT = 10.0
+"""Limit for work outside any check (the fixture preamble, loading a solution file)."""
+_FRAME = struct.Struct("!I")
+
+
+class SolutionError(ValueError):
+    """A `solve` that cannot be run: missing, not a function, or the wrong parameters."""
+
+
+@dataclass(frozen=True)
+class Solution:
+    """A learner's solution file, read and checked but not yet executed.
+
+    Its code runs only inside the isolated worker, so a file that loops or exits
+    at import time cannot hang or end the caller.
+    """
+
+    path: str
+    source: str
+    params: Params | None
+    """The parameters of ``def solve`` when it is a plain top-level def."""
+
+
+def load_solution(path: str | os.PathLike) -> Solution:
+    """Read a ``.py`` file that defines `solve`, without running it."""
+    label = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise SolutionError(f"{label}: no such file") from None
+    except IsADirectoryError:
+        raise SolutionError(f"{label}: is a directory, not a Python file") from None
+    except OSError as exc:
+        raise SolutionError(f"{label}: cannot read: {exc.strerror or exc}") from None
+    try:
+        source = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SolutionError(f"{label}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})") from None
+    try:
+        tree = ast.parse(source, filename=label)
+    except SyntaxError as exc:
+        raise SolutionError(f"{label}: syntax error at line {exc.lineno}: {exc.msg}") from None
+    except ValueError as exc:
+        raise SolutionError(f"{label}: cannot be parsed: {exc}") from None
+    params = None
+    defines = False
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == "solve":
+            params, defines = Params.from_ast(node.args), True
+        elif isinstance(node, ast.AsyncFunctionDef) and node.name == "solve":
+            raise SolutionError(f"{label}: 'solve' is async; write a plain def")
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == "solve" for t in targets):
+                params, defines = None, True
+        elif isinstance(node, ast.ImportFrom) and any((a.asname or a.name) == "solve" for a in node.names):
+            params, defines = None, True
+    if not defines:
+        raise SolutionError(f"{label}: defines no top-level function 'solve'")
+    return Solution(path=label, source=source, params=params)
+
+
+def isolation_available() -> str:
+    """The isolation mode this platform supports: ``fork`` or ``inprocess``."""
+    forced = os.environ.get("FAILUREMAP_ISOLATION", "").strip().lower()
+    if forced in ("fork", "inprocess"):
+        return forced
+    return "fork" if hasattr(os, "fork") and sys.platform not in ("emscripten", "wasi") else "inprocess"
+
+
+def run_checks(
+    record: Record,
+    solve: Callable | Solution,
+    variant: int = 1,
+    timeout: float = DEFAULT_TIMEOUT,
+    *,
+    isolation: str | None = None,
+    memory_mb: int = DEFAULT_MEMORY_MB,
+    output_chars: int = DEFAULT_OUTPUT_CHARS,
+) -> RunResult:
+    """Run every check of `record` against `solve`, one observation per check.
+
+    `solve` is a function (for example one defined in a notebook cell) or a
+    `Solution` from `load_solution`. Raises SolutionError, before running
+    anything, when its parameters do not fit the record's contract.
+    """
+    fixtures = read_fixtures(record, "attempt")
+    _check_fits(record, fixtures, solve)
+    return _run(fixtures, record, "yours", solve, variant, timeout, isolation, memory_mb, output_chars)
+
+
+def replay(
+    record: Record,
+    implementation: str,
+    variant: int = 1,
+    timeout: float = DEFAULT_TIMEOUT,
+    *,
+    isolation: str | None = None,
+) -> RunResult:
+    """Run one of the record's own scripts (``attempt`` or ``broken``) through the runner."""
+    fixtures = read_fixtures(record, implementation)
+    return _run(fixtures, record, implementation, None, variant, timeout, isolation, DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS)
+
+
+def _check_fits(record: Record, fixtures: FixtureScript, solve: Callable | Solution) -> None:
+    if isinstance(solve, Solution):
+        params, name = solve.params, f"{solve.path}: solve"
+    elif callable(solve):
+        name = "solve"
+        try:
+            params = Params.from_callable(solve)
+        except ValueError:
+            params = None  # a builtin or C function: let the checks speak
+    else:
+        raise SolutionError(f"solve must be a function, got {type(solve).__name__}")
+    if params is not None:
+        problem = mismatch(record.params, params, fixtures.keywords_used)
+        if problem:
+            raise SolutionError(f"{name}({params}) does not fit the contract solve({record.params}): {problem}")
+
+
+def _run(
+    fixtures: FixtureScript,
+    record: Record,
+    solver: str,
+    solve: Callable | Solution | None,
+    variant: int,
+    timeout: float,
+    isolation: str | None,
+    memory_mb: int,
+    output_chars: int,
+) -> RunResult:
+    if isinstance(variant, bool) or variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {', '.join(map(str, VARIANTS))}, got {variant!r}")
+    if not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    mode = isolation or isolation_available()
+    if mode not in ("fork", "inprocess"):
+        raise ValueError(f"isolation must be 'fork' or 'inprocess', got {mode!r}")
+    plan = _Plan(
+        code=fixtures.program(replay=solve is None),
+        variant=variant,
+        solve=solve,
+        timeout=float(timeout),
+        memory_mb=memory_mb,
+        output_chars=output_chars,
+        param_names=tuple(p.name for p in record.params.positional),
+    )
+    started = time.perf_counter()
+    collector = _Collector(plan)
+    if mode == "fork":
+        _supervise_forked(plan, collector)
+    else:
+        _run_in_process(plan, collector)
+    observations = collector.finish(fixtures)
+    return RunResult(
+        record_id=record.id,
+        solver=solver,
+        variant=variant,
+        observations=observations,
+        timeout=plan.timeout,
+        isolation=mode,
+        problem=collector.problem,
+        elapsed_ms=(time.perf_counter() - started) * 1000,
+    )
+
+
+@dataclass(frozen=True)
+class _Plan:
+    code: Any
+    variant: int
+    solve: Callable | Solution | None
+    timeout: float
+    memory_mb: int
+    output_chars: int
+    param_names: tuple[str, ...]
+
+
+class _Collector:
+    """Turns the worker's messages into Observations, in the parent."""
+
+    def __init__(self, plan: _Plan) -> None:
+        self.plan = plan
+        self.observations: dict[int, Observation] = {}
+        self.current: tuple[int, int, str] | None = None
+        self.problem: ErrorInfo | None = None
+        self.done = False
+
+    @property
+    def next_ordinal(self) -> int:
+        return max(self.observations, default=-1) + 1
+
+    def accept(self, message: tuple) -> None:
+        kind = message[0]
+        if kind == "begin":
+            _, ordinal, site, label = message
+            self.current = (ordinal, site, label)
+        elif kind == "result":
+            data = message[1]
+            error = data["error"]
+            self.observations[data["index"]] = Observation(
+                index=data["index"],
+                check=data["check"],
+                status=data["status"],
+                passed=data["passed"],
+                actual=data["actual"],
+                expected=data["expected"],
+                call=data["call"],
+                site=data["site"],
+                error=None if error is None else ErrorInfo(**error),
+                stdout=data["stdout"],
+                stdout_dropped=data["stdout_dropped"],
+                elapsed_ms=data["elapsed_ms"],
+                mutation=data["mutation"],
+            )
+            self.current = None
+        elif kind == "done":
+            self.done = True
+        elif kind == "problem":
+            self.problem = ErrorInfo(**message[1])
+            self.done = True
+
+    def interrupt(self, status: str, error: ErrorInfo, elapsed_ms: float) -> None:
+        """The running check ended without a result: it timed out or its worker died."""
+        assert self.current is not None
+        ordinal, site, label = self.current
+        self.observations[ordinal] = Observation(
+            index=ordinal, check=label, status=status, passed=False, site=site, error=error, elapsed_ms=elapsed_ms
+        )
+        self.current = None
+
+    def finish(self, fixtures: FixtureScript) -> tuple[Observation, ...]:
+        observations = [self.observations[k] for k in sorted(self.observations)]
+        sites = {s.site: s for s in fixtures.sites}
+        observations = [
+            _with_line(o, sites[o.site].lineno) if o.site in sites else o for o in observations
+        ]
+        if self.problem is not None and fixtures.static_count is not None:
+            # The fixture code stopped: still list every check it never reached.
+            reached = {o.site for o in observations}
+            for site in fixtures.sites:
+                if site.site not in reached and site.site > max(reached, default=-1):
+                    observations.append(
+                        Observation(
+                            index=len(observations),
+                            check=site.label,
+                            status=ERROR,
+                            passed=False,
+                            site=site.site,
+                            lineno=site.lineno,
+                            error=ErrorInfo("NotRun", f"this check did not run because the run stopped: {self.problem}"),
+                        )
+                    )
+        return tuple(observations)
+
+
+def _with_line(o: Observation, lineno: int) -> Observation:
+    from dataclasses import replace
+
+    return replace(o, lineno=lineno)
+
+
+# --------------------------------------------------------------------------- fork
+
+
+def _supervise_forked(plan: _Plan, collector: _Collector) -> None:
+    while not collector.done:
+        worker = _Worker.start(plan, skip=collector.next_ordinal)
+        try:
+            _drain(worker, plan, collector)
+        finally:
+            worker.stop()
+
+
+def _drain(worker: "_Worker", plan: _Plan, collector: _Collector) -> None:
+    """Read one worker's messages until it finishes, overruns a limit, or dies."""
+    setup_limit = max(SETUP_TIMEOUT, plan.timeout)
+    deadline = time.monotonic() + setup_limit
+    check_started = time.monotonic()
+    while True:
+        try:
+            message = worker.receive(deadline)
+        except _WorkerTimeout:
+            if collector.current is None:
+                collector.problem = ErrorInfo(
+                    "Timeout", f"the fixture code outside the checks took longer than {setup_limit:g} s"
+                )
+                collector.done = True
+                return
+            elapsed = (time.monotonic() - check_started) * 1000
+            collector.interrupt(TIMEOUT, _timeout_error(plan.timeout), elapsed)
+            return
+        except _WorkerDied as died:
+            status = worker.wait_status()
+            if collector.current is None:
+                collector.problem = ErrorInfo("WorkerDied", f"the check process ended outside any check: {_describe_exit(status)}")
+                collector.done = True
+                return
+            elapsed = (time.monotonic() - check_started) * 1000
+            collector.interrupt(ERROR, _death_error(status, died.partial), elapsed)
+            return
+        collector.accept(message)
+        if collector.done:
+            return
+        now = time.monotonic()
+        if message[0] == "begin":
+            check_started, deadline = now, now + plan.timeout
+        else:
+            deadline = now + setup_limit
+
+
+def _timeout_error(timeout: float) -> ErrorInfo:
+    return ErrorInfo(
+        "Timeout",
+        f"no result after {timeout:g} s, so this check was stopped. Is there an infinite loop, "
+        "or a loop whose condition never changes? The other checks still ran.",
+    )
+
+
+def _death_error(status: int | None, partial: bool) -> ErrorInfo:
+    return ErrorInfo("ProcessDied", f"the process running solve ended abruptly: {_describe_exit(status)}")
+
+
+def _describe_exit(status: int | None) -> str:
+    if status is None:
+        return "its exit status is unknown"
+    if os.WIFEXITED(status):
+        code = os.WEXITSTATUS(status)
+        return f"it exited with code {code} (does solve call os._exit({code})?)"
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:
+            name = f"signal {sig}"
+        hints = {
+            "SIGSEGV": "a crash, often from recursion deeper than the C stack",
+            "SIGKILL": "killed, usually for using too much memory",
+            "SIGXCPU": "it used too much CPU time",
+            "SIGABRT": "it aborted",
+        }
+        return f"it was ended by {name}" + (f" ({hints[name]})" if name in hints else "")
+    return f"unexpected status {status}"
+
+
+class _WorkerTimeout(Exception):
+    pass
+
+
+class _WorkerDied(Exception):
+    def __init__(self, partial: bool) -> None:
+        self.partial = partial
+
+
+class _Worker:
+    """One forked child running a Session, and the parent's end of its pipe."""
+
+    def __init__(self, pid: int, fd: int) -> None:
+        self.pid, self.fd = pid, fd
+        self.buffer = bytearray()
+        self.status: int | None = None
+
+    @classmethod
+    def start(cls, plan: _Plan, skip: int) -> "_Worker":
+        _reap_finished()
+        address_space = _address_space_limit(plan.memory_mb)
+        read_fd, write_fd = os.pipe()
+        with warnings.catch_warnings():
+            # Forking from a notebook kernel (which has threads) is what we want
+            # here; the child never touches those threads' locks or sockets.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the child, reported via the pipe
+            os.close(read_fd)
+            _child_main(plan, skip, write_fd, address_space)
+        os.close(write_fd)
+        return cls(pid, read_fd)
+
+    def receive(self, deadline: float) -> tuple:
+        while True:
+            if len(self.buffer) >= _FRAME.size:
+                (size,) = _FRAME.unpack_from(self.buffer)
+                if len(self.buffer) >= _FRAME.size + size:
+                    payload = bytes(self.buffer[_FRAME.size : _FRAME.size + size])
+                    del self.buffer[: _FRAME.size + size]
+                    return _SafeUnpickler.loads(payload)
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _WorkerTimeout
+            try:
+                ready, _, _ = select.select([self.fd], [], [], remaining)
+            except InterruptedError:  # pragma: no cover - PEP 475 retries for us
+                continue
+            if not ready:
+                continue
+            chunk = os.read(self.fd, 1 << 20)
+            if not chunk:
+                raise _WorkerDied(partial=bool(self.buffer))
+            self.buffer += chunk
+
+    def wait_status(self) -> int | None:
+        if self.status is None:
+            try:
+                _, self.status = os.waitpid(self.pid, 0)
+            except ChildProcessError:
+                self.status = None
+        return self.status
+
+    def stop(self) -> None:
+        """Close the pipe and kill the worker; reap it later if it is still exiting.
+
+        A worker that reported ``done`` is already leaving. Waiting for the kernel
+        to tear down its copy of the caller's memory would add a millisecond or
+        more to every run, so it is reaped by the next run (or at exit) instead.
+        """
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
+        if self.status is not None:
+            return
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        try:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            _UNREAPED.add(self.pid)
+        else:
+            self.status = status
+
+
+_UNREAPED: set[int] = set()
+
+
+def _reap_finished() -> None:
+    """Collect workers killed by earlier runs, so none lingers as a zombie."""
+    for pid in list(_UNREAPED):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            _UNREAPED.discard(pid)
+
+
+@atexit.register
+def _reap_all() -> None:
+    for pid in list(_UNREAPED):
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+    _UNREAPED.clear()
+
+
+class _SafeUnpickler(pickle.Unpickler):
+    """Only plain builtins and our own stand-in may come back from a worker."""
+
+    _ALLOWED = {
+        ("builtins", "set"),
+        ("builtins", "frozenset"),
+        ("builtins", "complex"),
+        ("builtins", "slice"),
+        ("failuremap_edu._results", "Opaque"),
+    }
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) in self._ALLOWED:
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"refusing {module}.{name} from a worker")
+
+    @classmethod
+    def loads(cls, payload: bytes) -> Any:
+        import io
+
+        return cls(io.BytesIO(payload)).load()
+
+
+def _child_main(plan: _Plan, skip: int, fd: int, address_space: int | None) -> None:  # pragma: no cover - child process
+    """The worker: harden the process, run the session, and always leave with os._exit."""
+    code = 0
+    try:
+        capture = OutputCapture(plan.output_chars)
+        _harden_child(plan, capture, address_space)
+
+        def sink(message: tuple) -> None:
+            payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+            data = memoryview(_FRAME.pack(len(payload)) + payload)
+            while data:
+                written = os.write(fd, data)
+                data = data[written:]
+
+        session = Session(sink, skip=skip, capture=capture, param_names=plan.param_names)
+        solve = plan.solve
+        if isinstance(solve, Solution):
+            solve = _load_in_worker(solve, sink)
+            if solve is None:
+                return
+        session.run(plan.code, plan.variant, solve)
+    except BaseException:  # noqa: BLE001 - nothing may escape into the caller's code
+        code = 70
+    finally:
+        os._exit(code)
+
+
+def _load_in_worker(solution: Solution, sink: Callable[[tuple], None]) -> Callable | None:
+    namespace: dict[str, Any] = {"__name__": "solution", "__file__": solution.path, "__builtins__": __builtins__}
+    try:
+        exec(compile(solution.source, solution.path, "exec"), namespace)
+    except BaseException as exc:  # noqa: BLE001
+        error = error_payload(exc)
+        error["message"] = f"{solution.path} failed while loading: {error['message']}"
+        sink(("problem", error))
+        return None
+    solve = namespace.get("solve")
+    if not callable(solve):
+        sink(("problem", {"type": "SolutionError", "message": f"{solution.path}: solve is not a function", "traceback": ""}))
+        return None
+    return solve
+
+
+def _harden_child(plan: _Plan, capture: OutputCapture, address_space: int | None) -> None:  # pragma: no cover - child process
+    """Cut the child off from everything it shares with the caller."""
+    gc.freeze()  # objects inherited from the kernel are never collected (or closed) here
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the supervisor handles interrupts
+    for name in ("SIGTERM", "SIGHUP", "SIGALRM", "SIGCHLD"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
+    if hasattr(signal, "setitimer"):
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for target in (0, 1, 2):
+        os.dup2(devnull, target)
+    sys.stdin = _NoInput()
+    capture.install()
+    import builtins
+
+    builtins.input = _no_input
+    _silence_ipython()
+    _limit_resources(plan, address_space)
+
+
+class _NoInput:
+    def read(self, *args) -> str:
+        raise EOFError("input is not available while checks run")
+
+    readline = read
+
+    def isatty(self) -> bool:
+        return False
+
+
+def _no_input(prompt: str = "") -> str:
+    raise EOFError("input() is not available while checks run: solve must not ask for input")
+
+
+def _silence_ipython() -> None:  # pragma: no cover - child process
+    """IPython's display machinery talks to the kernel's sockets; the child must not."""
+    module = sys.modules.get("IPython.core.interactiveshell")
+    if module is None:
+        return
+    shell = getattr(module.InteractiveShell, "_instance", None)
+    publisher = getattr(shell, "display_pub", None)
+    if publisher is not None:
+        publisher.publish = lambda *args, **kwargs: None
+        publisher.clear_output = lambda *args, **kwargs: None
+
+
+def _limit_resources(plan: _Plan, address_space: int | None) -> None:  # pragma: no cover - child process
+    if resource is None:
+        return
+    for limit, value in ((resource.RLIMIT_CORE, 0),):
+        try:
+            resource.setrlimit(limit, (value, value))
+        except (ValueError, OSError):
+            pass
+    # CPU seconds: a backstop so that no worker outlives a vanished parent for long.
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+        cap = 600
+        if hard == resource.RLIM_INFINITY or hard > cap:
+            resource.setrlimit(resource.RLIMIT_CPU, (cap, hard))
+    except (ValueError, OSError):
+        pass
+    # Address space: what the process already maps plus the memory budget.
+    if address_space is not None:
+        want = address_space
+        try:
+            soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+            if hard != resource.RLIM_INFINITY:
+                want = min(want, hard)
+            resource.setrlimit(resource.RLIMIT_AS, (want, hard))
+        except (ValueError, OSError):
+            pass
+
+
+def _address_space_limit(memory_mb: int) -> int | None:
+    """What the caller maps now plus the memory budget; measured before forking."""
+    mapped = _mapped_bytes()
+    if mapped is None or memory_mb <= 0:
+        return None
+    return mapped + memory_mb * 1024 * 1024
+
+
+def _mapped_bytes() -> int | None:
+    try:
+        with open("/proc/self/statm") as fh:
+            pages = int(fh.read().split()[0])
+        return pages * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+# --------------------------------------------------------------------- in-process
+
+
+def _run_in_process(plan: _Plan, collector: _Collector) -> None:
+    capture = OutputCapture(plan.output_chars)
+    guard_factory = lambda: _TraceDeadline(plan.timeout)  # noqa: E731
+
+    class _Sink:
+        def __call__(self, message: tuple) -> None:
+            collector.accept(message)
+
+    session = Session(_Sink(), skip=0, capture=capture, param_names=plan.param_names, guard=guard_factory)
+    saved = sys.stdout, sys.stderr
+    capture.install()
+    try:
+        solve = plan.solve
+        if isinstance(solve, Solution):
+            solve = _load_in_worker(solve, collector.accept)
+            if solve is None:
+                return
+        session.run(plan.code, plan.variant, solve)
+    finally:
+        sys.stdout, sys.stderr = saved
+    if collector.current is not None:  # pragma: no cover - the session always reports
+        collector.interrupt(ERROR, ErrorInfo("Interrupted", "the check did not finish"), 0.0)
+
+
+class _TraceDeadline:
+    """A time limit for pure-Python code, enforced by a trace function.
+
+    Once the deadline passes, every traced line in the learner's code raises
+    CheckTimeout again, so a bare ``except:`` inside a loop cannot swallow it for
+    long: the handler's own lines raise it anew.
+    """
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self.previous = None
+
+    def __enter__(self) -> "_TraceDeadline":
+        deadline = time.monotonic() + self.timeout
+        package = os.path.dirname(os.path.abspath(__file__))
+        clock = time.monotonic
+
+        def tracer(frame, event, arg):
+            if clock() > deadline and not frame.f_code.co_filename.startswith(package):
+                raise CheckTimeout(f"no result after {self.timeout:g} s: is there an infinite loop?")
+            return tracer
+
+        self.previous = sys.gettrace()
+        sys.settrace(tracer)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        sys.settrace(self.previous)
+
