@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import ast
 import linecache
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from types import CodeType
 
@@ -75,8 +75,8 @@ class FixtureScript:
     """Whether any preamble or fixture code reads N (if not, all variants are the same checks)."""
     default_variant: int
     """The script's own ``N = ...`` value: the variant its recorded run used."""
-    _learner_code: CodeType
-    _replay_code: CodeType
+    _learner_code: CodeType = field(repr=False)
+    _replay_code: CodeType = field(repr=False)
 
     @property
     def static_count(self) -> int | None:
@@ -139,7 +139,7 @@ def _read(record_id: str, implementation: str, source: str, contract: Params, la
     rewriter = _CheckRewriter(check_params[:3], fail)
     kept_learner: list[ast.stmt] = []
     kept_replay: list[ast.stmt] = []
-    preamble: list[str] = []
+    preamble_lines: set[int] = set()
     for i, stmt in enumerate(body[: last_fixture + 1]):
         if i == solve_index:
             kept_replay.append(stmt)
@@ -152,7 +152,7 @@ def _read(record_id: str, implementation: str, source: str, contract: Params, la
         elif i in fixture_indexes or (isinstance(stmt, ast.FunctionDef) and stmt.name in helpers):
             stmt = rewriter.visit(stmt)
         if i not in fixture_indexes:
-            preamble.append(ast.get_source_segment(source, body[i]) or ast.unparse(body[i]))
+            preamble_lines.update(range(body[i].lineno, (body[i].end_lineno or body[i].lineno) + 1))
         kept_learner.append(stmt)
         kept_replay.append(stmt)
 
@@ -177,7 +177,7 @@ def _read(record_id: str, implementation: str, source: str, contract: Params, la
         implementation=implementation,
         filename=filename,
         sites=sites,
-        preamble_source="\n".join(preamble),
+        preamble_source="\n".join(lines[n - 1] for n in sorted(preamble_lines)),
         solve_source=ast.get_source_segment(source, body[solve_index]) or ast.unparse(body[solve_index]),
         contract=contract,
         keywords_used=frozenset(rewriter.solve_keywords),

@@ -11,8 +11,9 @@ is reported. A run costs one fork when nothing goes wrong.
 
 Fallback (``inprocess``, where there is no ``fork``: Windows, Pyodide): the same
 checks run in the calling process under a trace-function time limit. It still
-survives exceptions, ``sys.exit()`` and pure-Python infinite loops, but not
-``os._exit()``, loops inside C code, or runaway memory. The result says which mode ran.
+survives exceptions, ``sys.exit()`` and plain pure-Python infinite loops, but not
+``os._exit()``, a loop wrapped in a bare ``except:``, waits inside C code, or
+runaway memory. The result says which mode ran.
 """
 
 from __future__ import annotations
@@ -188,7 +189,7 @@ def _run(
     memory_mb: int,
     output_chars: int,
 ) -> RunResult:
-    if isinstance(variant, bool) or variant not in VARIANTS:
+    if type(variant) is not int or variant not in VARIANTS:
         raise ValueError(f"variant must be one of {', '.join(map(str, VARIANTS))}, got {variant!r}")
     if not isinstance(timeout, (int, float)) or not timeout > 0:
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
@@ -703,9 +704,10 @@ def _run_in_process(plan: _Plan, collector: _Collector) -> None:
 class _TraceDeadline:
     """A time limit for pure-Python code, enforced by a trace function.
 
-    Once the deadline passes, every traced line in the learner's code raises
-    CheckTimeout again, so a bare ``except:`` inside a loop cannot swallow it for
-    long: the handler's own lines raise it anew.
+    Known limits of this fallback: CPython removes a trace function that raises,
+    so a bare ``except:`` that swallows the first CheckTimeout inside a loop keeps
+    the loop running; and C calls (``time.sleep``) are not interrupted. The fork
+    mode has neither limit.
     """
 
     def __init__(self, timeout: float) -> None:

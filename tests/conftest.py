@@ -1,0 +1,69 @@
+"""Shared fixtures: packaged records, our own test records, and a record factory."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from failuremap_edu import load_record
+
+TESTS = Path(__file__).resolve().parent
+TEST_RECORDS = TESTS / "records"
+PACKAGED = ("FA-100061", "FA-100786")
+OWN = tuple(sorted(p.stem for p in TEST_RECORDS.glob("*.json")))
+
+
+def record_path(record_id: str) -> Path:
+    return TEST_RECORDS / f"{record_id}.json"
+
+
+def solution_path(record_id: str) -> Path:
+    return TEST_RECORDS / "solutions" / f"{record_id}.py"
+
+
+@pytest.fixture
+def stopping():
+    return load_record("FA-100786")
+
+
+@pytest.fixture
+def pairs():
+    return load_record("FA-100061")
+
+
+@pytest.fixture
+def raw_record():
+    """A fresh, mutable copy of a packaged record's JSON."""
+    from failuremap_edu._records import packaged_records_dir
+
+    return json.loads((packaged_records_dir() / "FA-100786.json").read_text(encoding="utf-8"))
+
+
+def reseal(data: dict) -> dict:
+    """Recompute every implementation's sha256, as an honest record author would."""
+    data = copy.deepcopy(data)
+    for impl in data["implementations"].values():
+        impl["sha256"] = hashlib.sha256(impl["source"].encode()).hexdigest()
+    return data
+
+
+@pytest.fixture
+def write_record(tmp_path):
+    """Write a record dict (or raw bytes) to a file and return its path."""
+    counter = iter(range(10_000))
+
+    def write(content, name: str | None = None) -> Path:
+        path = tmp_path / (name or f"record-{next(counter)}.json")
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        elif isinstance(content, str):
+            path.write_text(content, encoding="utf-8")
+        else:
+            path.write_text(json.dumps(content, ensure_ascii=False), encoding="utf-8")
+        return path
+
+    return write

@@ -1,0 +1,225 @@
+"""Build the test records: Failure Map records of our own, in the same schema.
+
+Each record's `verification` is real: the script is run as a subprocess, exactly
+as the record's harness runs it, and its observations, exit code, stdout and
+stderr are stored. Run ``python tests/records/build.py`` to rewrite the files;
+tests check that the committed files match what this produces (except elapsed_ms).
+
+The shapes cover what the packaged records do not: defaults and keyword-only
+parameters, helpers and imports in the preamble, N-dependent fixtures inside a
+loop, dict and nested-list results, non-ASCII text, and a harness that crashes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+HEADER = '"""Failure Map reference implementation. Python standard library only."""\nimport json\n'
+HARNESS = (
+    "def check(label, actual, expected):\n"
+    '    observations.append({"check": label, "actual": actual, "expected": expected, "passed": actual == expected})\n'
+)
+EPILOGUE = (
+    'print(json.dumps({"observations": observations, "passed": all(x["passed"] for x in observations)}, ensure_ascii=False))\n'
+    'raise SystemExit(0 if all(x["passed"] for x in observations) else 1)\n'
+)
+
+
+def script(solve: str, fixtures: str, preamble: str = "") -> str:
+    return HEADER + preamble + "\nN = 1\nobservations = []\n" + solve.strip() + "\n" + HARNESS + fixtures.strip() + "\n" + EPILOGUE
+
+
+RECORDS = {
+    # Defaults, keyword-only parameters, helpers and imports, dict results.
+    "TR-000101": dict(
+        title="Top-k counts: ties broken by insertion order · <b>test</b> record",
+        category="Aggregation",
+        family="test-topk-counts",
+        contract="Count tokens, then return a dict of the k most frequent (ties: alphabetical). "
+        "With normalize=True, tokens are lower-cased first. Empty input gives {}.",
+        contract_signature="tokens, k=2, *, normalize=False",
+        abstract="Ties are broken by first appearance instead of alphabetically.",
+        failed_approach="Counter.most_common keeps insertion order for ties.",
+        root_cause="Tie-breaking is an explicit part of the contract, not an implementation detail.",
+        preamble="import collections\nfrom functools import reduce\n\ndef words(text):\n    return text.split()\n",
+        attempt="""
+def solve(tokens, k=2, *, normalize=False):
+    if normalize:
+        tokens = [t.lower() for t in tokens]
+    return dict(collections.Counter(tokens).most_common(k))
+""",
+        broken="""
+def solve(tokens, k=2, *, normalize=False):
+    return dict(collections.Counter(tokens).most_common(k))
+""",
+        reference="""
+import collections
+
+def solve(tokens, k=2, *, normalize=False):
+    if normalize:
+        tokens = [t.lower() for t in tokens]
+    counts = collections.Counter(tokens)
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return dict(ranked[:k])
+""",
+        fixtures="""
+check('alphabetical ties', solve(words('c b a')), {'a': 1, 'b': 1})
+check('k as keyword', solve(words('x y y z z z'), k=1), {'z': 3})
+check('normalize keyword', solve(['A', 'a', 'b'], normalize=True), {'a': 2, 'b': 1})
+check('empty', solve([]), {})
+check('tie at the cut-off', solve(words('z z y x')), {'z': 2, 'x': 1})
+check('reduce helper', solve(reduce(lambda acc, w: acc + [w], words('m n n'), [])), {'n': 2, 'm': 1})
+""",
+    ),
+    # N-dependent fixtures in a loop, non-ASCII text, nested lists.
+    "TR-000202": dict(
+        title="Unicode chunking: grapheme-blind splits · variant loop",
+        category="Tokenization",
+        family="test-unicode-chunks",
+        contract="Split text into chunks of at most `size` characters after NFC normalization; return a list of [index, chunk] pairs.",
+        contract_signature="text, size",
+        abstract="Splitting before normalization separates a letter from its combining accent.",
+        failed_approach="Chunking raw code points treats 'e' + U+0301 as two characters.",
+        root_cause="Normalization must happen before measuring length.",
+        preamble="import unicodedata\n",
+        attempt="""
+def solve(text, size):
+    return [[i, text[i * size:(i + 1) * size]] for i in range((len(text) + size - 1) // size)]
+""",
+        broken="""
+def solve(text, size):
+    return [text[i:i + size] for i in range(0, len(text), size)]
+""",
+        reference="""
+import unicodedata
+
+def solve(text, size):
+    text = unicodedata.normalize('NFC', text)
+    return [[i, text[i * size:(i + 1) * size]] for i in range((len(text) + size - 1) // size)]
+""",
+        fixtures="""
+word = 'cafe\\u0301' * N
+check('combining accent', solve(word, 4), [[i, unicodedata.normalize('NFC', word)[4 * i:4 * i + 4]] for i in range(N)])
+check('ascii', solve('abcdef', 4), [[0, 'abcd'], [1, 'ef']])
+check('emoji kept whole', solve('🙂ü', 1), [[0, '🙂'], [1, 'ü']])
+for size in range(1, N + 2):
+    check(f'size {size} of ñandú', solve('ñandú', size), [[i, 'ñandú'[i * size:(i + 1) * size]] for i in range(-(-5 // size))])
+""",
+    ),
+    # The attempt's harness crashes mid-run (KeyError at the third check).
+    "TR-000303": dict(
+        title="Config merge: a missing key crashes the harness",
+        category="Configuration",
+        family="test-config-merge",
+        contract="Merge overrides into defaults recursively and return the merged dict; keys absent from defaults are added.",
+        contract_signature="defaults, overrides",
+        abstract="Looking up override keys in the defaults crashes on new keys.",
+        failed_approach="Indexing defaults[key] assumes every override already has a default.",
+        root_cause="Overrides may introduce keys; the merge must not require them in defaults.",
+        preamble="",
+        attempt="""
+def solve(defaults, overrides):
+    out = dict(defaults)
+    for key, value in overrides.items():
+        if isinstance(defaults[key], dict):
+            out[key] = solve(defaults[key], value)
+        else:
+            out[key] = value
+    return out
+""",
+        broken="""
+def solve(defaults, overrides):
+    out = dict(defaults)
+    out.update(overrides)
+    return out
+""",
+        reference="""
+def solve(defaults, overrides):
+    out = dict(defaults)
+    for key, value in overrides.items():
+        if isinstance(out.get(key), dict) and isinstance(value, dict):
+            out[key] = solve(out[key], value)
+        else:
+            out[key] = value
+    return out
+""",
+        fixtures="""
+base = {'lr': 0.1, 'opt': {'name': 'sgd', 'momentum': 0.9}}
+check('flat override', solve(base, {'lr': 0.2}), {'lr': 0.2, 'opt': {'name': 'sgd', 'momentum': 0.9}})
+check('nested override', solve(base, {'opt': {'name': 'adam'}}), {'lr': 0.1, 'opt': {'name': 'adam', 'momentum': 0.9}})
+check('new key', solve(base, {'seed': N}), {'lr': 0.1, 'opt': {'name': 'sgd', 'momentum': 0.9}, 'seed': N})
+check('empty overrides', solve(base, {}), base)
+check('nested lists', solve({'layers': [[1, 2], [3]]}, {'layers': [[4]]}), {'layers': [[4]]})
+""",
+    ),
+}
+
+
+def run_script(source: str) -> dict:
+    """Run a script the way the record's harness does, and record what happened."""
+    started = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, timeout=60)
+    elapsed = (time.perf_counter() - started) * 1000
+    try:
+        printed = json.loads(proc.stdout.splitlines()[-1])
+        observations = printed["observations"]
+    except (IndexError, ValueError, KeyError):
+        observations = []
+    return {
+        "elapsed_ms": round(elapsed, 3),
+        "exit_code": proc.returncode,
+        "observations": observations,
+        "passed": proc.returncode == 0,
+        "stderr": proc.stderr.replace('File "<string>"', 'File "/tmp/failure_map_script.py"'),
+        "stdout": proc.stdout,
+    }
+
+
+def build(record_id: str, spec: dict) -> dict:
+    implementations = {}
+    verification = {}
+    for name in ("attempt", "broken"):
+        source = script(spec[name], spec["fixtures"], spec["preamble"])
+        implementations[name] = {"sha256": hashlib.sha256(source.encode()).hexdigest(), "source": source}
+        verification[name] = run_script(source)
+    return {
+        "abstract": spec["abstract"],
+        "category": spec["category"],
+        "checks": len(verification["broken"]["observations"]),
+        "contract": spec["contract"],
+        "contract_signature": spec["contract_signature"],
+        "failed_approach": spec["failed_approach"],
+        "family": spec["family"],
+        "id": record_id,
+        "implementations": implementations,
+        "limitations": "A test record written for failuremap_edu's own tests.",
+        "method": "Deterministic executable model with adversarial boundary fixtures.",
+        "provenance": {"created_by": "failuremap_edu tests", "license": "CC0-1.0", "python": sys.version.split()[0]},
+        "relevance": "Exercises record shapes that the packaged records do not.",
+        "root_cause": spec["root_cause"],
+        "title": spec["title"],
+        "variant": 1,
+        "variant_policy": "The fixture code references N, supplied as 1 through 5.",
+        "verification": verification,
+        "verified": True,
+        "visibility": "public",
+    }
+
+
+def main() -> None:
+    for record_id, spec in RECORDS.items():
+        record = build(record_id, spec)
+        (HERE / f"{record_id}.json").write_text(json.dumps(record, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        (HERE / "solutions").mkdir(exist_ok=True)
+        (HERE / "solutions" / f"{record_id}.py").write_text(spec["reference"].lstrip(), encoding="utf-8")
+        print(record_id, {k: (v["exit_code"], len(v["observations"])) for k, v in record["verification"].items()})
+
+
+if __name__ == "__main__":
+    main()

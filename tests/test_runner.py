@@ -1,0 +1,413 @@
+"""The runner: verdicts like the harness, and nothing solve does can hurt the caller."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+import warnings
+
+import pytest
+
+from conftest import record_path, solution_path
+from failuremap_edu import SolutionError, load_record, load_solution, replay, run_checks
+
+
+def reference_stopping(text, stops):
+    for i in range(len(text)):
+        tail = text[i:]
+        if any(s.startswith(tail) for s in stops if s) and tail not in stops:
+            return text[:i], tail
+    return text, ""
+
+
+def test_reference_solution_passes_every_variant(stopping):
+    for variant in range(1, 6):
+        result = run_checks(stopping, reference_stopping, variant=variant)
+        assert result.passed, result.summary()
+        assert result.summary() == "6/6 checks pass"
+        assert {o.status for o in result.observations} == {"pass"}
+
+
+def test_observation_fields(stopping):
+    def solve(text, stops):
+        print("looking at", text)
+        return text, ""
+
+    result = run_checks(stopping, solve)
+    first = result.observations[0]
+    assert (first.index, first.check, first.status, first.passed) == (0, "partial marker held", "fail", False)
+    assert first.actual == ("hello<st", "") and first.expected == ("hello", "<st")
+    assert first.call == "solve('hello<st', ['<stop>'])"
+    assert first.stdout == "looking at hello<st\n" and first.stdout_dropped == 0
+    assert first.lineno == 11 and first.site == 0
+    assert first.error is None and first.mutation is None
+    assert 0 <= first.elapsed_ms < 1_000
+    assert result.isolation == "fork" and result.solver == "yours"
+
+
+def test_tuple_versus_list_fails_like_the_harness(stopping):
+    result = run_checks(stopping, lambda text, stops: [text, ""])
+    assert result.observations[5].actual == ["x", ""] and result.observations[5].status == "fail"
+
+
+# ---------------------------------------------------------------- misbehaviour corpus
+
+
+def _loop(text, stops):
+    while True:
+        pass
+
+
+def _bare_except_loop(text, stops):
+    while True:
+        try:
+            while True:
+                pass
+        except:  # noqa: E722 - the point of the test
+            pass
+
+
+def _sleep(text, stops):
+    time.sleep(60)
+
+
+def _sys_exit(text, stops):
+    sys.exit(3)
+
+
+def _os_exit(text, stops):
+    os._exit(4)
+
+
+def _recursion(text, stops):
+    return _recursion(text, stops)
+
+
+def _huge_allocation(text, stops):
+    return [0] * 4_000_000_000
+
+
+def _print_a_million_lines(text, stops):
+    for i in range(10**6):
+        print(i)
+    return reference_stopping(text, stops)
+
+
+def _generator(text, stops):
+    return (c for c in text)
+
+
+class _Unpicklable:
+    def __reduce__(self):
+        raise TypeError("no pickling")
+
+    def __repr__(self):
+        return "<Unpicklable>"
+
+
+def _unpicklable(text, stops):
+    return _Unpicklable()
+
+
+def _hostile_eq(text, stops):
+    class Weird:
+        def __eq__(self, other):
+            raise RuntimeError("no comparing")
+
+    return Weird()
+
+
+def _input(text, stops):
+    return input("your answer? ")
+
+
+def _keyboard_interrupt(text, stops):
+    raise KeyboardInterrupt
+
+
+CORPUS = {
+    # name: (solve, expected status of every check, error type, words in the message)
+    "infinite loop": (_loop, "timeout", "Timeout", "infinite loop"),
+    "bare except around a loop": (_bare_except_loop, "timeout", "Timeout", "infinite loop"),
+    "sleep in C": (_sleep, "timeout", "Timeout", "no result after 0.5 s"),
+    "sys.exit()": (_sys_exit, "error", "SystemExit", "3"),
+    "os._exit()": (_os_exit, "error", "ProcessDied", "exited with code 4 (does solve call os._exit(4)?)"),
+    "deep recursion": (_recursion, "error", "RecursionError", "maximum recursion depth"),
+    "huge allocation": (_huge_allocation, "error", "MemoryError", ""),
+    "generator": (_generator, "fail", None, ""),
+    "unpicklable object": (_unpicklable, "fail", None, ""),
+    "hostile __eq__": (_hostile_eq, "error", "RuntimeError", "comparing the result with the expected value raised: no comparing"),
+    "input()": (_input, "error", "EOFError", "input() is not available"),
+    "KeyboardInterrupt": (_keyboard_interrupt, "error", "KeyboardInterrupt", ""),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CORPUS))
+def test_misbehaving_solve_is_reported_per_check(name, stopping):
+    solve, status, error_type, words = CORPUS[name]
+    timeout = 0.5
+    started = time.monotonic()
+    result = run_checks(stopping, solve, timeout=timeout)
+    elapsed = time.monotonic() - started
+    assert len(result.observations) == 6, "every check is reported"
+    assert [o.status for o in result.observations] == [status] * 6
+    assert [o.check for o in result.observations][-1] == "short input"
+    for o in result.observations:
+        if error_type is None:
+            assert o.error is None
+        else:
+            assert o.error.type == error_type and words in o.error.message
+    # The whole run is bounded: six limits plus start-up, never more.
+    assert elapsed < 6 * timeout + 5
+    # And the calling process is fine: the next run works normally.
+    assert run_checks(stopping, reference_stopping).passed
+
+
+def test_generator_is_described_not_lost(stopping):
+    o = run_checks(stopping, _generator).observations[0]
+    assert o.actual.type_name == "generator" and o.actual.repr.startswith("<generator object")
+    assert o.actual.reason == "not a plain value"
+
+
+def test_printing_a_million_lines_keeps_a_bounded_head(stopping):
+    result = run_checks(stopping, _print_a_million_lines, timeout=10)
+    assert result.passed, result.summary()
+    o = result.observations[0]
+    assert len(o.stdout) == 8_000 and o.stdout.startswith("0\n1\n2\n")
+    assert o.stdout_dropped == len("".join(f"{i}\n" for i in range(10**6))) - 8_000
+
+
+def test_one_bad_check_does_not_spoil_the_others(stopping):
+    def solve(text, stops):
+        if text == "ababa":
+            while True:
+                pass
+        if text == "abc":
+            os._exit(1)
+        if text == "x":
+            raise ValueError("bad <x>")
+        return reference_stopping(text, stops)
+
+    result = run_checks(stopping, solve, timeout=0.5)
+    assert [o.status for o in result.observations] == ["pass", "pass", "timeout", "error", "pass", "error"]
+    assert result.summary() == "3/6 checks pass (2 error, 1 timeout)"
+    assert [o.check for o in result.observations] == [
+        "partial marker held", "no prefix emits all", "longest suffix prefix",
+        "empty stop list", "whole marker prefix", "short input",
+    ]
+    assert not result.passed
+
+
+def test_traceback_is_trimmed_to_the_learners_frames(stopping):
+    def helper(text):
+        raise ValueError(f"cannot handle {text!r}")
+
+    def solve(text, stops):
+        return helper(text)
+
+    error = run_checks(stopping, solve).observations[0].error
+    assert (error.type, error.message) == ("ValueError", "cannot handle 'hello<st'")
+    assert "in solve" in error.traceback and "in helper" in error.traceback
+    assert "failuremap_edu" not in error.traceback and "__fm_check__" not in error.traceback
+
+
+def test_inputs_are_deep_copied_and_mutation_is_noted(pairs):
+    def solve(candidates):
+        candidates.sort(key=lambda r: r[2])
+        candidates.append(["zz", "x", 0])
+        return None
+
+    result = run_checks(pairs, solve)
+    notes = [o.mutation for o in result.observations]
+    assert notes[0].startswith("solve modified its argument 'candidates': it was [['a1', 'one', 6]")
+    assert notes[2] is not None  # solve([]) grew the empty list
+    assert all("fresh copy" in n for n in notes)
+
+
+def test_mutating_a_shared_preamble_value_cannot_leak(raw_record, write_record):
+    from conftest import reseal
+
+    fixture = "check('short input',solve('x',['long']),('x',''))"
+    for impl in raw_record["implementations"].values():
+        impl["source"] = impl["source"].replace(fixture, "shared = ['long']\n" + fixture.replace("['long']", "shared") + "\n" + fixture.replace("'short input'", "'again'").replace("['long']", "shared"))
+    record = load_record(write_record(reseal(raw_record)))
+
+    def solve(text, stops):
+        stops.clear()
+        return text, ""
+
+    last_two = run_checks(record, solve).observations[-2:]
+    assert [o.call for o in last_two] == ["solve('x', ['long'])", "solve('x', ['long'])"]
+
+
+def test_variants_override_n(pairs):
+    calls = [run_checks(pairs, lambda c: None, variant=v).observations[0].call for v in (1, 3)]
+    assert calls == [
+        "solve([['a1', 'one', 6], ['a1', 'changed', -1], ['b1', 'two', 0]])",
+        "solve([['a3', 'one', 8], ['a3', 'changed', -3], ['b3', 'two', 0]])",
+    ]
+
+
+@pytest.mark.parametrize("variant", [0, 6, "1", True, 1.0])
+def test_bad_variant(stopping, variant):
+    with pytest.raises(ValueError, match="variant must be one of 1, 2, 3, 4, 5"):
+        run_checks(stopping, reference_stopping, variant=variant)
+
+
+def test_signature_mismatch_is_refused_before_running(stopping):
+    ran = []
+
+    def solve(text):
+        ran.append(text)
+
+    with pytest.raises(SolutionError, match=r"solve\(text\) does not fit the contract solve\(text, stops\): takes 1 positional"):
+        run_checks(stopping, solve)
+    assert not ran
+    with pytest.raises(SolutionError, match="solve must be a function, got str"):
+        run_checks(stopping, "solve")
+
+
+def test_keyword_fixtures_need_the_keyword_names():
+    record = load_record(record_path("TR-000101"))
+
+    def solve(tokens, count=2, *, normalize=False):
+        return {}
+
+    with pytest.raises(SolutionError, match="has no parameter 'k'"):
+        run_checks(record, solve)
+
+
+def test_solution_file_runs_only_in_the_worker(stopping, tmp_path):
+    path = tmp_path / "mine.py"
+    path.write_text("import os\nPID = os.getpid()\ndef solve(text, stops):\n    return (str(PID), '')\n")
+    result = run_checks(stopping, load_solution(path))
+    assert result.observations[0].actual[0] != str(os.getpid())
+
+
+def test_solution_file_that_loops_at_import(stopping, tmp_path, monkeypatch):
+    from failuremap_edu import _runner
+
+    monkeypatch.setattr(_runner, "SETUP_TIMEOUT", 0.5)
+    path = tmp_path / "loops.py"
+    path.write_text("while True:\n    pass\ndef solve(text, stops):\n    return text, ''\n")
+    result = run_checks(stopping, load_solution(path), timeout=0.5)
+    assert not result.passed
+    assert "outside the checks took longer than 0.5 s" in str(result.problem)
+    assert [o.status for o in result.observations] == ["error"] * 6
+    assert result.observations[0].error.type == "NotRun"
+
+
+def test_solution_file_that_raises_at_import(stopping, tmp_path):
+    path = tmp_path / "broken.py"
+    path.write_text("import does_not_exist\ndef solve(text, stops):\n    return text, ''\n")
+    result = run_checks(stopping, load_solution(path))
+    assert "failed while loading: No module named 'does_not_exist'" in str(result.problem)
+    assert result.summary().startswith("0/6 checks pass (6 error); the run stopped early")
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (None, "no such file"),
+        (b"\xff\xfe", "not UTF-8 text"),
+        ("def solve(:\n", "syntax error at line 1"),
+        ("def answer(text, stops):\n    pass\n", "defines no top-level function 'solve'"),
+        ("async def solve(text, stops):\n    pass\n", "'solve' is async"),
+    ],
+)
+def test_load_solution_errors(tmp_path, content, message):
+    path = tmp_path / "solution.py"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    elif content is not None:
+        path.write_text(content)
+    with pytest.raises(SolutionError, match=message) as info:
+        load_solution(path)
+    assert str(info.value).startswith(str(path)) and "\n" not in str(info.value)
+
+
+def test_no_fork_warning_reaches_the_learner_even_with_threads(stopping):
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait, daemon=True)
+    thread.start()
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            run_checks(stopping, reference_stopping)
+        assert [str(w.message) for w in caught] == []
+    finally:
+        stop.set()
+
+
+def test_no_zombie_workers_accumulate(stopping):
+    from failuremap_edu import _runner
+
+    for _ in range(20):
+        run_checks(stopping, reference_stopping)
+    run_checks(stopping, reference_stopping)
+    assert len(_runner._UNREAPED) <= 2
+
+
+# ----------------------------------------------------------------- in-process mode
+
+
+def test_in_process_mode_survives_loops_exits_and_errors(stopping):
+    def solve(text, stops):
+        if text == "hello<st":
+            while True:
+                pass
+        if text == "hello":
+            sys.exit(2)
+        if text == "x":
+            raise ValueError("bad")
+        print("fine")
+        return reference_stopping(text, stops)
+
+    result = run_checks(stopping, solve, timeout=0.5, isolation="inprocess")
+    assert result.isolation == "inprocess"
+    assert [o.status for o in result.observations] == ["timeout", "error", "pass", "pass", "pass", "error"]
+    assert result.observations[1].error.type == "SystemExit"
+    assert result.observations[2].stdout == "fine\n"
+    assert sys.gettrace() is None or "coverage" in type(sys.gettrace()).__module__
+
+
+def test_isolation_is_chosen_by_platform(monkeypatch):
+    from failuremap_edu._runner import isolation_available
+
+    monkeypatch.delenv("FAILUREMAP_ISOLATION", raising=False)
+    assert isolation_available() == "fork"
+    monkeypatch.setenv("FAILUREMAP_ISOLATION", "inprocess")
+    assert isolation_available() == "inprocess"
+    monkeypatch.delenv("FAILUREMAP_ISOLATION")
+    monkeypatch.delattr(os, "fork")
+    assert isolation_available() == "inprocess"
+
+
+@pytest.mark.parametrize("record_id", ["TR-000101", "TR-000202", "TR-000303"])
+def test_reference_solutions_of_own_records_pass_all_variants(record_id):
+    record = load_record(record_path(record_id))
+    solution = load_solution(solution_path(record_id))
+    for variant in range(1, 6):
+        assert run_checks(record, solution, variant=variant).passed
+
+
+def test_loop_fixtures_report_every_iteration_even_after_a_timeout():
+    record = load_record(record_path("TR-000202"))
+
+    def solve(text, size):
+        if size == 2:
+            while True:
+                pass
+        return [[i, text[i * size:(i + 1) * size]] for i in range(-(-len(text) // size))]
+
+    result = run_checks(record, solve, variant=3, timeout=0.5)
+    labels = [o.check for o in result.observations]
+    assert labels[3:] == ["size 1 of ñandú", "size 2 of ñandú", "size 3 of ñandú", "size 4 of ñandú"]
+    assert [o.status for o in result.observations][3:] == ["pass", "timeout", "pass", "pass"]
+
+
+def test_replay_reports_the_scripts_own_solve(stopping):
+    result = replay(stopping, "broken")
+    assert result.solver == "broken" and result.observations[0].actual == ("hello<st",)
