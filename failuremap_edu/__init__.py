@@ -8,7 +8,6 @@ needs them.
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Any
 
 __version__ = "0.1.0"
 
@@ -36,7 +35,7 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS) + ["__version__"]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'failuremap_edu' has no attribute {name!r}")

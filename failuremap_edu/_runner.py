@@ -422,7 +422,9 @@ class _Worker:
     @classmethod
     def start(cls, plan: _Plan, skip: int) -> "_Worker":
         _reap_finished()
+        # Prepared here, before forking, so that each child does as little as possible.
         address_space = _address_space_limit(plan.memory_mb)
+        capture = OutputCapture(plan.output_chars)
         read_fd, write_fd = os.pipe()
         with warnings.catch_warnings():
             # Forking from a notebook kernel (which has threads) is what we want
@@ -431,7 +433,7 @@ class _Worker:
             pid = os.fork()
         if pid == 0:  # pragma: no cover - runs in the child, reported via the pipe
             os.close(read_fd)
-            _child_main(plan, skip, write_fd, address_space)
+            _child_main(plan, skip, write_fd, address_space, capture)
         os.close(write_fd)
         return cls(pid, read_fd)
 
@@ -539,11 +541,10 @@ class _SafeUnpickler(pickle.Unpickler):
         return cls(io.BytesIO(payload)).load()
 
 
-def _child_main(plan: _Plan, skip: int, fd: int, address_space: int | None) -> None:  # pragma: no cover - child process
+def _child_main(plan: _Plan, skip: int, fd: int, address_space: int | None, capture: OutputCapture) -> None:  # pragma: no cover - child process
     """The worker: harden the process, run the session, and always leave with os._exit."""
     code = 0
     try:
-        capture = OutputCapture(plan.output_chars)
         _harden_child(plan, capture, address_space)
 
         def sink(message: tuple) -> None:
@@ -585,12 +586,10 @@ def _load_in_worker(solution: Solution, sink: Callable[[tuple], None]) -> Callab
 def _harden_child(plan: _Plan, capture: OutputCapture, address_space: int | None) -> None:  # pragma: no cover - child process
     """Cut the child off from everything it shares with the caller."""
     gc.freeze()  # objects inherited from the kernel are never collected (or closed) here
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the supervisor handles interrupts
-    for name in ("SIGTERM", "SIGHUP", "SIGALRM", "SIGCHLD"):
-        if hasattr(signal, name):
-            signal.signal(getattr(signal, name), signal.SIG_DFL)
-    if hasattr(signal, "setitimer"):
-        signal.setitimer(signal.ITIMER_REAL, 0)
+    # The supervisor handles interrupts and termination. (Interval timers are not
+    # inherited across fork, so the caller's SIGALRM cannot reach this child.)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     devnull = os.open(os.devnull, os.O_RDWR)
     for target in (0, 1, 2):
         os.dup2(devnull, target)

@@ -88,13 +88,14 @@ class OutputCapture:
 
     def take(self) -> tuple[str, int]:
         """Return what was printed since the last take, and how many bytes were dropped."""
+        sink = self._sink
         try:
             self.stream.flush()
         except (ValueError, OSError):  # solve closed sys.stdout: give it a new one
+            closed, self._sink = self.stream, _BoundedSink(self.limit)
             self.stream = self._new_stream()
-            if sys.stdout is not self.stream:
+            if sys.stdout is closed or sys.stderr is closed:
                 self.install()
-        sink = self._sink
         text = bytes(sink.kept).decode("utf-8", "replace")
         dropped = sink.dropped
         sink.kept, sink.dropped = bytearray(), 0

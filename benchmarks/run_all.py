@@ -1,0 +1,23 @@
+"""Run every benchmark in this folder (``make bench``). Exit 1 if a target is missed."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+BENCHMARKS = ["bench_core"]
+
+
+def main() -> int:
+    status = 0
+    for name in BENCHMARKS:
+        status |= importlib.import_module(name).main()
+        print()
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

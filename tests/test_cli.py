@@ -1,0 +1,170 @@
+"""The failuremap-edu command: outputs, JSON schema, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import record_path, solution_path
+from failuremap_edu._cli import main
+
+REFERENCE = "def solve(text, stops):\n" \
+    "    for i in range(len(text)):\n" \
+    "        tail = text[i:]\n" \
+    "        if any(s.startswith(tail) for s in stops if s) and tail not in stops:\n" \
+    "            return text[:i], tail\n" \
+    "    return text, ''\n"
+
+
+@pytest.fixture
+def solution(tmp_path):
+    def write(source: str, name: str = "solution.py"):
+        path = tmp_path / name
+        path.write_text(source)
+        return str(path)
+
+    return write
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_list(capsys):
+    code, out, _ = run(capsys, "list")
+    assert code == 0
+    assert out.splitlines() == [
+        "FA-100061  6 checks  Preference pairs: replayed response IDs create duplicate pairs · case 01",
+        "FA-100786  6 checks  Output stopping: Streaming buffer emits partial stop prefixes too early · case 01",
+    ]
+    code, out, _ = run(capsys, "list", "--json")
+    assert [r["id"] for r in json.loads(out)] == ["FA-100061", "FA-100786"]
+
+
+def test_show_text_and_json(capsys):
+    code, out, _ = run(capsys, "show", "FA-100786")
+    assert code == 0 and "solve(text, stops): For a stream suffix" in out
+    assert "line 11: partial marker held" in out
+    code, out, _ = run(capsys, "show", "FA-100786", "--json")
+    data = json.loads(out)
+    assert data["fixtures"][0] == {
+        "label": "partial marker held", "line": 11, "call": "solve('hello<st', ['<stop>'])",
+        "expected": "('hello', '<st')", "repeats": False,
+    }
+    assert data["recorded"]["broken"] == {"passed": False, "exit_code": 1, "checks": 6, "crashed": False}
+
+
+def test_show_escapes_terminal_control_sequences(capsys, raw_record, write_record):
+    raw_record["title"] = "evil \x1b[31mred\x1b[0m title"
+    code, out, _ = run(capsys, "show", str(write_record(raw_record)))
+    assert code == 0 and "\x1b" not in out and "evil \\x1b[31mred" in out
+
+
+def test_check_passing_solution(capsys, solution):
+    code, out, _ = run(capsys, "check", "FA-100786", solution(REFERENCE))
+    assert (code, out) == (0, "6/6 checks pass\n")
+
+
+def test_check_failing_solution_text(capsys, solution):
+    code, out, _ = run(capsys, "check", "FA-100786", solution("def solve(text, stops):\n    return text, ''\n"))
+    assert code == 1
+    assert out.startswith("4/6 checks pass (2 fail)\n")
+    assert "✗ FAIL: partial marker held" in out and "expected: ('hello', '<st')" in out
+
+
+def test_check_json_schema(capsys, solution):
+    code, out, _ = run(capsys, "check", "FA-100061", solution("def solve(candidates):\n    return None\n"), "--all-variants", "--json")
+    assert code == 1
+    data = json.loads(out)
+    assert data["record"] == "FA-100061"
+    assert [r["variant"] for r in data["runs"]] == [1, 2, 3, 4, 5]
+    run0 = data["runs"][0]
+    assert run0["passed"] is False and run0["summary"] == "2/6 checks pass (4 fail)"
+    obs = run0["observations"][0]
+    assert set(obs) == {
+        "index", "check", "status", "passed", "actual", "expected", "actual_repr", "expected_repr", "call",
+        "line", "error", "stdout", "stdout_dropped", "elapsed_ms", "mutation",
+    }
+    assert (obs["check"], obs["status"], obs["actual"], obs["expected"]) == ("replay same id", "fail", None, ["a1", "b1"])
+    assert data["runs"][2]["observations"][0]["expected"] == ["a3", "b3"]
+
+
+def test_check_json_reports_errors_and_timeouts(capsys, solution):
+    src = "def solve(text, stops):\n    if text == 'x':\n        while True: pass\n    raise ValueError('<bad>')\n"
+    code, out, _ = run(capsys, "check", "FA-100786", solution(src), "--timeout", "0.3", "--json")
+    obs = json.loads(out)["runs"][0]["observations"]
+    assert [o["status"] for o in obs] == ["error"] * 5 + ["timeout"]
+    assert obs[0]["error"]["type"] == "ValueError" and obs[0]["error"]["message"] == "<bad>"
+    assert obs[5]["error"]["type"] == "Timeout"
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["check", "FA-100786", "{missing}"], "solution.py: no such file"),
+        (["check", "FA-100786", "{nosolve}"], "defines no top-level function 'solve'"),
+        (["check", "FA-100786", "{wrongsig}"], "does not fit the contract solve(text, stops)"),
+        (["check", "FA-000000", "{good}"], "FA-000000: no packaged record with this id"),
+        (["show", "{badjson}"], "not valid JSON"),
+        (["verify", "{badjson}"], "not valid JSON"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(capsys, tmp_path, solution, argv, message):
+    files = {
+        "missing": str(tmp_path / "solution.py"),
+        "nosolve": solution("x = 1\n", "nosolve.py"),
+        "wrongsig": solution("def solve(text):\n    return text\n", "wrongsig.py"),
+        "good": solution(REFERENCE, "good.py"),
+        "badjson": solution("{", "bad.json"),
+    }
+    argv = [a.format(**files) for a in argv]
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv", [[], ["frobnicate"], ["check", "FA-100786"], ["check", "FA-100786", "x.py", "--variant", "9"],
+                                   ["check", "FA-100786", "x.py", "--variant", "2", "--all-variants"], ["check", "FA-100786", "x.py", "--timeout", "-1"]])
+def test_bad_usage_exits_2(capsys, argv):
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "error:" in err and "Traceback" not in err
+
+
+def test_verify_all_packaged(capsys):
+    code, out, _ = run(capsys, "verify")
+    assert code == 0
+    assert out.splitlines() == [
+        "FA-100061: parity holds — attempt: 6 checks identical; broken: 6 checks identical",
+        "FA-100786: parity holds — attempt: 6 checks identical; broken: 6 checks identical",
+    ]
+
+
+def test_verify_json_and_broken_parity(capsys, write_record):
+    data = json.loads(record_path("TR-000101").read_text())
+    data["verification"]["attempt"]["observations"][0]["passed"] = True
+    code, out, _ = run(capsys, "verify", "--json", "FA-100786", str(write_record(data)))
+    assert code == 1
+    report = json.loads(out)
+    assert report["ok"] is False
+    assert [r["ok"] for r in report["records"]] == [True, False]
+
+
+def test_check_own_record_by_path_all_variants(capsys):
+    code, out, _ = run(capsys, "check", str(record_path("TR-000202")), str(solution_path("TR-000202")), "--all-variants")
+    assert code == 0
+    assert [l for l in out.splitlines() if "checks pass" in l] == [
+        "5/5 checks pass", "6/6 checks pass", "7/7 checks pass", "8/8 checks pass", "9/9 checks pass",
+    ]
+
+
+def test_python_dash_m_entry_point():
+    proc = subprocess.run([sys.executable, "-m", "failuremap_edu", "verify", "FA-100786"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "parity holds" in proc.stdout and proc.stderr == ""

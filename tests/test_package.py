@@ -1,0 +1,36 @@
+"""The package surface: a small public API, and a cheap import."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import failuremap_edu
+
+HEAVY = ("matplotlib", "ipywidgets", "nbformat", "IPython", "numpy")
+
+
+def test_public_api_is_explicit_and_resolves():
+    assert "run_checks" in failuremap_edu.__all__ and "load_record" in failuremap_edu.__all__
+    for name in failuremap_edu.__all__:
+        assert getattr(failuremap_edu, name) is not None
+    assert all(not name.startswith("_") or name == "__version__" for name in failuremap_edu.__all__)
+
+
+def test_unknown_attribute():
+    import pytest
+
+    with pytest.raises(AttributeError, match="has no attribute 'nope'"):
+        failuremap_edu.nope  # noqa: B018
+
+
+def test_import_loads_no_heavy_modules():
+    code = (
+        "import sys, failuremap_edu as fm\n"
+        "r = fm.load_record('FA-100786')\n"
+        "fm.run_checks(r, lambda text, stops: (text, ''))\n"
+        f"print([m for m in {HEAVY!r} if m in sys.modules])\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
