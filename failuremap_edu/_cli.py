@@ -41,6 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument("--all-variants", action="store_true", help="run variants 1 to 5")
     p.add_argument("--timeout", type=_positive_float, default=2.0, metavar="SECONDS", help="time limit per check (default 2)")
     p.add_argument("--json", action="store_true", help="print JSON (schema in the README)")
+    p.add_argument("--html", metavar="FILE", help="also write a standalone HTML report (no external assets)")
+    p.add_argument("--plot", metavar="FILE", help="also write the status grid beside attempt and broken (.png or .svg)")
 
     p = commands.add_parser("verify", help="replay attempt and broken and compare them with the recorded runs")
     p.add_argument("records", nargs="*", metavar="RECORD", help="packaged ids or paths (default: all packaged records)")
@@ -148,12 +150,16 @@ def _record_json(record, fixtures) -> dict:
 def _cmd_check(args) -> int:
     from ._records import load_record
     from ._render_text import render_run
-    from ._runner import load_solution, run_checks
+    from ._runner import SolutionError, load_solution, run_checks
 
     record = load_record(args.record)
     solution = load_solution(args.solution)
+    if args.plot and not args.plot.lower().endswith((".png", ".svg")):
+        raise SolutionError(f"{args.plot}: --plot needs a .png or .svg file name")
     variants = [1, 2, 3, 4, 5] if args.all_variants else [args.variant or 1]
     runs = [run_checks(record, solution, variant=v, timeout=args.timeout) for v in variants]
+    if args.html or args.plot:
+        _write_exports(args, record, runs)
     if args.json:
         _emit_json(
             {
@@ -176,6 +182,32 @@ def _cmd_check(args) -> int:
                 print(f"== variant N={run.variant}")
             print(render_run(run))
     return EXIT_OK if all(run.passed for run in runs) else EXIT_FAILED
+
+
+def _write_exports(args, record, runs) -> None:
+    """The learner's runs beside the record's attempt and broken, as HTML and/or a plot."""
+    from ._runner import replay
+
+    columns, names = [], []
+    for run in runs:
+        suffix = f" N={run.variant}" if len(runs) > 1 else ""
+        for name in ("broken", "attempt"):
+            columns.append(replay(record, name, run.variant, args.timeout))
+            names.append(name + suffix)
+        columns.append(run)
+        names.append("yours" + suffix)
+    try:
+        if args.html:
+            from ._render_html import report_html
+
+            with open(args.html, "w", encoding="utf-8") as fh:
+                fh.write(report_html(record, columns, names))
+        if args.plot:
+            from ._render_plot import save_status
+
+            save_status(columns, args.plot, names, title=f"{record.id}: {record.title}"[:90])
+    except OSError as exc:
+        raise SolutionError(f"{exc.filename or args.html or args.plot}: cannot write: {exc.strerror or exc}") from None
 
 
 def _cmd_verify(args) -> int:

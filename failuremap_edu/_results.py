@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ErrorInfo", "Observation", "Opaque", "RunResult", "STATUSES", "to_jsonable"]
+__all__ = ["Comparison", "ErrorInfo", "Observation", "Opaque", "RunResult", "STATUSES", "to_jsonable"]
 
 PASS, FAIL, ERROR, TIMEOUT = "pass", "fail", "error", "timeout"
 STATUSES = (PASS, FAIL, ERROR, TIMEOUT)
@@ -86,6 +86,22 @@ class Observation:
     mutation: str | None = None
     """Set when solve modified an argument. Each call gets a fresh copy, so later checks are unaffected."""
 
+    def __repr__(self) -> str:
+        return f"Observation({self.index}, {self.check!r}, {self.status})"
+
+    def __str__(self) -> str:
+        from ._render_text import render_observation
+
+        return render_observation(self)
+
+    def _repr_pretty_(self, printer, cycle: bool) -> None:
+        printer.text(str(self))
+
+    def _repr_html_(self) -> str:
+        from ._render_html import observation_html
+
+        return observation_html(self)
+
     def to_json(self) -> dict:
         return {
             "index": self.index,
@@ -154,8 +170,21 @@ class RunResult:
             text += f"; the run stopped early: {self.problem}"
         return text
 
+    def __repr__(self) -> str:
+        return f"RunResult({self.record_id!r}, solver={self.solver!r}, variant={self.variant}, {self.summary()!r})"
+
     def __str__(self) -> str:
-        return self.summary()
+        from ._render_text import render_run
+
+        return render_run(self)
+
+    def _repr_pretty_(self, printer, cycle: bool) -> None:
+        printer.text(str(self))
+
+    def _repr_html_(self) -> str:
+        from ._render_html import run_html
+
+        return run_html(self)
 
     def to_json(self) -> dict:
         return {
@@ -169,6 +198,32 @@ class RunResult:
             "problem": None if self.problem is None else str(self.problem),
             "observations": [o.to_json() for o in self.observations],
         }
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Several runs of the same checks side by side (e.g. broken, attempt, yours)."""
+
+    record_id: str
+    runs: tuple[RunResult, ...]
+    names: tuple[str, ...]
+
+    def __repr__(self) -> str:
+        cells = ", ".join(f"{n}: {r.passed_count}/{r.total}" for n, r in zip(self.names, self.runs))
+        return f"Comparison({self.record_id!r}, {cells})"
+
+    def __str__(self) -> str:
+        from ._render_text import render_comparison
+
+        return render_comparison(self.runs, self.names)
+
+    def _repr_pretty_(self, printer, cycle: bool) -> None:
+        printer.text(str(self))
+
+    def _repr_html_(self) -> str:
+        from ._render_html import comparison_html
+
+        return comparison_html(self.runs, self.names)
 
 
 def to_jsonable(value: Any) -> Any:

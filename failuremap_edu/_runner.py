@@ -40,7 +40,7 @@ except ImportError:  # pragma: no cover - Windows
 
 from ._fixtures import VARIANTS, FixtureScript, read_fixtures
 from ._records import Record
-from ._results import ERROR, TIMEOUT, ErrorInfo, Observation, RunResult
+from ._results import ERROR, TIMEOUT, Comparison, ErrorInfo, Observation, RunResult
 from ._sandbox import CheckTimeout, OutputCapture, Session, error_payload
 from ._signature import Params, mismatch
 
@@ -48,6 +48,7 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "Solution",
     "SolutionError",
+    "compare",
     "isolation_available",
     "load_solution",
     "replay",
@@ -159,6 +160,23 @@ def replay(
     """Run one of the record's own scripts (``attempt`` or ``broken``) through the runner."""
     fixtures = read_fixtures(record, implementation)
     return _run(fixtures, record, implementation, None, variant, timeout, isolation, DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS)
+
+
+def compare(
+    record: Record,
+    solve: Callable | Solution | None = None,
+    variant: int = 1,
+    timeout: float = DEFAULT_TIMEOUT,
+    *,
+    isolation: str | None = None,
+) -> Comparison:
+    """The record's broken and attempt runs, and yours when `solve` is given, side by side."""
+    runs = [replay(record, "broken", variant, timeout, isolation=isolation), replay(record, "attempt", variant, timeout, isolation=isolation)]
+    names = ["broken", "attempt"]
+    if solve is not None:
+        runs.append(run_checks(record, solve, variant, timeout, isolation=isolation))
+        names.append("yours")
+    return Comparison(record.id, tuple(runs), tuple(names))
 
 
 def _check_fits(record: Record, fixtures: FixtureScript, solve: Callable | Solution) -> None:

@@ -74,7 +74,8 @@ def test_check_failing_solution_text(capsys, solution):
     code, out, _ = run(capsys, "check", "FA-100786", solution("def solve(text, stops):\n    return text, ''\n"))
     assert code == 1
     assert out.startswith("4/6 checks pass (2 fail)\n")
-    assert "✗ FAIL: partial marker held" in out and "expected: ('hello', '<st')" in out
+    assert "✗ fail: partial marker held (line 11)" in out and "expected: ('hello', '<st')" in out
+    assert "    - [0]: expected stops at index 5 where got goes on (5 vs 8 characters)" in out
 
 
 def test_check_json_schema(capsys, solution):
@@ -168,3 +169,18 @@ def test_check_own_record_by_path_all_variants(capsys):
 def test_python_dash_m_entry_point():
     proc = subprocess.run([sys.executable, "-m", "failuremap_edu", "verify", "FA-100786"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and "parity holds" in proc.stdout and proc.stderr == ""
+
+
+def test_check_writes_html_report_and_plot(capsys, solution, tmp_path):
+    html, png = tmp_path / "report.html", tmp_path / "grid.png"
+    code, out, err = run(capsys, "check", "FA-100786", solution(REFERENCE), "--html", str(html), "--plot", str(png))
+    assert code == 0 and err == ""
+    page = html.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and "&lt;stop&gt;" in page and "<stop>" not in page
+    assert "yours" in page and "attempt" in page and "broken" in page
+    assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_check_plot_needs_png_or_svg(capsys, solution, tmp_path):
+    code, out, err = run(capsys, "check", "FA-100786", solution(REFERENCE), "--plot", str(tmp_path / "grid.pdf"))
+    assert code == 2 and "--plot needs a .png or .svg file name" in err

@@ -1,0 +1,185 @@
+"""The diff model: pure data that explains why two values differ."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from failuremap_edu import Budget, diff
+from failuremap_edu._results import Opaque
+
+
+def kinds(expected, actual):
+    return [(d.path, d.kind) for d in diff(expected, actual).differences]
+
+
+def messages(expected, actual):
+    return [d.message for d in diff(expected, actual).differences]
+
+
+def test_equal_values_have_no_differences():
+    result = diff({"a": [1, (2, "x")]}, {"a": [1, (2, "x")]})
+    assert result.equal and result.differences == () and result.hint is None
+
+
+def test_tuple_versus_list_with_equal_items():
+    assert messages(("hello", "<st"), ["hello", "<st"]) == [
+        "expected a tuple, got a list: the items are the same, but a tuple never equals a list, so == fails"
+    ]
+
+
+def test_tuple_versus_list_with_different_items_drills_down():
+    assert kinds(("a", "b"), ["a", "c"]) == [("", "type"), ("[1]", "text")]
+
+
+def test_length_and_missing_item_are_named():
+    assert messages([1, 2, 3, 4], [1, 3, 4]) == ["expected 4 items, got 3", "missing item: expected 2 at [1]"]
+    assert messages([1, 2], [1, 2, 5]) == ["expected 2 items, got 3", "extra item: got 5 at [2]"]
+
+
+def test_one_tuple_missing_an_element():
+    result = diff(("hello", "<st"), ("hello<st",))
+    assert [(d.path, d.kind) for d in result.differences] == [("", "length"), ("[0]", "text"), ("[1]", "missing")]
+
+
+def test_dict_keys_and_nested_paths():
+    assert kinds({"lr": 0.1, "opt": {"name": "adam", "m": [1, 2]}}, {"lr": 0.1, "opt": {"name": "sgd", "m": [1, 3]}, "x": 1}) == [
+        ("['x']", "extra"), ("['opt']['name']", "text"), ("['opt']['m'][1]", "value"),
+    ]
+
+
+def test_first_differing_character_with_edits():
+    d = diff("hello world", "hello wrld").differences[0]
+    assert d.message == "first difference at index 7: expected 'o', got 'r'"
+    assert d.text.index == 7
+    assert [(s.text, s.op) for s in d.text.expected] == [("hello w", "equal"), ("o", "changed"), ("rld", "equal")]
+    assert [(s.text, s.op) for s in d.text.actual] == [("hello w", "equal"), ("rld", "equal")]
+
+
+@pytest.mark.parametrize(
+    "expected, actual, words",
+    [
+        ("abc ", "abc", "only trailing whitespace differs"),
+        (" abc", "abc", "only leading whitespace differs"),
+        ("a\r\nb", "a\nb", "only line endings differ: expected uses \\r\\n"),
+        ("a\tb", "a    b", "a tab on one side, spaces on the other"),
+        ("a b", "a\u00a0b", "U+00A0 NO-BREAK SPACE"),
+        ("ab", "a\u200bb", "U+200B ZERO WIDTH SPACE"),
+        ("caf\u00e9", "cafe\u0301", "expected has U+00E9 LATIN SMALL LETTER E WITH ACUTE, got U+0065 LATIN SMALL LETTER E + U+0301 COMBINING ACUTE ACCENT"),
+        ("Hello", "hello", "only letter case differs"),
+    ],
+)
+def test_invisible_differences_are_named(expected, actual, words):
+    d = diff(expected, actual).differences[0]
+    assert d.kind == "invisible" or "case" in words
+    assert words in d.message
+
+
+def test_numbers():
+    assert kinds(0.6667, 0.6666) == [("", "number")]
+    assert "close but not equal" in messages(0.6667, 0.6666)[0]
+    assert messages(float("nan"), float("nan")) == ["both are NaN, and NaN never equals anything, not even NaN"]
+    assert diff(0.0, -0.0).equal  # == says equal; the sign of zero alone is no difference
+    assert messages(1, 1.0) == ["expected an int, got a float with the same value (1 vs 1.0); == treats them as equal"]
+    assert messages("1", 1) == ["expected a string, got an int that prints the same: '1' vs 1"]
+    assert messages(0.0, 1e-12)[0].startswith("expected 0.0, got 1e-12: a tiny rounding error")
+
+
+def test_none_suggests_a_missing_return():
+    result = diff(["a1", "b1"], None)
+    assert result.hint == "solve returned None. Is a `return` missing, or does a branch fall off the end?"
+    assert messages(["a1", "b1"], None) == ["expected a list, got None"]
+
+
+def test_generator_hint():
+    result = diff((1, 2), Opaque("generator", "<generator object solve.<locals>.<genexpr>>", "not a plain value"))
+    assert result.hint.startswith("solve returned a generator")
+    assert result.differences[0].message == "expected a tuple, got a generator object"
+
+
+def test_sets_and_key_types():
+    assert messages({1, 2}, {2, 3}) == ["missing member 1", "extra member 3"]
+    assert kinds({1: "a"}, {True: "a"}) == [("[1]", "type")]
+    assert kinds([1], [True]) == [("[0]", "type")]
+
+
+def test_budget_limits_differences_and_counts_the_rest():
+    result = diff(list(range(100)), [x + 1 for x in range(100)], Budget(max_differences=5))
+    assert len(result.differences) == 5 and result.omitted == 95 and not result.equal
+
+
+def test_huge_string_window_is_centred_on_the_first_difference():
+    expected = "x" * 5_000_000 + "a" + "y" * 100
+    actual = "x" * 5_000_000 + "b" + "y" * 100
+    d = diff(expected, actual).differences[0]
+    assert d.text.index == 5_000_000 and d.text.window_start == 5_000_000 - 32
+    assert sum(len(s.text) for s in d.text.expected) < 300
+    assert len(d.expected) <= 160 and " … " in d.expected
+
+
+def test_huge_list_and_deep_nesting_stay_bounded():
+    big = list(range(100_000))
+    result = diff(big, big[:50_000] + [-1] + big[50_001:])
+    assert [(d.path, d.message) for d in result.differences] == [("[50000]", "expected 50000, got -1")]
+    deep_e = deep_a = None
+    for _ in range(100):
+        deep_e, deep_a = [deep_e], [deep_a]
+    deep_a_inner = deep_a
+    for _ in range(99):
+        deep_a_inner = deep_a_inner[0]
+    deep_a_inner[0] = 1
+    result = diff(deep_e, deep_a)
+    assert result.differences[-1].kind == "depth"
+
+
+# ----------------------------------------------------------------- properties
+
+scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20)
+json_like = st.recursive(
+    scalars,
+    lambda children: st.lists(children, max_size=5)
+    | st.lists(children, max_size=5).map(tuple)
+    | st.dictionaries(st.text(max_size=5) | st.integers(), children, max_size=5),
+    max_leaves=25,
+)
+
+
+def same_types(a, b) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(same_types(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        keys_b = {k: k for k in b}
+        return all(k in keys_b and type(keys_b[k]) is type(k) and same_types(v, b[k]) for k, v in a.items())
+    return True
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_like, json_like)
+def test_diff_never_raises_and_is_empty_exactly_when_equal_with_same_types(a, b):
+    result = diff(a, b)
+    assert result.equal == (a == b and same_types(a, b))
+
+
+@settings(max_examples=200, deadline=None)
+@given(json_like)
+def test_a_value_never_differs_from_itself(a):
+    assert diff(a, a).equal
+
+
+@settings(max_examples=200, deadline=None)
+@given(json_like, json_like)
+def test_every_difference_has_a_message_and_bounded_reprs(a, b):
+    for d in diff(a, b).differences:
+        assert d.message and len(d.expected) <= 160 and len(d.actual) <= 160
+
+
+def test_nan_inside_containers_follows_identity_like_the_harness():
+    nan = float("nan")
+    assert diff([nan], [nan]).equal  # [nan] == [nan] is True: same object
+    assert not diff(nan, nan).equal  # nan == nan is False
+    assert math.isnan(nan)

@@ -1,0 +1,149 @@
+"""The HTML renderer: escaped everywhere, parseable, scoped, bounded."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from failuremap_edu import load_record
+from failuremap_edu._render_html import CSS, comparison_html, diff_html, observation_html, report_html, run_html
+from failuremap_edu._diff import diff
+from failuremap_edu._results import Comparison, ErrorInfo, Observation, RunResult
+
+ALLOWED_TAGS = {"div", "span", "strong", "code", "dl", "dt", "dd", "ul", "li", "mark", "details", "summary", "pre", "p",
+                "style", "table", "thead", "tbody", "tr", "th", "td", "h1", "h2", "html", "head", "meta", "title", "body"}
+HOSTILE = '<script>alert("x")</script> & \'q\' <stop> <img src=x onerror=alert(1)>'
+
+
+class Collector(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.attrs, self.text, self.open = [], [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self.attrs += attrs
+        if tag not in ("meta",):
+            self.open.append(tag)
+
+    def handle_endtag(self, tag):
+        assert self.open and self.open[-1] == tag, f"</{tag}> closes <{self.open[-1] if self.open else None}>"
+        self.open.pop()
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def parse(html: str) -> Collector:
+    collector = Collector()
+    collector.feed(html)
+    collector.close()
+    assert collector.open == [], f"unclosed tags: {collector.open}"
+    return collector
+
+
+def assert_safe(html: str) -> Collector:
+    parsed = parse(html)
+    assert set(parsed.tags) <= ALLOWED_TAGS, set(parsed.tags) - ALLOWED_TAGS
+    assert {name for name, _ in parsed.attrs} <= {"class", "charset", "lang"}
+    return parsed
+
+
+def hostile_observation(status="fail") -> Observation:
+    return Observation(
+        index=0, check=HOSTILE, status=status, passed=False, expected=(HOSTILE, "<st"), actual=[HOSTILE, "&amp;"],
+        call=f"solve({HOSTILE!r})", lineno=3, error=ErrorInfo("ValueError", HOSTILE, HOSTILE) if status == "error" else None,
+        stdout=HOSTILE + "\n", mutation=HOSTILE,
+    )
+
+
+def test_every_field_is_escaped():
+    for status in ("fail", "error"):
+        html = observation_html(hostile_observation(status))
+        parsed = assert_safe(html)
+        assert "<script>" not in html and "<stop>" not in html and "<img" not in html
+        assert "&lt;stop&gt;" in html and "&lt;script&gt;" in html
+        assert ("&amp;amp;" in html) == (status == "fail")  # the actual '&amp;' is shown only for a fail
+        assert HOSTILE in "".join(parsed.text)  # shown as text, exactly
+
+
+def test_run_and_comparison_escape_labels_and_problems():
+    o = hostile_observation()
+    run = RunResult("FA-1", "yours", 1, (o,), 2.0, "fork", ErrorInfo("X", HOSTILE, HOSTILE))
+    for html in (run_html(run, title=HOSTILE), comparison_html([run], [HOSTILE])):
+        assert_safe(html)
+        assert "<stop>" not in html
+
+
+def test_report_escapes_record_text_and_has_no_external_assets(raw_record, write_record):
+    raw_record["title"] = HOSTILE
+    raw_record["contract"] = HOSTILE
+    record = load_record(write_record(raw_record))
+    run = RunResult(record.id, "yours", 1, (hostile_observation(),), 2.0, "fork")
+    html = report_html(record, [run], [HOSTILE])
+    parsed = assert_safe(html)
+    assert html.startswith("<!DOCTYPE html>")
+    from html import escape
+
+    structure = html.replace(escape(HOSTILE, quote=True), "").replace(escape(repr(HOSTILE), quote=True), "")
+    for external in ("src=", "href=", "@import", "url(", "http://", "https://", "<script"):
+        assert external not in structure
+    assert parsed.text.count(HOSTILE) >= 3
+
+
+def test_css_is_scoped():
+    rules = [rule for rule in CSS.replace("}", "}\n").splitlines() if "{" in rule]
+    for rule in rules:
+        for selector in rule.split("{")[0].split(","):
+            assert selector.strip().startswith(".fm-root"), selector
+
+
+def test_exact_badge_and_diff_markup():
+    o = Observation(index=0, check="empty", status="fail", passed=False, expected=("abc", ""), actual=["abc", ""], call="solve('abc', [])")
+    html = observation_html(o, css=False)
+    assert html == (
+        '<div class="fm-root"><div class="fm-obs"><div><span class="fm-badge fm-fail">✗ fail</span> <strong>empty</strong></div>'
+        '<dl class="fm-kv"><dt>call</dt><dd><code>solve(&#x27;abc&#x27;, [])</code></dd>'
+        "<dt>expected</dt><dd><code>(&#x27;abc&#x27;, &#x27;&#x27;)</code></dd>"
+        "<dt>got</dt><dd><code>[&#x27;abc&#x27;, &#x27;&#x27;]</code></dd></dl>"
+        '<ul class="fm-why"><li>expected a tuple, got a list: the items are the same, but a tuple never equals a list, so == fails</li></ul>'
+        "</div></div>"
+    )
+
+
+def test_changed_characters_are_marked_by_text_not_only_colour():
+    html = diff_html(diff("hello world", "hello wrld"))
+    assert '<mark class="fm-chg">⟦o⟧</mark>' in html and "first difference at index 7" in html
+
+
+def test_five_megabyte_actual_stays_small():
+    big = "x" * 5_000_000
+    o = Observation(index=0, check="huge", status="fail", passed=False, expected=big + "a", actual=big + "b")
+    html = observation_html(o)
+    assert len(html.encode()) < 20_000
+    assert "first difference at index 5000000" in html
+
+
+def test_html_is_returned_by_results_for_jupyter():
+    o = hostile_observation()
+    run = RunResult("FA-1", "yours", 1, (o,), 2.0, "fork")
+    assert_safe(o._repr_html_())
+    assert_safe(run._repr_html_())
+    assert_safe(Comparison("FA-1", (run,), ("yours",))._repr_html_())
+
+
+values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(alphabet=st.sampled_from('<>&"\'ab \t\n\u00a0é'), max_size=12),
+    lambda c: st.lists(c, max_size=4) | st.lists(c, max_size=4).map(tuple) | st.dictionaries(st.text(max_size=4), c, max_size=4),
+    max_leaves=15,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(values, values, st.text(max_size=20))
+def test_html_parses_cleanly_and_contains_no_unescaped_input(expected, actual, label):
+    o = Observation(index=0, check=label, status="fail", passed=False, expected=expected, actual=actual, call=repr(actual)[:50])
+    html = observation_html(o, css=False)
+    assert_safe(html)
