@@ -109,9 +109,16 @@ class Diff:
 
 
 def short_repr(value: Any, limit: int) -> str:
-    """A repr clipped in the middle, so both ends stay visible."""
+    """A repr clipped in the middle, so both ends stay visible; cheap for huge values."""
     if isinstance(value, Opaque):
         text = value.repr
+    elif type(value) in (str, bytes) and len(value) > limit:
+        half = max(limit // 2 - 4, 4)
+        return f"{repr(value[:half])[:-1]} … {repr(value[-half:])[1:]}"
+    elif type(value) in (list, tuple, dict, set, frozenset) and len(value) > limit:
+        from ._sandbox import safe_repr
+
+        return safe_repr(value, limit)
     else:
         try:
             text = repr(value)

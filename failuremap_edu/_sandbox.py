@@ -103,12 +103,29 @@ class OutputCapture:
 
 
 def safe_repr(value: Any, limit: int = _REPR_LIMIT) -> str:
+    """repr() that never raises and never builds more than about `limit` characters.
+
+    A 5 MB string or a 100,000-item list is not turned into a 5 MB repr only to be
+    clipped: long strings and containers are shown by their beginning, counted.
+    """
+    kind = type(value)
+    if kind in (str, bytes) and len(value) > limit:
+        return repr(value[:limit])[: limit - 1] + f"…  [{len(value):,} characters]"
+    if kind in (list, tuple, set, frozenset, dict) and len(value) > limit // 2:
+        count = max(limit // 8, 4)
+        if kind is dict:
+            shown = ", ".join(f"{safe_repr(k, 40)}: {safe_repr(v, 40)}" for k, v in list(value.items())[:count])
+        else:
+            shown = ", ".join(safe_repr(x, 40) for x in list(value)[:count])
+        brackets = {list: "[]", tuple: "()", dict: "{}", set: "{}", frozenset: "{}"}[kind]
+        text = f"{brackets[0]}{shown}, …{brackets[1]}  [{len(value):,} items]"
+        return text if len(text) <= limit else text[: limit - 1] + "…"
     try:
         text = repr(value)
     except BaseException as exc:  # noqa: BLE001 - learner objects may break repr
-        text = f"<{type(value).__name__} object; repr() raised {type(exc).__name__}>"
+        text = f"<{kind.__name__} object; repr() raised {type(exc).__name__}>"
     if not isinstance(text, str):
-        text = f"<{type(value).__name__} object>"
+        text = f"<{kind.__name__} object>"
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
