@@ -20,7 +20,10 @@ lab: $(STAMP)
 	$(BIN)/jupyter lab --notebook-dir=notebooks
 
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	FAILUREMAP_PROGRESS=$(CURDIR)/$(VENV)/test-progress.jsonl $(BIN)/python -m pytest
+
+notebooks: $(STAMP)
+	$(BIN)/failuremap-edu notebook --all-packaged -o notebooks
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py

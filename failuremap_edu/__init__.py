@@ -37,6 +37,10 @@ _EXPORTS = {
     "replay": "._runner",
     "ParityReport": "._parity",
     "verify_record": "._parity",
+    "assert_recorded_failures": "._parity",
+    "Exercise": "._widgets",
+    "progress_overview": "._progress",
+    "try_call": "._runner",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -44,6 +44,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--html", metavar="FILE", help="also write a standalone HTML report (no external assets)")
     p.add_argument("--plot", metavar="FILE", help="also write the status grid beside attempt and broken (.png or .svg)")
 
+    p = commands.add_parser("notebook", help="build a teaching notebook from a record")
+    p.add_argument("record", metavar="RECORD", nargs="?", help="a packaged id or a path to a record JSON file")
+    p.add_argument("-o", "--out", default=".", metavar="DIR", help="folder to write into (default: current folder)")
+    p.add_argument("--instructor", action="store_true", help="the instructor version: reference filled in, hints open")
+    p.add_argument("--solution", metavar="FILE", help="reference solution for --instructor (packaged records have one)")
+    p.add_argument("--all-packaged", action="store_true", help="write start-here, learner and instructor notebooks for every packaged record")
+
     p = commands.add_parser("verify", help="replay attempt and broken and compare them with the recorded runs")
     p.add_argument("records", nargs="*", metavar="RECORD", help="packaged ids or paths (default: all packaged records)")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -235,4 +242,31 @@ def _cmd_verify(args) -> int:
     return EXIT_OK if all(r.ok for r in reports) else EXIT_FAILED
 
 
-_COMMANDS = {"list": _cmd_list, "show": _cmd_show, "check": _cmd_check, "verify": _cmd_verify}
+def _cmd_notebook(args) -> int:
+    from pathlib import Path
+
+    from ._notebook import NotebookError, write_all, write_notebook
+
+    if args.solution and not args.instructor:
+        print("failuremap-edu: error: --solution only applies with --instructor", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        if args.all_packaged:
+            paths = write_all(Path(args.out))
+        elif args.record:
+            paths = [write_notebook(args.record, Path(args.out), instructor=args.instructor, solution_path=args.solution)]
+        else:
+            print("failuremap-edu: error: give a RECORD, or --all-packaged", file=sys.stderr)
+            return EXIT_BAD_INPUT
+    except NotebookError as exc:
+        print(f"failuremap-edu: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as exc:
+        print(f"failuremap-edu: error: {exc.filename}: cannot write: {exc.strerror}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    for path in paths:
+        print(path)
+    return EXIT_OK
+
+
+_COMMANDS = {"notebook": _cmd_notebook, "list": _cmd_list, "show": _cmd_show, "check": _cmd_check, "verify": _cmd_verify}

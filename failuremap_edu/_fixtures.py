@@ -77,6 +77,7 @@ class FixtureScript:
     """The script's own ``N = ...`` value: the variant its recorded run used."""
     _learner_code: CodeType = field(repr=False)
     _replay_code: CodeType = field(repr=False)
+    _setup_codes: tuple[CodeType, CodeType] = field(repr=False)
 
     @property
     def static_count(self) -> int | None:
@@ -86,6 +87,10 @@ class FixtureScript:
     def program(self, replay: bool) -> CodeType:
         """Code for the runner: with the script's own `solve` (replay) or without it."""
         return self._replay_code if replay else self._learner_code
+
+    def setup(self, replay: bool) -> CodeType:
+        """The preamble alone (and, for a replay, the script's own solve): for one-off calls."""
+        return self._setup_codes[1 if replay else 0]
 
     def site_for_line(self, lineno: int) -> CheckSite | None:
         """The check call whose source spans `lineno` (tracebacks point inside multi-line calls)."""
@@ -139,6 +144,7 @@ def _read(record_id: str, implementation: str, source: str, contract: Params, la
     rewriter = _CheckRewriter(check_params[:3], fail)
     kept_learner: list[ast.stmt] = []
     kept_replay: list[ast.stmt] = []
+    setup_learner: list[ast.stmt] = []  # the preamble alone, for calls outside the fixtures
     preamble_lines: set[int] = set()
     for i, stmt in enumerate(body[: last_fixture + 1]):
         if i == solve_index:
@@ -155,6 +161,9 @@ def _read(record_id: str, implementation: str, source: str, contract: Params, la
             preamble_lines.update(range(body[i].lineno, (body[i].end_lineno or body[i].lineno) + 1))
         kept_learner.append(stmt)
         kept_replay.append(stmt)
+        if i not in fixture_indexes:
+            setup_learner.append(stmt)
+    setup_replay = [stmt for stmt in kept_replay if stmt in setup_learner or not any(stmt is k for k in kept_learner)]
 
     sites = tuple(rewriter.sites)
     filename = f"<failuremap {record_id} {implementation}>"
@@ -162,6 +171,7 @@ def _read(record_id: str, implementation: str, source: str, contract: Params, la
     linecache.cache[filename] = (len(source), None, [line + "\n" for line in lines], filename)
     learner_code = _compile(kept_learner, filename)
     replay_code = _compile(kept_replay, filename)
+    setup_codes = (_compile(setup_learner, filename), _compile(setup_replay, filename))
     uses_variant = any(
         isinstance(node, ast.Name) and node.id == "N" and isinstance(node.ctx, ast.Load)
         for stmt in body[: last_fixture + 1]
@@ -185,6 +195,7 @@ def _read(record_id: str, implementation: str, source: str, contract: Params, la
         default_variant=default_variant,
         _learner_code=learner_code,
         _replay_code=replay_code,
+        _setup_codes=setup_codes,
     )
 
 

@@ -16,10 +16,19 @@ from dataclasses import dataclass
 
 from ._fixtures import read_fixtures
 from ._records import Record, RecordedRun
-from ._results import ERROR, RunResult, to_jsonable
+from ._results import ERROR, ErrorInfo, Observation, RunResult, to_jsonable
 from ._runner import DEFAULT_TIMEOUT, replay
 
-__all__ = ["ImplementationParity", "ParityReport", "RecordedCrash", "harness_stdout", "parse_crash", "verify_record"]
+__all__ = [
+    "ImplementationParity",
+    "ParityReport",
+    "RecordedCrash",
+    "assert_recorded_failures",
+    "harness_stdout",
+    "parse_crash",
+    "recorded_run",
+    "verify_record",
+]
 
 _FRAME_LINE = re.compile(r'^\s*File "(?P<file>[^"]*)", line (?P<line>\d+), in (?P<func>.+)$')
 _EXCEPTION_LINE = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::\s?(?P<message>.*))?$")
@@ -183,3 +192,25 @@ def parse_crash(stderr: str, filename: str | None = None) -> RecordedCrash | Non
     if last is None:
         return None
     return RecordedCrash(last.group("type"), last.group("message") or "", module_line)
+
+
+def recorded_run(record: Record, implementation: str) -> RunResult:
+    """A recorded run shaped like a RunResult, to show beside replays (pass/fail only)."""
+    recorded = record.verification[implementation]
+    observations = tuple(
+        Observation(index=i, check=o.check, status="pass" if o.passed else "fail", passed=o.passed, actual=o.actual, expected=o.expected)
+        for i, o in enumerate(recorded.observations)
+    )
+    problem = None
+    if recorded.crashed:
+        crash = parse_crash(recorded.stderr)
+        problem = ErrorInfo(crash.type if crash else "Crash", "the recorded run crashed before printing its observations")
+    return RunResult(record.id, f"recorded {implementation}", read_fixtures(record).default_variant, observations, 0.0, "recorded", problem)
+
+
+def assert_recorded_failures(record: Record) -> ParityReport:
+    """For notebooks: fail loudly unless broken and attempt fail exactly as recorded."""
+    report = verify_record(record)
+    if not report.ok:
+        raise AssertionError(str(report))
+    return report

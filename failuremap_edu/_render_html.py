@@ -18,7 +18,17 @@ from ._render_text import visible
 from ._results import Observation, RunResult
 from ._sandbox import safe_repr
 
-__all__ = ["CSS", "comparison_html", "diff_html", "observation_html", "report_html", "run_html"]
+__all__ = [
+    "CSS",
+    "checks_html",
+    "comparison_html",
+    "diff_html",
+    "hints_html",
+    "observation_html",
+    "playground_html",
+    "report_html",
+    "run_html",
+]
 
 _SYMBOL = {"pass": "✓", "fail": "✗", "error": "!", "timeout": "⏱"}
 
@@ -191,3 +201,38 @@ def report_html(record: Record, runs: Sequence[RunResult], names: Sequence[str] 
         f"<title>{_e(record.id)}: {_e(record.title)}</title><style>{CSS}</style></head>"
         f'<body><div class="fm-root">{header}{sections}</div></body></html>\n'
     )
+
+
+def checks_html(runs: Sequence[RunResult], budget: Budget | None = None, css: bool = True) -> str:
+    """Each check as a foldable row (open when it did not pass), per run; for the exercise panel."""
+    budget = budget or Budget()
+    parts = []
+    for run in runs:
+        if len(runs) > 1:
+            parts.append(f'<p class="fm-summary">N = {run.variant}: {_e(run.summary())}</p>')
+        for o in run.observations:
+            call = f" {_code(o.call)}" if o.call else ""
+            opened = "" if o.status == "pass" else " open"
+            parts.append(
+                f'<details class="fm-obs"{opened}><summary>{_badge(o.status)} <strong>{_e(o.check)}</strong>{call}</summary>'
+                f"{_observation_body(o, budget)}</details>"
+            )
+        if run.problem is not None:
+            parts.append(f"<p>The run stopped: {_code(str(run.problem))}</p>")
+    return _root("".join(parts), css)
+
+
+def hints_html(hints: Sequence[tuple[str, str]], total: int, css: bool = True) -> str:
+    """The hints revealed so far, in order, and how many remain."""
+    items = "".join(f"<li><strong>{_e(title)}:</strong> {_e(text)}</li>" for title, text in hints)
+    left = total - len(hints)
+    note = f"<p>{left} more hint{'s' if left != 1 else ''} available.</p>" if left else "<p>All hints are shown.</p>"
+    return _root((f"<ol>{items}</ol>" if items else "<p>No hints shown yet.</p>") + note, css)
+
+
+def playground_html(rows: Sequence[tuple[str, str, str]], message: str = "", css: bool = True) -> str:
+    """Outputs side by side: (who, status, what it returned or raised)."""
+    if message:
+        return _root(f"<p>{_e(message)}</p>", css)
+    body = "".join(f"<tr><th>{_e(who)}</th><td>{_badge(status) if status in _SYMBOL else _e(status)}</td><td>{_code(value)}</td></tr>" for who, status, value in rows)
+    return _root(f"<table><tbody>{body}</tbody></table>", css)

@@ -49,6 +49,8 @@ __all__ = [
     "Solution",
     "SolutionError",
     "compare",
+    "parse_call_arguments",
+    "try_call",
     "isolation_available",
     "load_solution",
     "replay",
@@ -96,6 +98,11 @@ def load_solution(path: str | os.PathLike) -> Solution:
         source = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise SolutionError(f"{label}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})") from None
+    return solution_from_source(source, label)
+
+
+def solution_from_source(source: str, label: str = "<solution>") -> Solution:
+    """Like load_solution, for source text: parsed and checked, run only in the worker."""
     try:
         tree = ast.parse(source, filename=label)
     except SyntaxError as exc:
@@ -137,16 +144,18 @@ def run_checks(
     isolation: str | None = None,
     memory_mb: int = DEFAULT_MEMORY_MB,
     output_chars: int = DEFAULT_OUTPUT_CHARS,
+    progress: Callable[[Observation], None] | None = None,
 ) -> RunResult:
     """Run every check of `record` against `solve`, one observation per check.
 
     `solve` is a function (for example one defined in a notebook cell) or a
     `Solution` from `load_solution`. Raises SolutionError, before running
     anything, when its parameters do not fit the record's contract.
+    `progress`, if given, is called with each observation as soon as it is known.
     """
     fixtures = read_fixtures(record, "attempt")
     _check_fits(record, fixtures, solve)
-    return _run(fixtures, record, "yours", solve, variant, timeout, isolation, memory_mb, output_chars)
+    return _run(fixtures, record, "yours", solve, variant, timeout, isolation, memory_mb, output_chars, progress)
 
 
 def replay(
@@ -179,6 +188,82 @@ def compare(
     return Comparison(record.id, tuple(runs), tuple(names))
 
 
+_CALL_CODE = compile(
+    "__fm_check__(0, lambda: 'playground', lambda: solve(*__fm_args__, **__fm_kwargs__), lambda: None)",
+    "<playground>",
+    "exec",
+)
+
+
+def parse_call_arguments(text: str) -> tuple[tuple, dict]:
+    """Read ``'hello<st', ['<stop>']`` (Python literals, keywords allowed) without running anything.
+
+    Raises ValueError with a message meant for a learner.
+    """
+    source = text.strip()
+    if not source:
+        return (), {}
+    try:
+        call = ast.parse(f"f({source}\n)", mode="eval").body
+    except SyntaxError as exc:
+        column = max((exc.offset or 3) - 2, 1)
+        what = "a bracket or quote is not closed" if "never closed" in exc.msg or "does not match" in exc.msg else f"near column {column}: {exc.msg}"
+        raise ValueError(
+            f"could not read the inputs ({what}). "
+            "Type Python literals separated by commas, for example: 'hello<st', ['<stop>']"
+        ) from None
+    if not isinstance(call, ast.Call) or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        raise ValueError("type the arguments only, as Python literals separated by commas")
+    try:
+        args = tuple(ast.literal_eval(a) for a in call.args)
+        kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        raise ValueError(
+            "only literal values can be used here (strings, numbers, lists, tuples, dicts, sets, True/False/None), not names or calls"
+        ) from None
+    return args, kwargs
+
+
+def try_call(
+    record: Record,
+    solve: Callable | Solution | None,
+    args: tuple,
+    kwargs: dict | None = None,
+    *,
+    implementation: str | None = None,
+    variant: int = 1,
+    timeout: float = DEFAULT_TIMEOUT,
+    isolation: str | None = None,
+) -> Observation:
+    """Call one solve on arbitrary inputs with the runner's safety: for playgrounds.
+
+    With `implementation` (``attempt`` or ``broken``) the record's own solve is called.
+    """
+    fixtures = read_fixtures(record, implementation or "attempt")
+    if implementation is None:
+        _check_fits(record, fixtures, solve)
+    code = (fixtures.setup(replay=implementation is not None), _CALL_CODE)
+    plan = _Plan(
+        code=code,
+        variant=variant,
+        solve=None if implementation else solve,
+        timeout=float(timeout),
+        memory_mb=DEFAULT_MEMORY_MB,
+        output_chars=DEFAULT_OUTPUT_CHARS,
+        param_names=tuple(p.name for p in record.params.positional),
+        extra_globals={"__fm_args__": tuple(args), "__fm_kwargs__": dict(kwargs or {})},
+    )
+    collector = _Collector(plan)
+    if (isolation or isolation_available()) == "fork":
+        _supervise_forked(plan, collector)
+    else:
+        _run_in_process(plan, collector)
+    if collector.observations:
+        return collector.observations[0]
+    problem = collector.problem or ErrorInfo("NotRun", "the call did not run")
+    return Observation(index=0, check="playground", status=ERROR, passed=False, error=problem)
+
+
 def _check_fits(record: Record, fixtures: FixtureScript, solve: Callable | Solution) -> None:
     if isinstance(solve, Solution):
         params, name = solve.params, f"{solve.path}: solve"
@@ -206,6 +291,7 @@ def _run(
     isolation: str | None,
     memory_mb: int,
     output_chars: int,
+    progress: Callable[[Observation], None] | None = None,
 ) -> RunResult:
     if type(variant) is not int or variant not in VARIANTS:
         raise ValueError(f"variant must be one of {', '.join(map(str, VARIANTS))}, got {variant!r}")
@@ -224,7 +310,7 @@ def _run(
         param_names=tuple(p.name for p in record.params.positional),
     )
     started = time.perf_counter()
-    collector = _Collector(plan)
+    collector = _Collector(plan, progress)
     if mode == "fork":
         _supervise_forked(plan, collector)
     else:
@@ -251,13 +337,15 @@ class _Plan:
     memory_mb: int
     output_chars: int
     param_names: tuple[str, ...]
+    extra_globals: dict | None = None
 
 
 class _Collector:
     """Turns the worker's messages into Observations, in the parent."""
 
-    def __init__(self, plan: _Plan) -> None:
+    def __init__(self, plan: _Plan, progress: Callable[[Observation], None] | None = None) -> None:
         self.plan = plan
+        self.progress = progress
         self.observations: dict[int, Observation] = {}
         self.current: tuple[int, int, str] | None = None
         self.problem: ErrorInfo | None = None
@@ -291,6 +379,7 @@ class _Collector:
                 mutation=data["mutation"],
             )
             self.current = None
+            self._report(data["index"])
         elif kind == "done":
             self.done = True
         elif kind == "problem":
@@ -305,6 +394,11 @@ class _Collector:
             index=ordinal, check=label, status=status, passed=False, site=site, error=error, elapsed_ms=elapsed_ms
         )
         self.current = None
+        self._report(ordinal)
+
+    def _report(self, ordinal: int) -> None:
+        if self.progress is not None:
+            self.progress(self.observations[ordinal])
 
     def finish(self, fixtures: FixtureScript) -> tuple[Observation, ...]:
         observations = [self.observations[k] for k in sorted(self.observations)]
@@ -573,6 +667,7 @@ def _child_main(plan: _Plan, skip: int, fd: int, address_space: int | None, capt
                 data = data[written:]
 
         session = Session(sink, skip=skip, capture=capture, param_names=plan.param_names)
+        session.extra_globals = plan.extra_globals or {}
         solve = plan.solve
         if isinstance(solve, Solution):
             solve = _load_in_worker(solve, sink)
@@ -703,6 +798,7 @@ def _run_in_process(plan: _Plan, collector: _Collector) -> None:
             collector.accept(message)
 
     session = Session(_Sink(), skip=0, capture=capture, param_names=plan.param_names, guard=guard_factory)
+    session.extra_globals = plan.extra_globals or {}
     saved = sys.stdout, sys.stderr
     capture.install()
     try:

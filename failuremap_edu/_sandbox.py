@@ -244,11 +244,12 @@ class Session:
         self.guard = guard
         self.ordinal = 0
         self.globals: dict[str, Any] = {}
+        self.extra_globals: dict[str, Any] = {}
         self._calls: list[str] = []
         self._mutation: str | None = None
 
     def run(self, code, variant: int, solve: Callable | None) -> None:
-        """Execute the program; report ``done`` or a ``problem`` outside any check."""
+        """Execute the program (a code object, or several in turn); report ``done`` or a ``problem``."""
         g = self.globals
         g.update(
             {
@@ -260,10 +261,12 @@ class Session:
                 "__fm_wrap__": self.wrap,
             }
         )
+        g.update(self.extra_globals)
         if solve is not None:
             g["solve"] = self.wrap(solve)
         try:
-            exec(code, g)
+            for part in code if isinstance(code, tuple) else (code,):
+                exec(part, g)
         except TooManyChecks:
             self.sink(("problem", {"type": "TooManyChecks", "message": f"the fixtures ran more than {MAX_CHECKS:,} checks", "traceback": ""}))
             return

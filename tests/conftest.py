@@ -67,3 +67,9 @@ def write_record(tmp_path):
         return path
 
     return write
+
+
+@pytest.fixture(autouse=True)
+def _private_progress_log(tmp_path, monkeypatch):
+    """Tests never write to the user's real progress log."""
+    monkeypatch.setenv("FAILUREMAP_PROGRESS", str(tmp_path / "progress.jsonl"))

@@ -1,0 +1,369 @@
+"""The exercise panel: live checks, diffs, variants, comparison, hints and a playground.
+
+The learner's cell holds only their function and one line of glue::
+
+    @exercise.check
+    def solve(text, stops):
+        ...
+
+Running that cell re-runs the checks and shows the panel right below it. It is a
+plain decorator, so it works the same in JupyterLab, Notebook 7, VS Code and a
+plain Python prompt. The panel is one set of widgets per exercise, reused on
+every run: re-running the cell never duplicates panels or widgets.
+
+State and logic live in `Exercise` itself and never touch a widget; the widgets
+are built on first display and only mirror that state. Every state has a
+``text/plain`` form (`Exercise.text`) for static viewers, nbval and screen readers.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable
+
+from ._fixtures import VARIANTS, read_fixtures
+from ._parity import recorded_run
+from ._progress import log_run
+from ._records import Record, load_record
+from ._results import Comparison, Observation, RunResult
+from ._runner import DEFAULT_TIMEOUT, SolutionError, parse_call_arguments, replay, run_checks, try_call
+from ._sandbox import safe_repr
+
+__all__ = ["Exercise"]
+
+ALL_VARIANTS = "all"
+_SYMBOL = {"pass": "✓", "fail": "✗", "error": "!", "timeout": "⏱"}
+PLAYGROUND_DELAY = 0.35
+"""Seconds of quiet typing before the playground runs (debounce)."""
+
+
+class Exercise:
+    """One record as an exercise: check a `solve`, show why checks fail, reveal hints."""
+
+    def __init__(self, record: Record | str, *, timeout: float = DEFAULT_TIMEOUT, variant: int | str = 1, log_progress: bool = True) -> None:
+        self.record = record if isinstance(record, Record) else load_record(record)
+        self.fixtures = read_fixtures(self.record)
+        self.timeout = timeout
+        self.variant = variant
+        self.log_progress = log_progress
+        self.solve: Callable | None = None
+        self.runs: tuple[RunResult, ...] = ()
+        self.message = ""
+        """A one-line problem to show instead of results (e.g. a signature mismatch)."""
+        self.running = ""
+        self.hints_shown = 0
+        self.playground_input = ""
+        self.playground_rows: tuple[tuple[str, str, str], ...] = ()
+        self.playground_message = ""
+        self._replays: dict[int, Comparison] = {}
+        self._ui: _Panel | None = None
+
+    # ------------------------------------------------------------------ logic
+
+    @property
+    def hints(self) -> tuple[tuple[str, str], ...]:
+        """Contract, then what goes wrong, then the plausible attempt, then the root cause."""
+        r = self.record
+        return (
+            ("The contract", f"solve({r.contract_signature}): {r.contract}"),
+            ("What goes wrong", r.abstract),
+            ("The plausible attempt, and why it fails", r.failed_approach),
+            ("Root cause", r.root_cause),
+        )
+
+    def check(self, solve: Callable) -> Callable:
+        """Decorator: check `solve` now, show the panel, and hand `solve` back unchanged."""
+        _bind_early(solve)
+        self.solve = solve
+        self.run()
+        self._show()
+        return solve
+
+    def run(self) -> tuple[RunResult, ...]:
+        """Run the checks for the selected variant (or all variants) against the current solve."""
+        if self.solve is None:
+            self.message = "No solve checked yet: put @exercise.check above your def solve and run that cell."
+            self._refresh()
+            return ()
+        variants = VARIANTS if self.variant == ALL_VARIANTS else (int(self.variant),)
+        runs: list[RunResult] = []
+        self.message = ""
+        try:
+            for variant in variants:
+                done: list[Observation] = []
+
+                def progress(o: Observation, variant=variant, done=done) -> None:
+                    done.append(o)
+                    self.running = f"running variant N = {variant}: {len(done)} of {self.fixtures.static_count or '?'} checks done…"
+                    self._refresh(partial=tuple(runs), current=tuple(done), variant=variant)
+
+                runs.append(run_checks(self.record, self.solve, variant, self.timeout, progress=progress))
+        except SolutionError as exc:
+            self.message = str(exc)
+            runs = []
+        finally:
+            self.running = ""
+        self.runs = tuple(runs)
+        if self.log_progress:
+            source = _source_of(self.solve)
+            for result in self.runs:
+                warning = log_run(result, source)
+                if warning:
+                    self.message = warning
+        self._refresh()
+        return self.runs
+
+    def select_variant(self, variant: int | str) -> None:
+        if variant != ALL_VARIANTS and variant not in VARIANTS:
+            raise ValueError(f"variant must be 1-5 or {ALL_VARIANTS!r}, got {variant!r}")
+        self.variant = variant
+        self.run()
+
+    def reveal_hint(self) -> None:
+        self.hints_shown = min(self.hints_shown + 1, len(self.hints))
+        self._refresh()
+
+    def hide_hints(self) -> None:
+        self.hints_shown = 0
+        self._refresh()
+
+    def comparison(self) -> Comparison:
+        """broken, attempt (replayed and, for the recorded variant, as recorded) and yours."""
+        variant = self.runs[0].variant if self.runs else (1 if self.variant == ALL_VARIANTS else int(self.variant))
+        if variant not in self._replays:
+            runs, names = [], []
+            if variant == self.fixtures.default_variant:
+                for name in ("broken", "attempt"):
+                    runs.append(recorded_run(self.record, name))
+                    names.append(f"{name} (recorded)")
+            for name in ("broken", "attempt"):
+                runs.append(replay(self.record, name, variant, self.timeout))
+                names.append(name)
+            self._replays[variant] = Comparison(self.record.id, tuple(runs), tuple(names))
+        base = self._replays[variant]
+        if self.runs:
+            return Comparison(self.record.id, base.runs + (self.runs[0],), base.names + ("yours",))
+        return base
+
+    def try_inputs(self, text: str) -> None:
+        """Playground: call yours, the attempt and the broken solve on the typed inputs."""
+        self.playground_input = text
+        self.playground_rows, self.playground_message = (), ""
+        if not text.strip():
+            self.playground_message = "Type arguments as Python literals, for example: " + _example_call(self)
+        else:
+            try:
+                args, kwargs = parse_call_arguments(text)
+            except ValueError as exc:
+                self.playground_message = str(exc)
+            else:
+                rows = []
+                whose = [("yours", self.solve, None)] if self.solve is not None else []
+                whose += [("attempt", None, "attempt"), ("broken", None, "broken")]
+                for who, solve, implementation in whose:
+                    try:
+                        o = try_call(self.record, solve, args, kwargs, implementation=implementation, timeout=self.timeout)
+                    except SolutionError as exc:
+                        rows.append((who, "error", str(exc)))
+                        continue
+                    rows.append((who, *_playground_cell(o)))
+                self.playground_rows = tuple(rows)
+        self._refresh()
+
+    def summary(self) -> str:
+        if self.message:
+            return self.message
+        if not self.runs:
+            return "No solve checked yet."
+        if len(self.runs) == 1:
+            return self.runs[0].summary()
+        passed = sum(r.passed_count for r in self.runs)
+        total = sum(r.total for r in self.runs)
+        return f"{passed}/{total} checks pass across variants " + ", ".join(f"N={r.variant}: {r.passed_count}/{r.total}" for r in self.runs)
+
+    def text(self) -> str:
+        """The panel's state as plain text: what a static viewer, nbval or a screen reader gets."""
+        variant = "all variants" if self.variant == ALL_VARIANTS else f"variant N = {self.variant}"
+        lines = [f"{self.record.id} · {_clip(self.record.title, 100)} ({variant})", self.summary()]
+        for run in self.runs:
+            for o in run.observations:
+                prefix = f"N={run.variant} " if len(self.runs) > 1 else ""
+                lines.append(f"  {_SYMBOL[o.status]} {o.status:<7} {prefix}{_clip(o.check, 80)}")
+        if self.hints_shown:
+            lines.append(f"Hints ({self.hints_shown} of {len(self.hints)}):")
+            lines += [f"  {title}: {_clip(text, 300)}" for title, text in self.hints[: self.hints_shown]]
+        if self.playground_rows:
+            lines.append(f"Playground: solve({_clip(self.playground_input, 80)})")
+            lines += [f"  {who}: {status} {_clip(value, 120)}" for who, status, value in self.playground_rows]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"Exercise({self.record.id!r}, {self.summary()!r})"
+
+    # --------------------------------------------------------------- display
+
+    @property
+    def panel(self):
+        """The ipywidgets panel (built on first use)."""
+        if self._ui is None:
+            self._ui = _Panel(self)
+        return self._ui.root
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        bundle = self.panel._repr_mimebundle_(include=include, exclude=exclude) or {}
+        if isinstance(bundle, tuple):
+            bundle = bundle[0]
+        bundle = dict(bundle)
+        bundle["text/plain"] = self.text()
+        return bundle
+
+    def _show(self) -> None:
+        try:
+            from IPython import get_ipython
+            from IPython.display import display
+        except ImportError:
+            get_ipython = None  # type: ignore[assignment]
+        if get_ipython is not None and get_ipython() is not None:
+            display(self)
+        else:
+            print(self.text())
+
+    def _refresh(self, **progress: Any) -> None:
+        if self._ui is not None:
+            self._ui.update(**progress)
+
+
+def _bind_early(solve: Callable) -> None:
+    """Bind the function's name before the decorator returns, as Python will right after.
+
+    A decorator runs before ``def`` binds the name, so a recursive solve would hit a
+    NameError (or an older solve) during the checks. Binding early makes the checks
+    see exactly what the learner's later calls will see.
+    """
+    name = getattr(solve, "__name__", "")
+    namespace = getattr(solve, "__globals__", None)
+    if isinstance(namespace, dict) and name.isidentifier() and getattr(solve, "__qualname__", "") == name:
+        namespace[name] = solve
+
+
+def _source_of(solve: Callable | None) -> str | None:
+    try:
+        return inspect.getsource(solve) if solve is not None else None
+    except (OSError, TypeError):
+        return getattr(getattr(solve, "__code__", None), "co_code", b"").hex() or None
+
+
+def _playground_cell(o: Observation) -> tuple[str, str]:
+    if o.status in ("pass", "fail"):
+        return "returned", safe_repr(o.actual, 400)
+    return o.status, str(o.error) if o.error else o.status
+
+
+def _example_call(exercise: Exercise) -> str:
+    site = exercise.fixtures.sites[0]
+    source = site.actual_source
+    return source[len("solve(") : -1] if source.startswith("solve(") and source.endswith(")") else "…"
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class _Panel:
+    """The widgets. They mirror an Exercise's state and forward clicks to it."""
+
+    def __init__(self, exercise: Exercise) -> None:
+        import ipywidgets as w
+
+        from ._render_html import CSS
+
+        self.exercise = exercise
+        e = exercise
+        options = [(f"N = {v}", v) for v in VARIANTS] + [("all variants", ALL_VARIANTS)]
+        self.header = w.HTML()
+        self.variant = w.Dropdown(options=options, value=e.variant, description="Variant", layout=w.Layout(width="auto"))
+        self.rerun = w.Button(description="Run checks again", icon="refresh", tooltip="Run the checks on your current solve")
+        self.status = w.HTML()
+        self.checks = w.HTML()
+        self.compare = w.HTML()
+        self.next_hint = w.Button(description="Show next hint", icon="lightbulb-o", tooltip="Reveal one more hint")
+        self.hide_hints = w.Button(description="Hide hints", tooltip="Hide all hints again")
+        self.hints = w.HTML()
+        self.inputs = w.Text(
+            placeholder=_example_call(e), description="solve(", continuous_update=True, layout=w.Layout(width="95%"),
+        )
+        self.outputs = w.HTML()
+        self._pending = None
+        self.variant.observe(self._on_variant, names="value")
+        self.rerun.on_click(lambda _: e.run())
+        self.next_hint.on_click(lambda _: e.reveal_hint())
+        self.hide_hints.on_click(lambda _: e.hide_hints())
+        self.inputs.observe(self._on_inputs, names="value")
+        heading = lambda text: w.HTML(f'<div class="fm-root"><strong>{text}</strong></div>')  # noqa: E731
+        self.root = w.VBox(
+            [
+                w.HTML(f"<style>{CSS}</style>"),
+                self.header,
+                w.HBox([self.variant, self.rerun]),
+                self.status,
+                self.checks,
+                heading("Compared with the record's broken and attempt"),
+                self.compare,
+                heading("Hints"),
+                w.HBox([self.next_hint, self.hide_hints]),
+                self.hints,
+                heading("Playground: try any inputs"),
+                self.inputs,
+                self.outputs,
+            ],
+            layout=w.Layout(border="1px solid rgba(128,128,128,.4)", padding="6px"),
+        )
+        self.update()
+
+    def _on_variant(self, change) -> None:
+        if change["new"] != self.exercise.variant:
+            self.exercise.select_variant(change["new"])
+
+    def _on_inputs(self, change) -> None:
+        """Debounced: wait for a pause in typing, then run (on the kernel's event loop)."""
+        import asyncio
+
+        text = change["new"]
+        if self._pending is not None:
+            self._pending.cancel()
+            self._pending = None
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.exercise.try_inputs(text)  # no event loop (plain Python, tests): run now
+            return
+        self._pending = loop.call_later(PLAYGROUND_DELAY, self.exercise.try_inputs, text)
+
+    def update(self, partial: tuple = (), current: tuple = (), variant: int | None = None) -> None:
+        from ._render_html import checks_html, comparison_html, hints_html, playground_html
+        from html import escape
+
+        e = self.exercise
+        r = e.record
+        self.header.value = (
+            f'<div class="fm-root"><strong>{escape(r.title)}</strong> · <code>{escape(r.id)}</code></div>'
+        )
+        if self.variant.value != e.variant:
+            self.variant.value = e.variant
+        if e.running:
+            live = RunResult(r.id, "yours", variant or 1, tuple(current), e.timeout, "fork")
+            self.status.value = f'<div class="fm-root"><p class="fm-summary">{escape(e.running)}</p></div>'
+            self.checks.value = checks_html(list(partial) + [live])
+            return
+        self.status.value = f'<div class="fm-root"><p class="fm-summary">{escape(e.summary())}</p></div>'
+        self.checks.value = checks_html(e.runs) if e.runs else ""
+        comparison = e.comparison()
+        self.compare.value = comparison_html(comparison.runs, comparison.names)
+        self.hints.value = hints_html(e.hints[: e.hints_shown], len(e.hints))
+        self.next_hint.disabled = e.hints_shown >= len(e.hints)
+        self.hide_hints.disabled = e.hints_shown == 0
+        if e.playground_rows or e.playground_message:
+            self.outputs.value = playground_html(e.playground_rows, e.playground_message)
+        else:
+            self.outputs.value = ""
