@@ -1,12 +1,14 @@
 # Two commands on a fresh machine with Python 3 and make:
 #   make lab    set everything up and open JupyterLab on notebooks/
-#   make test   set everything up and run every test
-PYTHON ?= python3
-VENV   := .venv
-BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+#   make test   set everything up and run every test (unit, nbval, Binder, real browser)
+PYTHON   ?= python3
+VENV     := .venv
+BIN      := $(VENV)/bin
+STAMP    := $(VENV)/.installed
+CHROMIUM := /usr/bin/chromium
+SUDO     := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: lab test bench notebooks venv clean
+.PHONY: lab test bench notebooks venv system-deps clean
 
 venv: $(STAMP)
 
@@ -16,10 +18,14 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# Debian's Chromium for the browser tests (Playwright drives it; never `playwright install`).
+system-deps:
+	@test -x $(CHROMIUM) || { $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends chromium fonts-dejavu-core; }
+
 lab: $(STAMP)
 	$(BIN)/jupyter lab --notebook-dir=notebooks
 
-test: $(STAMP)
+test: $(STAMP) system-deps
 	FAILUREMAP_PROGRESS=$(CURDIR)/$(VENV)/test-progress.jsonl $(BIN)/python -m pytest
 
 notebooks: $(STAMP)

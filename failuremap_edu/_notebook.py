@@ -21,7 +21,7 @@ from ._fixtures import VARIANTS, read_fixtures
 from ._parity import verify_record
 from ._records import Record, list_records, load_record
 from ._runner import Solution, SolutionError, compare, load_solution, run_checks, solution_from_source
-from ._widgets import Exercise
+from ._widgets import CHECKING, Exercise
 
 __all__ = ["NotebookError", "build_notebook", "build_start_here", "reference_path", "write_all", "write_notebook"]
 
@@ -61,20 +61,20 @@ class _Cells:
 
         self.cells.append(new_markdown_cell(source.strip(), id=self._id()))
 
-    def code(self, source: str, output: str | None = None, tags: tuple[str, ...] = (), display: bool = False) -> None:
+    def code(self, source: str, output: str | None = None, tags: tuple[str, ...] = (), display: str | None = None) -> None:
+        """A code cell; `display` (a text/plain display) and `output` (printed text) are its expected outputs."""
         from nbformat.v4 import new_code_cell, new_output
 
         cell = new_code_cell(source.strip(), id=self._id())
         self.count += 1
-        if output is not None:  # nbval compares only cells that look as if they ran
+        if output is not None or display is not None:  # nbval compares only cells that look as if they ran
             cell.execution_count = self.count
         if tags:
             cell.metadata["tags"] = list(tags)
+        if display is not None:
+            cell.outputs.append(new_output("display_data", data={"text/plain": display}))
         if output is not None:
-            if display:
-                cell.outputs = [new_output("display_data", data={"text/plain": output})]
-            else:
-                cell.outputs = [new_output("stream", name="stdout", text=output if output.endswith("\n") else output + "\n")]
+            cell.outputs.append(new_output("stream", name="stdout", text=output if output.endswith("\n") else output + "\n"))
         self.cells.append(cell)
 
 
@@ -202,9 +202,10 @@ def build_notebook(record: Record, record_ref: str, *, instructor: bool = False,
     )
     cells.code(setup.strip())
     shown = Exercise(r, log_progress=False)
-    shown.solve = exec_solve
+    shown.solve, shown.running = exec_solve, CHECKING
+    pending = shown.text()  # what the panel says as it appears, before the checks finish
     shown.run()
-    cells.code(_solve_cell(solve_body), output=shown.text(), tags=(CHECK_OUTPUT,), display=True)
+    cells.code(_solve_cell(solve_body), output=shown.summary(), display=pending, tags=(CHECK_OUTPUT,))
 
     if instructor:
         side_by_side = compare(r, exec_solve)

@@ -15,11 +15,12 @@ from typing import Iterable, Sequence
 from ._diff import Budget, Diff, Segment, TextDetail, diff
 from ._records import Record
 from ._render_text import visible
-from ._results import Observation, RunResult
+from ._results import CallResult, Observation, RunResult
 from ._sandbox import safe_repr
 
 __all__ = [
     "CSS",
+    "call_html",
     "checks_html",
     "comparison_html",
     "diff_html",
@@ -235,4 +236,14 @@ def playground_html(rows: Sequence[tuple[str, str, str]], message: str = "", css
     if message:
         return _root(f"<p>{_e(message)}</p>", css)
     body = "".join(f"<tr><th>{_e(who)}</th><td>{_badge(status) if status in _SYMBOL else _e(status)}</td><td>{_code(value)}</td></tr>" for who, status, value in rows)
-    return _root(f"<table><tbody>{body}</tbody></table>", css)
+    return _root(f'<table class="fm-playground"><tbody>{body}</tbody></table>', css)
+
+
+def call_html(result: CallResult, css: bool = True) -> str:
+    """One playground call: the call, then what it returned (or its error), and any output."""
+    outcome = safe_repr(result.value, 2_000) if result.status == "returned" else str(result.error)
+    badge = _badge(result.status) if result.status in _SYMBOL else f'<span class="fm-badge">{_e(result.status)}</span>'
+    body = f'<dl class="fm-kv"><dt>call</dt><dd>{_code(result.call)}</dd><dt>{badge}</dt><dd>{_code(outcome)}</dd></dl>'
+    if result.stdout:
+        body += f"<details><summary>printed output</summary><pre>{_e(result.stdout)}</pre></details>"
+    return _root(body, css)

@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Comparison", "ErrorInfo", "Observation", "Opaque", "RunResult", "STATUSES", "to_jsonable"]
+__all__ = ["CallResult", "Comparison", "ErrorInfo", "Observation", "Opaque", "RunResult", "STATUSES", "to_jsonable"]
 
 PASS, FAIL, ERROR, TIMEOUT = "pass", "fail", "error", "timeout"
 STATUSES = (PASS, FAIL, ERROR, TIMEOUT)
@@ -224,6 +224,31 @@ class Comparison:
         from ._render_html import comparison_html
 
         return comparison_html(self.runs, self.names)
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """One call of a solve on arbitrary inputs (the playground): what it returned or raised."""
+
+    call: str
+    status: str
+    """``returned``, ``error`` or ``timeout``."""
+    value: Any = None
+    error: ErrorInfo | None = None
+    stdout: str = ""
+    elapsed_ms: float = 0.0
+
+    def __repr__(self) -> str:
+        outcome = repr(self.value) if self.status == "returned" else str(self.error)
+        if len(outcome) > 2_000:
+            outcome = outcome[:1_999] + "…"
+        printed = f"\nprinted: {self.stdout[:2_000]}" if self.stdout else ""
+        return f"{self.call} -> {self.status}: {outcome}{printed}"
+
+    def _repr_html_(self) -> str:
+        from ._render_html import call_html
+
+        return call_html(self)
 
 
 def to_jsonable(value: Any) -> Any:

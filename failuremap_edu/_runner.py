@@ -40,7 +40,7 @@ except ImportError:  # pragma: no cover - Windows
 
 from ._fixtures import VARIANTS, FixtureScript, read_fixtures
 from ._records import Record
-from ._results import ERROR, TIMEOUT, Comparison, ErrorInfo, Observation, RunResult
+from ._results import ERROR, TIMEOUT, CallResult, Comparison, ErrorInfo, Observation, RunResult
 from ._sandbox import CheckTimeout, OutputCapture, Session, error_payload
 from ._signature import Params, mismatch
 
@@ -207,7 +207,8 @@ def parse_call_arguments(text: str) -> tuple[tuple, dict]:
         call = ast.parse(f"f({source}\n)", mode="eval").body
     except SyntaxError as exc:
         column = max((exc.offset or 3) - 2, 1)
-        what = "a bracket or quote is not closed" if "never closed" in exc.msg or "does not match" in exc.msg else f"near column {column}: {exc.msg}"
+        unclosed = ("never closed", "does not match", "unterminated", "EOF")
+        what = "a bracket or quote is not closed" if any(w in exc.msg for w in unclosed) else f"near column {column}: {exc.msg}"
         raise ValueError(
             f"could not read the inputs ({what}). "
             "Type Python literals separated by commas, for example: 'hello<st', ['<stop>']"
@@ -234,7 +235,7 @@ def try_call(
     variant: int = 1,
     timeout: float = DEFAULT_TIMEOUT,
     isolation: str | None = None,
-) -> Observation:
+) -> CallResult:
     """Call one solve on arbitrary inputs with the runner's safety: for playgrounds.
 
     With `implementation` (``attempt`` or ``broken``) the record's own solve is called.
@@ -259,9 +260,17 @@ def try_call(
     else:
         _run_in_process(plan, collector)
     if collector.observations:
-        return collector.observations[0]
+        o = collector.observations[0]
+        status = "returned" if o.status in ("pass", "fail") else o.status
+        return CallResult(o.call or _describe_call(args, kwargs), status, o.actual if status == "returned" else None, o.error, o.stdout, o.elapsed_ms)
     problem = collector.problem or ErrorInfo("NotRun", "the call did not run")
-    return Observation(index=0, check="playground", status=ERROR, passed=False, error=problem)
+    return CallResult(_describe_call(args, kwargs), ERROR, None, problem)
+
+
+def _describe_call(args: tuple, kwargs: dict | None) -> str:
+    from ._sandbox import _render_call
+
+    return _render_call(tuple(args), dict(kwargs or {}))
 
 
 def _check_fits(record: Record, fixtures: FixtureScript, solve: Callable | Solution) -> None:

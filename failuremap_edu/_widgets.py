@@ -25,7 +25,7 @@ from ._fixtures import VARIANTS, read_fixtures
 from ._parity import recorded_run
 from ._progress import log_run
 from ._records import Record, load_record
-from ._results import Comparison, Observation, RunResult
+from ._results import CallResult, Comparison, Observation, RunResult
 from ._runner import DEFAULT_TIMEOUT, SolutionError, parse_call_arguments, replay, run_checks, try_call
 from ._sandbox import safe_repr
 
@@ -33,6 +33,7 @@ __all__ = ["Exercise"]
 
 ALL_VARIANTS = "all"
 _SYMBOL = {"pass": "✓", "fail": "✗", "error": "!", "timeout": "⏱"}
+CHECKING = "checking your solve…"
 PLAYGROUND_DELAY = 0.35
 """Seconds of quiet typing before the playground runs (debounce)."""
 
@@ -72,11 +73,18 @@ class Exercise:
         )
 
     def check(self, solve: Callable) -> Callable:
-        """Decorator: check `solve` now, show the panel, and hand `solve` back unchanged."""
+        """Decorator: show the panel, check `solve` (the panel fills in live), hand `solve` back.
+
+        In a notebook the cell's output is the panel, then one printed line: the
+        summary. The panel is shown before the checks run so that a slow or looping
+        solve shows each check as it finishes.
+        """
         _bind_early(solve)
         self.solve = solve
+        self.running = CHECKING
+        handle = self._display(initial=True)
         self.run()
-        self._show()
+        self._display(initial=False, handle=handle)
         return solve
 
     def run(self) -> tuple[RunResult, ...]:
@@ -184,7 +192,9 @@ class Exercise:
     def text(self) -> str:
         """The panel's state as plain text: what a static viewer, nbval or a screen reader gets."""
         variant = "all variants" if self.variant == ALL_VARIANTS else f"variant N = {self.variant}"
-        lines = [f"{self.record.id} · {_clip(self.record.title, 100)} ({variant})", self.summary()]
+        lines = [f"{self.record.id} · {_clip(self.record.title, 100)} ({variant})", self.running or self.summary()]
+        if self.running:
+            return "\n".join(lines)
         for run in self.runs:
             for o in run.observations:
                 prefix = f"N={run.variant} " if len(self.runs) > 1 else ""
@@ -217,16 +227,23 @@ class Exercise:
         bundle["text/plain"] = self.text()
         return bundle
 
-    def _show(self) -> None:
+    def _display(self, initial: bool, handle=None):
+        """In IPython: the panel first, then (after the run) its final text and the summary line."""
         try:
             from IPython import get_ipython
             from IPython.display import display
         except ImportError:
             get_ipython = None  # type: ignore[assignment]
-        if get_ipython is not None and get_ipython() is not None:
-            display(self)
-        else:
-            print(self.text())
+        if get_ipython is None or get_ipython() is None:
+            if not initial:
+                print(self.text())
+            return None
+        if initial:
+            return display(self, display_id=True)
+        if handle is not None:
+            handle.update(self)  # saved notebooks keep the final text form
+        print(self.summary())
+        return None
 
     def _refresh(self, **progress: Any) -> None:
         if self._ui is not None:
@@ -253,10 +270,10 @@ def _source_of(solve: Callable | None) -> str | None:
         return getattr(getattr(solve, "__code__", None), "co_code", b"").hex() or None
 
 
-def _playground_cell(o: Observation) -> tuple[str, str]:
-    if o.status in ("pass", "fail"):
-        return "returned", safe_repr(o.actual, 400)
-    return o.status, str(o.error) if o.error else o.status
+def _playground_cell(result: CallResult) -> tuple[str, str]:
+    if result.status == "returned":
+        return "returned", safe_repr(result.value, 400)
+    return result.status, str(result.error) if result.error else result.status
 
 
 def _example_call(exercise: Exercise) -> str:

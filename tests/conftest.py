@@ -73,3 +73,11 @@ def write_record(tmp_path):
 def _private_progress_log(tmp_path, monkeypatch):
     """Tests never write to the user's real progress log."""
     monkeypatch.setenv("FAILUREMAP_PROGRESS", str(tmp_path / "progress.jsonl"))
+
+
+@pytest.hookimpl(tryfirst=True, hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Keep each phase's report on the test item, so fixtures can tell a failed test (browser screenshots)."""
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, "rep_" + report.when, report)

@@ -47,7 +47,8 @@ def test_learner_notebook_structure():
     solve_cell = next(c for c in cells if c.source.startswith("@exercise.check"))
     assert solve_cell.source.splitlines()[:2] == ["@exercise.check", "def solve(text, stops):"]
     assert "nbval-check-output" in solve_cell.metadata["tags"]
-    assert solve_cell.outputs[0]["data"]["text/plain"].splitlines()[1] == "1/6 checks pass (5 fail)"
+    assert solve_cell.outputs[0]["data"]["text/plain"].splitlines()[1] == "checking your solve…"  # the panel, as it appears
+    assert solve_cell.outputs[1]["text"] == "1/6 checks pass (5 fail)\n"  # the line printed after the checks
     hints = next(c for c in cells if c.source.startswith("## Why it fails")).source
     assert hints.count("<details>") == 4 and "<details open>" not in hints
 
@@ -55,7 +56,7 @@ def test_learner_notebook_structure():
 def test_instructor_notebook_has_reference_and_open_hints():
     cells = cells_of(ROOT / "notebooks" / "instructor" / "FA-100786.ipynb")
     solve_cell = next(c for c in cells if c.source.startswith("@exercise.check"))
-    assert solve_cell.outputs[0]["data"]["text/plain"].splitlines()[1] == "6/6 checks pass"
+    assert solve_cell.outputs[1]["text"] == "6/6 checks pass\n"
     assert next(c for c in cells if c.source.startswith("## Why it fails")).source.count("<details open>") == 4
     assert any("assert result.passed" in c.source for c in cells)
     assert any(c.source == "print(fm.compare(record, solve))" for c in cells)

@@ -411,3 +411,61 @@ def test_loop_fixtures_report_every_iteration_even_after_a_timeout():
 def test_replay_reports_the_scripts_own_solve(stopping):
     result = replay(stopping, "broken")
     assert result.solver == "broken" and result.observations[0].actual == ("hello<st",)
+
+
+# ------------------------------------------------------------------- playground calls
+
+
+def test_try_call_yours_attempt_and_broken(stopping):
+    from failuremap_edu import try_call
+
+    args = ("hello<st", ["<stop>"])
+    yours = try_call(stopping, reference_stopping, args)
+    assert (yours.status, yours.value, yours.call) == ("returned", ("hello", "<st"), "solve('hello<st', ['<stop>'])")
+    assert try_call(stopping, None, args, implementation="attempt").value == ("hel", "lo<st")
+    assert try_call(stopping, None, args, implementation="broken").value == ("hello<st",)
+    assert repr(yours) == "solve('hello<st', ['<stop>']) -> returned: ('hello', '<st')"
+
+
+def test_try_call_is_as_safe_as_the_checks(stopping):
+    from failuremap_edu import try_call
+
+    looping = try_call(stopping, _loop, ("x", []), timeout=0.5)
+    assert looping.status == "timeout" and looping.value is None
+    exiting = try_call(stopping, _os_exit, ("x", []))
+    assert exiting.status == "error" and exiting.error.type == "ProcessDied"
+    with pytest.raises(SolutionError):
+        try_call(stopping, lambda text: text, ("x",))
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("'hello<st', ['<stop>']", (("hello<st", ["<stop>"]), {})),
+        ("[1, (2, 3)], k=2", (([1, (2, 3)],), {"k": 2})),
+        ("", ((), {})),
+        ("{'a': {1, 2}}, None, True", (({"a": {1, 2}}, None, True), {})),
+    ],
+)
+def test_parse_call_arguments(text, expected):
+    from failuremap_edu._runner import parse_call_arguments
+
+    assert parse_call_arguments(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("'hello', ['x'", "a bracket or quote is not closed"),
+        ("'hello", "a bracket or quote is not closed"),
+        ("__import__('os')", "only literal values"),
+        ("x", "only literal values"),
+        ("*xs", "type the arguments only"),
+        ("1 +", "could not read the inputs"),
+    ],
+)
+def test_parse_call_arguments_explains_typos(text, message):
+    from failuremap_edu._runner import parse_call_arguments
+
+    with pytest.raises(ValueError, match=message.replace("(", r"\(")):
+        parse_call_arguments(text)

@@ -1,0 +1,263 @@
+"""End to end in a real JupyterLab, driven in Debian's Chromium by Playwright, as a learner would.
+
+Nothing here sleeps for a fixed time: every step waits for a real condition (the
+kernel reads Idle in the status bar, a widget is present, its text is what we
+expect). Each state is saved as a screenshot under artifacts/browser/; a failure
+leaves its screenshot and the server log there too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "artifacts" / "browser"
+CHROMIUM = os.environ.get("FAILUREMAP_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+]
+LEARNER_NOTEBOOKS = ["FA-100786.ipynb", "FA-100061.ipynb"]
+TIMEOUT_S = 2.0  # the runner's default per-check limit, which the notebooks use
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+expect = playwright_api.expect
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """JupyterLab on 127.0.0.1 with a temporary HOME, serving a copy of notebooks/."""
+    assert Path(CHROMIUM).is_file(), f"{CHROMIUM} is missing: `make test` installs Debian's chromium package"
+    home = tmp_path_factory.mktemp("home")
+    work = home / "work"
+    shutil.copytree(ROOT / "notebooks", work)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
+        "JUPYTER_CONFIG_DIR": str(home / ".jupyter"),
+        "JUPYTER_DATA_DIR": str(home / ".local" / "share" / "jupyter"),
+        "FAILUREMAP_PROGRESS": str(home / "progress.jsonl"),
+    }
+    jupyter = Path(sys.executable).parent / "jupyter"
+    subprocess.run([str(jupyter), "labextension", "disable", "--level=user", "@jupyterlab/apputils-extension:announcements"],
+                   env=env, check=True, capture_output=True, timeout=120)
+    port = _free_port()
+    log_path = ARTIFACTS / "jupyterlab-server.log"
+    log = open(log_path, "w")
+    server = subprocess.Popen(
+        [str(jupyter), "lab", "--no-browser", "--ip", "127.0.0.1", "--port", str(port), "--ServerApp.port_retries=0",
+         "--ServerApp.token=", "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True", "--allow-root",
+         f"--ServerApp.root_dir={work}"],
+        env=env, stdout=log, stderr=subprocess.STDOUT, cwd=work,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/api/status", timeout=2) as response:
+                if response.status == 200:
+                    break
+        except OSError:
+            pass
+        assert server.poll() is None, f"JupyterLab exited; see {log_path}"
+        assert time.monotonic() < deadline, f"JupyterLab did not start in 120 s; see {log_path}"
+        time.sleep(0.2)  # polling a server that is starting up, not waiting for the UI
+    try:
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser(lab):
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def page(browser, request):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = context.new_page()
+    pg.set_default_timeout(60_000)
+    yield pg
+    failed = getattr(request.node, "rep_call", None)
+    if failed is not None and failed.failed:
+        pg.screenshot(path=str(ARTIFACTS / f"FAILED-{request.node.name}.png"), full_page=True)
+    context.close()
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def shot(page, name: str) -> None:
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=False)
+
+
+def open_notebook(page, lab: str, name: str) -> None:
+    """Open in a workspace of its own, so no other notebook's tab is restored beside it."""
+    workspace = "t" + uuid.uuid4().hex[:12]
+    page.goto(f"{lab}/lab/workspaces/{workspace}/tree/{name}")
+    wait_idle(page)
+
+
+def wait_idle(page, timeout: float = 120_000) -> None:
+    """The kernel is ready only when the status bar reads '… | Idle' (the toolbar says so too early)."""
+    expect(page.locator("#jp-main-statusbar")).to_contain_text(re.compile(r"\|\s*Idle"), timeout=timeout)
+
+
+def run_all(page) -> None:
+    page.locator("li.lm-MenuBar-item", has_text="Run").first.click()
+    page.locator("li.lm-Menu-item[data-command='runmenu:run-all']").click()
+
+
+def notebook(page):
+    """The notebook in the visible tab."""
+    return page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+
+
+def solve_cell(page):
+    return notebook(page).locator(".jp-CodeCell").filter(has=page.locator(".cm-content", has_text="@exercise.check")).first
+
+
+def panel_status(page):
+    return solve_cell(page).locator(".widget-html .fm-summary").first
+
+
+def replace_cell_source(page, cell, source: str) -> None:
+    """Type into the cell's editor as a person would: click, select all, replace."""
+    editor = cell.locator(".cm-content").first
+    editor.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Delete")
+    page.keyboard.insert_text(source)
+
+
+def reference_source(record_id: str) -> str:
+    text = (ROOT / "failuremap_edu" / "references" / f"{record_id}.py").read_text()
+    body = text.split('"""', 2)[2].strip()
+    return "@exercise.check\n" + body + "\n"
+
+
+def errors_shown(page) -> int:
+    return notebook(page).locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']").count()
+
+
+# ------------------------------------------------------------------------------ tests
+
+
+@pytest.mark.parametrize("name", LEARNER_NOTEBOOKS)
+def test_learner_session(page, lab, name):
+    record_id = name.removesuffix(".ipynb")
+    stem = record_id
+    open_notebook(page, lab, name)
+    shot(page, f"{stem}-0-opened")
+
+    # 1. Run all: the panel renders and shows the attempt's true result.
+    run_all(page)
+    status = panel_status(page)
+    expected_attempt = {"FA-100786": "1/6 checks pass (5 fail)", "FA-100061": "3/6 checks pass (3 fail)"}[record_id]
+    expect(status).to_have_text(expected_attempt, timeout=120_000)
+    wait_idle(page)
+    assert errors_shown(page) == 0
+    solve_cell(page).scroll_into_view_if_needed()
+    shot(page, f"{stem}-1-attempt")
+
+    # 2. Type a correct solve into the solve cell and run it: all checks pass.
+    cell = solve_cell(page)
+    replace_cell_source(page, cell, reference_source(record_id))
+    page.keyboard.press("Shift+Enter")
+    expect(panel_status(page)).to_have_text("6/6 checks pass", timeout=60_000)
+    wait_idle(page)
+    shot(page, f"{stem}-2-fixed")
+
+    # 3. Hints one by one, another variant, and the playground.
+    panel = solve_cell(page).locator(".jupyter-widgets").first
+    hint_button = panel.locator(".widget-button", has_text="Show next hint")
+    hints = ["The contract", "What goes wrong", "The plausible attempt", "Root cause"]
+    for shown, title in enumerate(hints, start=1):
+        hint_button.click()
+        expect(panel.locator(".widget-html ol li")).to_have_count(shown)
+        expect(panel.locator(".widget-html ol li").nth(shown - 1)).to_contain_text(title)
+    expect(hint_button).to_be_disabled()
+    shot(page, f"{stem}-3-hints")
+    panel.locator(".widget-dropdown select").select_option(label="N = 3")
+    if record_id == "FA-100061":
+        expect(panel.locator(".widget-html code", has_text="a3").first).to_be_visible()
+    expect(panel_status(page)).to_have_text("6/6 checks pass")
+    playground = panel.locator(".widget-text input")
+    playground.click()
+    example = {"FA-100786": "'hello<st', ['<stop>']", "FA-100061": "[['a', 'x', 1], ['b', 'y', 0]]"}[record_id]
+    playground.press_sequentially(example, delay=15)
+    rows = panel.locator(".fm-playground tbody tr")
+    expect(rows).to_have_count(3)
+    expect(rows.nth(0)).to_contain_text("yours")
+    expect(rows.nth(1)).to_contain_text("attempt")
+    expect(rows.nth(2)).to_contain_text("broken")
+    if record_id == "FA-100786":
+        expect(rows.nth(0)).to_contain_text("('hello', '<st')")
+        expect(rows.nth(1)).to_contain_text("('hel', 'lo<st')")
+    wait_idle(page)
+    shot(page, f"{stem}-4-playground")
+
+    # 4. An infinite loop: a timeout shows within the limit, and the notebook still runs a cell.
+    replace_cell_source(page, solve_cell(page), "@exercise.check\ndef solve(*args):\n    while True:\n        pass\n")
+    started = time.monotonic()
+    page.keyboard.press("Shift+Enter")
+    expect(solve_cell(page).locator(".fm-badge.fm-timeout").first).to_be_visible(timeout=30_000)
+    first_timeout = time.monotonic() - started
+    assert first_timeout < TIMEOUT_S + 8, f"first timeout shown after {first_timeout:.1f} s"
+    panel_status(page).scroll_into_view_if_needed()
+    shot(page, f"{stem}-5-timeout")
+    expect(panel_status(page)).to_contain_text("timeout", timeout=60_000)
+    wait_idle(page)
+    page.keyboard.press("Escape")
+    page.keyboard.press("b")  # a new cell below, in command mode
+    page.keyboard.press("Enter")
+    page.keyboard.insert_text("print(6 * 7)")
+    page.keyboard.press("Shift+Enter")
+    expect(notebook(page).locator(".jp-OutputArea-output", has_text=re.compile(r"^\s*42\s*$"))).to_have_count(1)
+    shot(page, f"{stem}-6-still-alive")
+
+
+@pytest.mark.parametrize("name, expected", [("00-start-here.ipynb", None), ("instructor/FA-100786.ipynb", "6/6 checks pass")])
+def test_other_notebooks_run_cleanly(page, lab, name, expected):
+    open_notebook(page, lab, name)
+    run_all(page)
+    if expected:
+        expect(panel_status(page)).to_have_text(expected, timeout=120_000)
+    else:
+        expect(notebook(page).locator(".jp-OutputArea-output", has_text="exercise").first).to_be_visible(timeout=120_000)
+    wait_idle(page)
+    assert errors_shown(page) == 0
+    shot(page, f"{name.replace('/', '-').removesuffix('.ipynb')}-ran")
