@@ -10,12 +10,12 @@ print and in high-contrast themes. All CSS is scoped under ``.fm-root``.
 from __future__ import annotations
 
 from html import escape
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from ._diff import Budget, Diff, Segment, TextDetail, diff
 from ._records import Record
 from ._render_text import visible
-from ._results import CallResult, Observation, RunResult
+from ._results import CallResult, Observation, RunResult, check_labels
 from ._sandbox import safe_repr
 
 __all__ = [
@@ -158,7 +158,7 @@ def run_html(result: RunResult, budget: Budget | None = None, css: bool = True, 
 def comparison_html(runs: Sequence[RunResult], names: Sequence[str] | None = None, css: bool = True) -> str:
     """Checks × runs: which run passes which check, as badges."""
     names = list(names or [_run_name(r) for r in runs])
-    labels = _check_labels(runs)
+    labels = check_labels(runs)
     head = "<tr><th>check</th>" + "".join(f"<th>{_e(n)}</th>" for n in names) + "</tr>"
     body = []
     for i, label in enumerate(labels):
@@ -173,15 +173,6 @@ def comparison_html(runs: Sequence[RunResult], names: Sequence[str] | None = Non
 
 def _run_name(run: RunResult) -> str:
     return f"{run.solver} (N={run.variant})"
-
-
-def _check_labels(runs: Iterable[RunResult]) -> list[str]:
-    labels: list[str] = []
-    for run in runs:
-        for i, o in enumerate(run.observations):
-            if i >= len(labels):
-                labels.append(o.check)
-    return labels
 
 
 def report_html(record: Record, runs: Sequence[RunResult], names: Sequence[str] | None = None) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from ._results import RunResult
+from ._results import RunResult, check_labels
 
 __all__ = ["STATUS_STYLE", "plot_status", "save_status", "status_figure"]
 
@@ -25,15 +25,6 @@ STATUS_STYLE = {
 _MISSING = ("#DDDDDD", "", "—")
 
 
-def _labels(runs: Sequence[RunResult]) -> list[str]:
-    labels: list[str] = []
-    for run in runs:
-        for i, o in enumerate(run.observations):
-            if i >= len(labels):
-                labels.append(o.check)
-    return labels
-
-
 def _clip(text: str, limit: int = 34) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -43,7 +34,7 @@ def plot_status(runs: Sequence[RunResult], ax, names: Sequence[str] | None = Non
     from matplotlib.patches import Patch, Rectangle
 
     names = list(names or [f"{r.solver} (N={r.variant})" for r in runs])
-    labels = _labels(runs)
+    labels = check_labels(runs)
     for col, run in enumerate(runs):
         for row in range(len(labels)):
             o = run.observations[row] if row < len(run.observations) else None

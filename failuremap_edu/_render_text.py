@@ -14,7 +14,7 @@ import unicodedata
 from ._diff import Budget, Diff, Segment, TextDetail, describe_char, diff
 from ._fixtures import FixtureScript
 from ._records import Record
-from ._results import Observation, RunResult
+from ._results import Observation, RunResult, check_labels
 from ._sandbox import safe_repr
 
 __all__ = ["render_comparison", "render_diff", "render_observation", "render_record", "render_run", "terminal_safe", "visible"]
@@ -155,11 +155,7 @@ def render_run(result: RunResult) -> str:
 
 def render_comparison(runs, names) -> str:
     """Checks × runs as a fixed-width table, status words next to their symbols."""
-    labels: list[str] = []
-    for run in runs:
-        for i, o in enumerate(run.observations):
-            if i >= len(labels):
-                labels.append(o.check)
+    labels = check_labels(runs)
     label_width = min(max([len("check"), *map(len, labels)]), 40)
     widths = [max(len(n), 9) for n in names]
     header = "check".ljust(label_width) + "  " + "  ".join(n.ljust(w) for n, w in zip(names, widths))

@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["CallResult", "Comparison", "ErrorInfo", "Observation", "Opaque", "RunResult", "STATUSES", "to_jsonable"]
+__all__ = ["CallResult", "Comparison", "ErrorInfo", "check_labels", "Observation", "Opaque", "RunResult", "STATUSES", "to_jsonable"]
 
 PASS, FAIL, ERROR, TIMEOUT = "pass", "fail", "error", "timeout"
 STATUSES = (PASS, FAIL, ERROR, TIMEOUT)
@@ -249,6 +249,16 @@ class CallResult:
         from ._render_html import call_html
 
         return call_html(self)
+
+
+def check_labels(runs) -> list[str]:
+    """The check labels of several runs, position by position (the longest run decides)."""
+    labels: list[str] = []
+    for run in runs:
+        for i, o in enumerate(run.observations):
+            if i >= len(labels):
+                labels.append(o.check)
+    return labels
 
 
 def to_jsonable(value: Any) -> Any:

@@ -25,6 +25,15 @@ def solution_path(record_id: str) -> Path:
     return TEST_RECORDS / "solutions" / f"{record_id}.py"
 
 
+def reference_solve(record_id: str):
+    """Our packaged reference solution, as a function."""
+    import runpy
+
+    from failuremap_edu._notebook import reference_path
+
+    return runpy.run_path(str(reference_path(record_id)))["solve"]
+
+
 @pytest.fixture
 def stopping():
     return load_record("FA-100786")

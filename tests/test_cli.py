@@ -11,12 +11,9 @@ import pytest
 from conftest import record_path, solution_path
 from failuremap_edu._cli import main
 
-REFERENCE = "def solve(text, stops):\n" \
-    "    for i in range(len(text)):\n" \
-    "        tail = text[i:]\n" \
-    "        if any(s.startswith(tail) for s in stops if s) and tail not in stops:\n" \
-    "            return text[:i], tail\n" \
-    "    return text, ''\n"
+from failuremap_edu._notebook import reference_path
+
+REFERENCE = reference_path("FA-100786").read_text()
 
 
 @pytest.fixture

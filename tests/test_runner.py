@@ -10,16 +10,10 @@ import warnings
 
 import pytest
 
-from conftest import record_path, solution_path
+from conftest import record_path, reference_solve, solution_path
 from failuremap_edu import SolutionError, load_record, load_solution, replay, run_checks
 
-
-def reference_stopping(text, stops):
-    for i in range(len(text)):
-        tail = text[i:]
-        if any(s.startswith(tail) for s in stops if s) and tail not in stops:
-            return text[:i], tail
-    return text, ""
+reference_stopping = reference_solve("FA-100786")
 
 
 def test_reference_solution_passes_every_variant(stopping):

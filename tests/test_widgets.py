@@ -8,15 +8,10 @@ import os
 import ipywidgets
 import pytest
 
+from conftest import reference_solve
 from failuremap_edu import Exercise, load_record
 
-
-def reference(text, stops):
-    for i in range(len(text)):
-        tail = text[i:]
-        if any(s.startswith(tail) and s != tail for s in stops if s):
-            return text[:i], tail
-    return text, ""
+reference = reference_solve("FA-100786")
 
 
 def widget_count() -> int:
