@@ -8,7 +8,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-BENCHMARKS = ["bench_core", "bench_render"]
+BENCHMARKS = ["bench_core", "bench_render", "bench_widgets"]
 
 
 def main() -> int:
