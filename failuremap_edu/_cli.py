@@ -26,7 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"failuremap-edu {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
 
-    p = commands.add_parser("list", help="list the packaged records")
+    p = commands.add_parser("list", help="list the packaged records (or a folder of records)")
+    p.add_argument("--records-dir", metavar="DIR", help="list the record files in DIR instead")
     p.add_argument("--json", action="store_true", help="print JSON")
 
     p = commands.add_parser("show", help="show a record's contract, teaching text and checks (runs nothing)")
@@ -53,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("verify", help="replay attempt and broken and compare them with the recorded runs")
     p.add_argument("records", nargs="*", metavar="RECORD", help="packaged ids or paths (default: all packaged records)")
+    p.add_argument("--records-dir", metavar="DIR", help="also verify every record file in DIR")
+    p.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: one per core)")
     p.add_argument("--json", action="store_true", help="print JSON")
     return parser
 
@@ -90,13 +93,15 @@ def _emit_json(data) -> None:
 
 
 def _cmd_list(args) -> int:
-    from ._records import RecordError, list_records, load_record
+    from ._catalog import catalog_refs
+    from ._records import RecordError, load_record
     from ._render_text import terminal_safe
 
     rows, status = [], EXIT_OK
-    for record_id in list_records():
+    refs = catalog_refs(records_dir=args.records_dir) if args.records_dir else catalog_refs()
+    for ref in refs:
         try:
-            record = load_record(record_id)
+            record = load_record(ref)
         except RecordError as exc:
             print(f"failuremap-edu: error: {exc}", file=sys.stderr)
             status = EXIT_BAD_INPUT
@@ -218,25 +223,33 @@ def _write_exports(args, record, runs) -> None:
 
 
 def _cmd_verify(args) -> int:
-    from ._parity import verify_record
-    from ._records import RecordError, list_records, load_record
+    from ._catalog import ProgressBar, catalog_refs, verify_many
     from ._render_text import terminal_safe
 
-    targets = args.records or list_records()
-    reports, bad_input = [], False
-    for target in targets:
-        try:
-            record = load_record(target)
-        except RecordError as exc:
-            print(f"failuremap-edu: error: {exc}", file=sys.stderr)
-            bad_input = True
-            continue
-        reports.append(verify_record(record))
+    refs = catalog_refs(args.records, args.records_dir)
+    if args.jobs is not None and args.jobs < 1:
+        print("failuremap-edu: error: --jobs must be at least 1", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    entries = []
+    for entry in verify_many(refs, args.jobs, ProgressBar("verifying")):
+        entries.append(entry)
+        if entry.error is not None:
+            print(f"failuremap-edu: error: {entry.error}", file=sys.stderr)
+        elif not args.json:
+            print(terminal_safe(str(entry.report), limit=20_000))
+    bad_input = any(e.error is not None for e in entries)
+    reports = [e.report for e in entries if e.report is not None]
     if args.json:
-        _emit_json({"ok": all(r.ok for r in reports) and not bad_input, "records": [r.to_json() for r in reports]})
-    else:
-        for report in reports:
-            print(terminal_safe(str(report), limit=20_000))
+        _emit_json(
+            {
+                "ok": all(r.ok for r in reports) and not bad_input,
+                "records": [r.to_json() for r in reports],
+                "errors": [{"record": e.ref, "error": e.error} for e in entries if e.error is not None],
+            }
+        )
+    elif len(entries) > 1:
+        broken = sum(1 for r in reports if not r.ok)
+        print(f"{len(reports)} verified, {len(reports) - broken} with parity, {broken} broken, {sum(1 for e in entries if e.error)} unreadable")
     if bad_input:
         return EXIT_BAD_INPUT
     return EXIT_OK if all(r.ok for r in reports) else EXIT_FAILED

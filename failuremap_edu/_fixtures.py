@@ -75,9 +75,8 @@ class FixtureScript:
     """Whether any preamble or fixture code reads N (if not, all variants are the same checks)."""
     default_variant: int
     """The script's own ``N = ...`` value: the variant its recorded run used."""
-    _learner_code: CodeType = field(repr=False)
-    _replay_code: CodeType = field(repr=False)
-    _setup_codes: tuple[CodeType, CodeType] = field(repr=False)
+    _statements: dict[str, list[ast.stmt]] = field(repr=False, compare=False)
+    """The program variants as statements; each is compiled on first use (a catalog needs one)."""
 
     @property
     def static_count(self) -> int | None:
@@ -86,11 +85,17 @@ class FixtureScript:
 
     def program(self, replay: bool) -> CodeType:
         """Code for the runner: with the script's own `solve` (replay) or without it."""
-        return self._replay_code if replay else self._learner_code
+        return self._code("replay" if replay else "learner")
 
     def setup(self, replay: bool) -> CodeType:
         """The preamble alone (and, for a replay, the script's own solve): for one-off calls."""
-        return self._setup_codes[1 if replay else 0]
+        return self._code("setup-replay" if replay else "setup-learner")
+
+    def _code(self, variant: str) -> CodeType:
+        cache = self.__dict__.setdefault("_compiled", {})  # frozen dataclass: cache beside the fields
+        if variant not in cache:
+            cache[variant] = _compile(self._statements[variant], self.filename)
+        return cache[variant]
 
     def site_for_line(self, lineno: int) -> CheckSite | None:
         """The check call whose source spans `lineno` (tracebacks point inside multi-line calls)."""
@@ -169,9 +174,6 @@ def _read(record_id: str, implementation: str, source: str, contract: Params, la
     filename = f"<failuremap {record_id} {implementation}>"
     # Register the source so tracebacks from the program show the real lines.
     linecache.cache[filename] = (len(source), None, [line + "\n" for line in lines], filename)
-    learner_code = _compile(kept_learner, filename)
-    replay_code = _compile(kept_replay, filename)
-    setup_codes = (_compile(setup_learner, filename), _compile(setup_replay, filename))
     uses_variant = any(
         isinstance(node, ast.Name) and node.id == "N" and isinstance(node.ctx, ast.Load)
         for stmt in body[: last_fixture + 1]
@@ -193,9 +195,7 @@ def _read(record_id: str, implementation: str, source: str, contract: Params, la
         keywords_used=frozenset(rewriter.solve_keywords),
         uses_variant=uses_variant,
         default_variant=default_variant,
-        _learner_code=learner_code,
-        _replay_code=replay_code,
-        _setup_codes=setup_codes,
+        _statements={"learner": kept_learner, "replay": kept_replay, "setup-learner": setup_learner, "setup-replay": setup_replay},
     )
 
 
