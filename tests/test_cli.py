@@ -142,6 +142,7 @@ def test_verify_all_packaged(capsys):
     assert out.splitlines() == [
         "FA-100061: parity holds — attempt: 6 checks identical; broken: 6 checks identical",
         "FA-100786: parity holds — attempt: 6 checks identical; broken: 6 checks identical",
+        "2 verified, 2 with parity, 0 broken, 0 unreadable",
     ]
 
 
@@ -181,3 +182,50 @@ def test_check_writes_html_report_and_plot(capsys, solution, tmp_path):
 def test_check_plot_needs_png_or_svg(capsys, solution, tmp_path):
     code, out, err = run(capsys, "check", "FA-100786", solution(REFERENCE), "--plot", str(tmp_path / "grid.pdf"))
     assert code == 2 and "--plot needs a .png or .svg file name" in err
+
+
+def test_verify_records_dir_reports_malformed_records_and_verifies_the_rest(capsys, tmp_path):
+    import shutil
+
+    from failuremap_edu._records import packaged_records_dir
+
+    for path in [*packaged_records_dir().glob("*.json"), record_path("TR-000303")]:
+        shutil.copy(path, tmp_path)
+    (tmp_path / "broken.json").write_text("[1]")
+    (tmp_path / "empty.json").write_text("")
+    code, out, err = run(capsys, "verify", "--records-dir", str(tmp_path), "--jobs", "2")
+    assert code == 2
+    assert err.splitlines() == [
+        f"failuremap-edu: error: {tmp_path / 'broken.json'}: expected a JSON object, got an array",
+        f"failuremap-edu: error: {tmp_path / 'empty.json'}: empty file; expected a JSON object",
+    ]
+    assert out.splitlines()[-1] == "3 verified, 3 with parity, 0 broken, 2 unreadable"
+    code, out, _ = run(capsys, "verify", "--records-dir", str(tmp_path), "--json")
+    data = json.loads(out)
+    assert code == 2 and data["ok"] is False and len(data["records"]) == 3 and len(data["errors"]) == 2
+
+
+def test_list_records_dir(capsys, tmp_path):
+    import shutil
+
+    shutil.copy(record_path("TR-000101"), tmp_path)
+    code, out, _ = run(capsys, "list", "--records-dir", str(tmp_path))
+    assert code == 0 and out.startswith("TR-000101  6 checks  Top-k counts")
+
+
+def test_progress_bar_only_on_a_terminal():
+    import io
+
+    from failuremap_edu._catalog import ProgressBar
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    quiet, loud = io.StringIO(), Terminal()
+    for stream in (quiet, loud):
+        bar = ProgressBar("verifying", stream=stream, width=10)
+        for done in range(1, 5):
+            bar(done, 4)
+    assert quiet.getvalue() == ""
+    assert loud.getvalue().split("\r")[-1] == "verifying [##########] 4/4\n"

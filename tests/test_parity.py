@@ -103,3 +103,25 @@ def test_own_records_are_reproducible_by_their_builder(tmp_path):
                 run.pop("elapsed_ms")
                 run["stderr"] = "\n".join(l for l in run["stderr"].splitlines() if not l.startswith("    "))
         assert fresh == committed, record_id
+
+
+def test_chunked_catalog_verification_falls_back_when_its_child_dies(tmp_path, monkeypatch):
+    """A chunk whose fast child dies is verified again the careful way, with the same verdicts."""
+    from failuremap_edu import _catalog
+
+    refs = [str(record_path(r)) for r in OWN] + list(PACKAGED)
+    fast = [(e.ref, e.ok) for e in _catalog.verify_many(refs, jobs=1)]
+    monkeypatch.setattr(_catalog, "_in_forked_child", lambda refs: None)
+    careful = [(e.ref, e.ok) for e in _catalog.verify_many(refs, jobs=1)]
+    assert fast == careful == [(r, True) for r in refs]
+
+
+def test_chunked_catalog_rechecks_anything_not_clean(tmp_path, write_record):
+    from failuremap_edu import _catalog
+
+    data = json.loads(record_path("TR-000101").read_text())
+    data["verification"]["broken"]["observations"][0]["passed"] = True
+    bad = str(write_record(data))
+    entries = list(_catalog.verify_many([bad, "FA-100786"], jobs=2))
+    assert [e.ok for e in entries] == [False, True]
+    assert "verdict differs" in str(entries[0].report)
