@@ -40,6 +40,7 @@ _EXPORTS = {
     "assert_recorded_failures": "._parity",
     "Exercise": "._widgets",
     "progress_overview": "._progress",
+    "plot_progress": "._render_plot",
     "try_call": "._runner",
 }
 

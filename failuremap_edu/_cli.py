@@ -52,6 +52,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--solution", metavar="FILE", help="reference solution for --instructor (packaged records have one)")
     p.add_argument("--all-packaged", action="store_true", help="write start-here, learner and instructor notebooks for every packaged record")
 
+    p = commands.add_parser("workshop", help="build a ready-to-publish workshop folder from chosen records")
+    p.add_argument("records", nargs="*", metavar="RECORD", help="packaged ids or paths")
+    p.add_argument("-o", "--out", required=True, metavar="DIR", help="the folder to create")
+    p.add_argument("--title", help="the workshop's title")
+    p.add_argument("--records-dir", metavar="DIR", help="also include every record file in DIR")
+    p.add_argument("--solutions", metavar="DIR", help="reference solutions as DIR/ID.py, for instructor notebooks")
+
+    p = commands.add_parser("export", help="write all logged attempts and the latest solve of each exercise")
+    p.add_argument("--out", default="failuremap-export.json", metavar="FILE", help="JSON file to write (default: failuremap-export.json)")
+
     p = commands.add_parser("verify", help="replay attempt and broken and compare them with the recorded runs")
     p.add_argument("records", nargs="*", metavar="RECORD", help="packaged ids or paths (default: all packaged records)")
     p.add_argument("--records-dir", metavar="DIR", help="also verify every record file in DIR")
@@ -282,4 +292,41 @@ def _cmd_notebook(args) -> int:
     return EXIT_OK
 
 
-_COMMANDS = {"notebook": _cmd_notebook, "list": _cmd_list, "show": _cmd_show, "check": _cmd_check, "verify": _cmd_verify}
+def _cmd_workshop(args) -> int:
+    from pathlib import Path
+
+    from ._catalog import ProgressBar, catalog_refs
+    from ._notebook import NotebookError, write_workshop
+
+    if not args.records and not args.records_dir:
+        print("failuremap-edu: error: give RECORDs and/or --records-dir", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    refs = catalog_refs(args.records, args.records_dir)
+    try:
+        paths = write_workshop(refs, Path(args.out), args.title, args.solutions)
+    except NotebookError as exc:
+        print(f"failuremap-edu: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as exc:
+        print(f"failuremap-edu: error: {exc.filename}: cannot write: {exc.strerror}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    ProgressBar("workshop")(len(refs), len(refs))
+    print(f"{args.out}: {len(refs)} exercise{'s' if len(refs) != 1 else ''}, {sum(1 for p in paths if p.suffix == '.ipynb')} notebooks")
+    return EXIT_OK
+
+
+def _cmd_export(args) -> int:
+    from pathlib import Path
+
+    from ._progress import export_progress, progress_path
+
+    try:
+        data = export_progress(Path(args.out))
+    except OSError as exc:
+        print(f"failuremap-edu: error: {args.out}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    print(f"{args.out}: {len(data['attempts'])} attempts, latest solve of {len(data['latest'])} exercises (from {progress_path()})")
+    return EXIT_OK
+
+
+_COMMANDS = {"workshop": _cmd_workshop, "export": _cmd_export, "notebook": _cmd_notebook, "list": _cmd_list, "show": _cmd_show, "check": _cmd_check, "verify": _cmd_verify}

@@ -23,7 +23,7 @@ from ._records import Record, list_records, load_record
 from ._runner import Solution, SolutionError, compare, load_solution, run_checks, solution_from_source
 from ._widgets import CHECKING, Exercise
 
-__all__ = ["NotebookError", "build_notebook", "build_start_here", "reference_path", "write_all", "write_notebook"]
+__all__ = ["NotebookError", "build_notebook", "build_start_here", "reference_path", "write_all", "write_notebook", "write_workshop"]
 
 CHECK_OUTPUT = "nbval-check-output"
 TEXT_LIMIT = 5_000
@@ -190,7 +190,8 @@ def build_notebook(record: Record, record_ref: str, *, instructor: bool = False,
     else:
         solve_body = fixtures.solve_source
     exec_solve = _define(preamble, solve_body, "instructor" if instructor else "attempt")
-    setup = "\n".join(preamble + ["", "exercise = fm.Exercise(record)"]).strip()
+    create = "exercise = fm.Exercise(record, presenter=True)" if instructor else "exercise = fm.Exercise(record)"
+    setup = "\n".join(preamble + ["", create]).strip()
     cells.markdown(
         "## Your turn\n\n"
         + (
@@ -281,13 +282,13 @@ def _example_arguments(watch) -> str | None:
     return repr(args)
 
 
-def build_start_here(entries: list[tuple[str, str, str]]):
+def build_start_here(entries: list[tuple[str, str, str]], title: str = "failuremap_edu: how ML-systems code fails", record_refs: list[str] | None = None):
     """The start notebook: what this is, how to use it, the exercises, and progress."""
     import nbformat
 
     cells = _Cells("start-here", [])
     cells.markdown(
-        "# failuremap_edu: how ML-systems code fails\n\n"
+        f"# {md(title, 200)}\n\n"
         "Each exercise isolates one real failure mechanism from the Failure Map. You get a contract for a function "
         "`solve`, a plausible attempt that fails, and the record's checks. Your job: make every check pass.\n\n"
         "**How to use a notebook.** Run a cell with Shift+Enter. Run everything from the top with *Run → Run All Cells*. "
@@ -295,13 +296,15 @@ def build_start_here(entries: list[tuple[str, str, str]]):
         "which checks pass and, for each failing one, *why* (a diff of expected against what your `solve` returned). "
         "Infinite loops and crashes in your code are caught per check; the notebook keeps working."
     )
-    rows = "\n".join(f"| [{md(record_id)}]({path}) | {md(title, 200)} |" for record_id, title, path in entries)
+    rows = "\n".join(f"| [{md(record_id)}]({path}) | {md(text, 200)} |" for record_id, text, path in entries)
     cells.markdown(f"## Exercises\n\n| exercise | what fails |\n|---|---|\n{rows}")
     cells.markdown(
         "## Your progress\n\nEvery check run in an exercise is saved on this machine (set `FAILUREMAP_PROGRESS` to choose the file). "
-        "On Binder, sessions vanish: download your work before you leave."
+        "On Binder, sessions vanish: use the panel's download links to keep your work, or run `failuremap-edu export` in a terminal."
     )
-    cells.code("import failuremap_edu as fm\n\nfm.progress_overview()")
+    refs = f"{record_refs!r}" if record_refs is not None else ""
+    cells.code(f"import failuremap_edu as fm\nimport matplotlib.pyplot as plt\n\noverview = fm.progress_overview({refs})\noverview")
+    cells.code("fig, ax = plt.subplots(figsize=(7, 3))\nfm.plot_progress(overview.entries, ax)\nplt.show()")
     nb = nbformat.v4.new_notebook(cells=cells.cells)
     nb.metadata = {
         "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
@@ -357,3 +360,98 @@ def write_all(out_dir: Path) -> list[Path]:
     written.insert(0, start)
     return written
 
+
+
+def write_workshop(refs: list[str], out_dir: Path, title: str | None = None, solutions_dir: str | None = None) -> list[Path]:
+    """A folder an instructor can push as its own repository and open on Binder.
+
+    Learner notebooks, a start-here notebook, instructor notebooks (for records with a
+    reference solution: packaged, or ``SOLUTIONS/ID.py``), a ``binder/`` configuration,
+    a copy of this package (so Binder installs it from the folder), and a README.
+    """
+    import nbformat
+
+    out_dir = Path(out_dir)
+    notebooks = out_dir / "notebooks"
+    notebooks.mkdir(parents=True, exist_ok=True)
+    written, entries, record_refs, skipped = [], [], [], []
+    for ref in refs:
+        record = load_record(ref)
+        path = write_notebook(ref, notebooks)
+        written.append(path)
+        entries.append((record.id, record.title, path.name))
+        record_refs.append(record.id if record.packaged else f"records/{record.id}.json")
+        solution = Path(solutions_dir) / f"{record.id}.py" if solutions_dir else None
+        if solution is not None and solution.is_file():
+            written.append(write_notebook(ref, notebooks / "instructor", instructor=True, solution_path=str(solution)))
+        elif record.packaged and reference_path(record.id).is_file():
+            written.append(write_notebook(ref, notebooks / "instructor", instructor=True))
+        else:
+            skipped.append(record.id)
+    title = title or "Failure Map workshop"
+    start = notebooks / "00-start-here.ipynb"
+    start.write_text(nbformat.writes(build_start_here(entries, title, record_refs)) + "\n", encoding="utf-8")
+    written.insert(0, start)
+    package_root = Path(__file__).resolve().parent
+    shutil.copytree(package_root, out_dir / "failuremap_edu", dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    (out_dir / "pyproject.toml").write_text(_WORKSHOP_PYPROJECT, encoding="utf-8")
+    binder = out_dir / "binder"
+    binder.mkdir(exist_ok=True)
+    (binder / "requirements.txt").write_text(_binder_requirements(), encoding="utf-8")
+    (binder / "runtime.txt").write_text("python-3.11\n", encoding="utf-8")
+    post = binder / "postBuild"
+    post.write_text(_POSTBUILD, encoding="utf-8")
+    post.chmod(0o755)
+    readme = out_dir / "README.md"
+    lines = [
+        f"# {md(title, 200)}",
+        "",
+        "[![Binder](https://mybinder.org/badge_logo.svg)](https://mybinder.org/v2/gh/OWNER/REPO/HEAD?urlpath=lab/tree/notebooks/00-start-here.ipynb)",
+        "",
+        "Push this folder as its own repository, then replace OWNER/REPO in the badge link with it.",
+        "",
+        "| exercise | what fails |",
+        "|---|---|",
+        *[f"| [{md(record_id)}](notebooks/{name}) | {md(text, 200)} |" for record_id, text, name in entries],
+        "",
+        "Instructor notebooks (reference solutions, all hints open) are in `notebooks/instructor/`"
+        + (f"; none for {', '.join(skipped)} (no reference solution was given)." if skipped else "."),
+        "",
+    ]
+    readme.write_text("\n".join(lines), encoding="utf-8")
+    written += [readme, binder / "requirements.txt"]
+    return written
+
+
+_WORKSHOP_PYPROJECT = """[build-system]
+requires = ["hatchling>=1.24"]
+build-backend = "hatchling.build"
+
+[project]
+name = "failuremap-edu"
+dynamic = ["version"]
+requires-python = ">=3.10"
+dependencies = ["jupyterlab>=4.2", "ipywidgets>=8.1", "matplotlib>=3.8", "nbformat>=5.9"]
+
+[project.scripts]
+failuremap-edu = "failuremap_edu._cli:main"
+
+[tool.hatch.version]
+path = "failuremap_edu/__init__.py"
+
+[tool.hatch.build.targets.wheel]
+packages = ["failuremap_edu"]
+"""
+
+_POSTBUILD = """#!/bin/bash
+set -euo pipefail
+jupyter labextension disable --level=sys_prefix "@jupyterlab/apputils-extension:announcements"
+"""
+
+
+def _binder_requirements() -> str:
+    """The pins this project's own binder/ is tested with."""
+    ours = Path(__file__).resolve().parents[1] / "binder" / "requirements.txt"
+    if ours.is_file():
+        return ours.read_text(encoding="utf-8")
+    return "jupyterlab\nipywidgets\nmatplotlib\nnbformat\n.\n"

@@ -15,9 +15,11 @@ from pathlib import Path
 
 from ._results import RunResult
 
-__all__ = ["ProgressOverview", "latest_by_record", "log_run", "progress_overview", "progress_path", "read_progress"]
+__all__ = ["ProgressOverview", "export_progress", "latest_by_record", "log_run", "progress_overview", "progress_path", "read_progress"]
 
 _warned: set[str] = set()
+MAX_SOURCE = 100_000
+"""Characters of a solve's source kept per log line (enough for any exercise)."""
 
 
 def progress_path() -> Path:
@@ -39,6 +41,7 @@ def log_run(result: RunResult, solve_source: str | None = None, path: Path | Non
         "statuses": [o.status for o in result.observations],
         "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "solve_sha256": hashlib.sha256(solve_source.encode("utf-8", "replace")).hexdigest() if solve_source else None,
+        "solve_source": solve_source[:MAX_SOURCE] if solve_source else None,
     }
     line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8")
     try:
@@ -88,8 +91,10 @@ def latest_by_record(entries: list[dict]) -> dict[str, dict]:
 class ProgressOverview:
     """Which exercises pass, from the progress log: a table in HTML and in plain text."""
 
-    def __init__(self, rows: list[tuple[str, str, str, int]], skipped: int, path: Path) -> None:
+    def __init__(self, rows: list[tuple[str, str, str, int]], skipped: int, path: Path, entries: list[dict] | None = None) -> None:
         self.rows, self.skipped, self.path = rows, skipped, path
+        self.entries = entries or []
+        """The log lines of these exercises, oldest first (for `plot_progress`)."""
 
     def __repr__(self) -> str:
         lines = [f"{'exercise':<12} {'latest':<22} runs"]
@@ -112,8 +117,8 @@ class ProgressOverview:
         )
 
 
-def progress_overview(path: Path | None = None) -> ProgressOverview:
-    """The packaged exercises with the latest logged result of each."""
+def progress_overview(records: list[str] | None = None, path: Path | None = None) -> ProgressOverview:
+    """The exercises (packaged ones by default) with the latest logged result of each."""
     from ._records import RecordError, list_records, load_record
 
     entries, skipped = read_progress(path)
@@ -122,11 +127,14 @@ def progress_overview(path: Path | None = None) -> ProgressOverview:
     for entry in entries:
         counts[entry["record"]] = counts.get(entry["record"], 0) + 1
     rows = []
-    for record_id in list_records():
+    ids = []
+    for ref in records if records is not None else list_records():
         try:
-            title = load_record(record_id).title
+            record = load_record(ref)
         except RecordError:
             continue
+        record_id, title = record.id, record.title
+        ids.append(record_id)
         entry = latest.get(record_id)
         if entry is None:
             status = "not started"
@@ -134,4 +142,18 @@ def progress_overview(path: Path | None = None) -> ProgressOverview:
             mark = "✓ all pass" if entry["passed"] == entry["total"] and entry["total"] else "✗"
             status = f"{mark} {entry['passed']}/{entry['total']} (N={entry.get('variant', '?')})"
         rows.append((record_id, title, status, counts.get(record_id, 0)))
-    return ProgressOverview(rows, skipped, path or progress_path())
+    chosen = set(ids)
+    return ProgressOverview(rows, skipped, path or progress_path(), [e for e in entries if e["record"] in chosen])
+
+
+def export_progress(out: Path, path: Path | None = None) -> dict:
+    """Write every logged attempt, and the latest solve of each exercise, to one JSON file."""
+    entries, skipped = read_progress(path)
+    latest = {
+        record_id: {k: entry.get(k) for k in ("variant", "passed", "total", "statuses", "time", "solve_source")}
+        for record_id, entry in latest_by_record([e for e in entries if e.get("solve_source")]).items()
+    }
+    attempts = [{k: v for k, v in e.items() if k != "solve_source"} for e in entries]
+    data = {"source": str(path or progress_path()), "attempts": attempts, "latest": latest, "skipped_lines": skipped}
+    out.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return data

@@ -34,8 +34,8 @@ __all__ = [
 _SYMBOL = {"pass": "✓", "fail": "✗", "error": "!", "timeout": "⏱"}
 
 CSS = """
-.fm-root{font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:13px;line-height:1.45;color:inherit;max-width:100%}
-.fm-root code,.fm-root pre{font-family:var(--jp-code-font-family,ui-monospace,monospace);font-size:12px;white-space:pre-wrap;word-break:break-all}
+.fm-root{font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:inherit;line-height:1.45;color:inherit;max-width:100%}
+.fm-root code,.fm-root pre{font-family:var(--jp-code-font-family,ui-monospace,monospace);font-size:0.93em;white-space:pre-wrap;word-break:break-all}
 .fm-root pre{margin:4px 0;padding:6px;border:1px solid rgba(128,128,128,.35);max-height:18em;overflow:auto}
 .fm-root .fm-summary{font-weight:600;margin:4px 0}
 .fm-root .fm-badge{display:inline-block;min-width:5.5em;padding:0 6px;border:1px solid currentColor;border-radius:3px;font-weight:600;white-space:nowrap}
@@ -195,8 +195,8 @@ def report_html(record: Record, runs: Sequence[RunResult], names: Sequence[str] 
     )
 
 
-def checks_html(runs: Sequence[RunResult], budget: Budget | None = None, css: bool = True) -> str:
-    """Each check as a foldable row (open when it did not pass), per run; for the exercise panel."""
+def checks_html(runs: Sequence[RunResult], budget: Budget | None = None, css: bool = True, expand: bool = False) -> str:
+    """Each check as a foldable row (open when it did not pass, or all with `expand`); for the exercise panel."""
     budget = budget or Budget()
     parts = []
     for run in runs:
@@ -204,7 +204,7 @@ def checks_html(runs: Sequence[RunResult], budget: Budget | None = None, css: bo
             parts.append(f'<p class="fm-summary">N = {run.variant}: {_e(run.summary())}</p>')
         for o in run.observations:
             call = f" {_code(o.call)}" if o.call else ""
-            opened = "" if o.status == "pass" else " open"
+            opened = "" if o.status == "pass" and not expand else " open"
             parts.append(
                 f'<details class="fm-obs"{opened}><summary>{_badge(o.status)} <strong>{_e(o.check)}</strong>{call}</summary>'
                 f"{_observation_body(o, budget)}</details>"

@@ -13,7 +13,7 @@ from typing import Sequence
 
 from ._results import RunResult, check_labels
 
-__all__ = ["STATUS_STYLE", "plot_status", "save_status", "status_figure"]
+__all__ = ["STATUS_STYLE", "plot_progress", "plot_status", "save_status", "status_figure"]
 
 STATUS_STYLE = {
     # status: (face colour, hatch, word in the cell)
@@ -81,3 +81,23 @@ def save_status(runs: Sequence[RunResult], path: str | Path, names: Sequence[str
     FigureCanvasAgg(fig)
     fig.savefig(path, format=suffix[1:], dpi=110)
     return path
+
+
+def plot_progress(entries: Sequence[dict], ax, title: str = "Checks passing over your attempts"):
+    """One line per exercise: the share of checks passing at each logged attempt."""
+    by_record: dict[str, list[float]] = {}
+    for entry in entries:
+        total = entry.get("total") or 0
+        by_record.setdefault(entry["record"], []).append(entry["passed"] / total if total else 0.0)
+    markers = "osD^v<>"
+    for i, (record_id, shares) in enumerate(sorted(by_record.items())):
+        ax.plot(range(1, len(shares) + 1), [100 * s for s in shares], marker=markers[i % len(markers)], label=record_id)
+    if not by_record:
+        ax.text(0.5, 0.5, "No attempts logged yet: run an exercise's solve cell.", ha="center", va="center", transform=ax.transAxes)
+    else:
+        ax.legend(fontsize=9, loc="lower right")
+    ax.set_ylim(-5, 105)
+    ax.set_xlabel("attempt")
+    ax.set_ylabel("checks passing (%)")
+    ax.set_title(title, fontsize=10)
+    return ax

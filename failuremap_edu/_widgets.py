@@ -18,7 +18,11 @@ are built on first display and only mirror that state. Every state has a
 
 from __future__ import annotations
 
+import base64
 import inspect
+import json
+import textwrap
+import types
 from typing import Any, Callable
 
 from ._fixtures import VARIANTS, read_fixtures
@@ -41,7 +45,15 @@ PLAYGROUND_DELAY = 0.35
 class Exercise:
     """One record as an exercise: check a `solve`, show why checks fail, reveal hints."""
 
-    def __init__(self, record: Record | str, *, timeout: float = DEFAULT_TIMEOUT, variant: int | str = 1, log_progress: bool = True) -> None:
+    def __init__(
+        self,
+        record: Record | str,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        variant: int | str = 1,
+        log_progress: bool = True,
+        presenter: bool = False,
+    ) -> None:
         self.record = record if isinstance(record, Record) else load_record(record)
         self.fixtures = read_fixtures(self.record)
         self.timeout = timeout
@@ -56,6 +68,10 @@ class Exercise:
         self.playground_input = ""
         self.playground_rows: tuple[tuple[str, str, str], ...] = ()
         self.playground_message = ""
+        self.presenter = presenter
+        """Presenter aids: reveal or hide everything at once, and a large font for projectors."""
+        self.expanded = False
+        self.large_font = False
         self._replays: dict[int, Comparison] = {}
         self._ui: _Panel | None = None
 
@@ -134,6 +150,43 @@ class Exercise:
     def hide_hints(self) -> None:
         self.hints_shown = 0
         self._refresh()
+
+    def reveal_all(self) -> None:
+        """Presenter aid: every hint and every check's details open at once."""
+        self.hints_shown, self.expanded = len(self.hints), True
+        self._refresh()
+
+    def hide_all(self) -> None:
+        self.hints_shown, self.expanded = 0, False
+        self._refresh()
+
+    def set_large_font(self, on: bool) -> None:
+        self.large_font = bool(on)
+        self._refresh()
+
+    def export_files(self) -> dict[str, str]:
+        """Your solve and its latest results, as file name -> text (.py and .json).
+
+        The .py holds the results in a comment header and the imports your solve
+        uses, so `failuremap-edu check RECORD FILE.py` can check it again.
+        """
+        r = self.record
+        source = _solve_source(self.solve) or "# The source of solve could not be read.\n"
+        header = [
+            f"# failuremap_edu export: {r.id} · {_clip(r.title, 100)}",
+            f"# check again with: failuremap-edu check {r.id if r.packaged else r.origin} {r.id}-solve.py",
+            f"# result: {self.summary()}",
+        ]
+        for run in self.runs:
+            header += [f"#   N={run.variant} {_SYMBOL[o.status]} {o.status:<7} {_clip(o.check, 80)}" for o in run.observations]
+        py = "\n".join(header) + "\n\n" + source.strip() + "\n"
+        data = {
+            "record": r.id,
+            "summary": self.summary(),
+            "solve": source,
+            "runs": [run.to_json() for run in self.runs],
+        }
+        return {f"{r.id}-solve.py": py, f"{r.id}-results.json": json.dumps(data, ensure_ascii=False, indent=1) + "\n"}
 
     def comparison(self) -> Comparison:
         """broken, attempt (replayed and, for the recorded variant, as recorded) and yours."""
@@ -263,11 +316,39 @@ def _bind_early(solve: Callable) -> None:
         namespace[name] = solve
 
 
-def _source_of(solve: Callable | None) -> str | None:
+def _solve_source(solve: Callable | None) -> str | None:
+    """The solve's source without its decorator, preceded by the imports it uses."""
     try:
-        return inspect.getsource(solve) if solve is not None else None
+        source = inspect.getsource(solve) if solve is not None else None
     except (OSError, TypeError):
-        return getattr(getattr(solve, "__code__", None), "co_code", b"").hex() or None
+        return None
+    if source is None:
+        return None
+    lines = textwrap.dedent(source).splitlines()
+    while lines and lines[0].lstrip().startswith("@"):
+        lines.pop(0)
+    imports = []
+    namespace = getattr(solve, "__globals__", {})
+    for name in _names_used(getattr(solve, "__code__", None)):
+        value = namespace.get(name)
+        if isinstance(value, types.ModuleType):
+            module = value.__name__
+            imports.append(f"import {module}" if module == name else f"import {module} as {name}")
+    return "\n".join(sorted(set(imports)) + ([""] if imports else []) + lines) + "\n"
+
+
+def _names_used(code) -> set[str]:
+    if code is None:
+        return set()
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _names_used(const)
+    return names
+
+
+def _source_of(solve: Callable | None) -> str | None:
+    return _solve_source(solve)
 
 
 def _playground_cell(result: CallResult) -> tuple[str, str]:
@@ -311,6 +392,13 @@ class _Panel:
             placeholder=_example_call(e), description="solve(", continuous_update=True, layout=w.Layout(width="95%"),
         )
         self.outputs = w.HTML()
+        self.downloads = w.HTML()
+        self.reveal = w.Button(description="Reveal everything", icon="eye", tooltip="Open every hint and every check")
+        self.hide = w.Button(description="Hide everything", icon="eye-slash", tooltip="Close every hint and check again")
+        self.large = w.ToggleButton(description="Large font", icon="search-plus", tooltip="Bigger text for projectors", value=e.large_font)
+        self.reveal.on_click(lambda _: e.reveal_all())
+        self.hide.on_click(lambda _: e.hide_all())
+        self.large.observe(lambda change: e.set_large_font(change["new"]), names="value")
         self._pending = None
         self.variant.observe(self._on_variant, names="value")
         self.rerun.on_click(lambda _: e.run())
@@ -322,9 +410,11 @@ class _Panel:
             [
                 w.HTML(f"<style>{CSS}</style>"),
                 self.header,
+                *([w.HBox([self.reveal, self.hide, self.large])] if e.presenter else []),
                 w.HBox([self.variant, self.rerun]),
                 self.status,
                 self.checks,
+                self.downloads,
                 heading("Compared with the record's broken and attempt"),
                 self.compare,
                 heading("Hints"),
@@ -374,7 +464,13 @@ class _Panel:
             self.checks.value = checks_html(list(partial) + [live])
             return
         self.status.value = f'<div class="fm-root"><p class="fm-summary">{escape(e.summary())}</p></div>'
-        self.checks.value = checks_html(e.runs) if e.runs else ""
+        self.checks.value = checks_html(e.runs, expand=e.expanded) if e.runs else ""
+        self.downloads.value = _download_links(e) if e.runs else ""
+        size = "20px" if e.large_font else ""
+        for widget in (self.header, self.status, self.checks, self.compare, self.hints, self.outputs, self.downloads):
+            widget.style.font_size = size
+        if self.large.value != e.large_font:
+            self.large.value = e.large_font
         comparison = e.comparison()
         self.compare.value = comparison_html(comparison.runs, comparison.names)
         self.hints.value = hints_html(e.hints[: e.hints_shown], len(e.hints))
@@ -384,3 +480,16 @@ class _Panel:
             self.outputs.value = playground_html(e.playground_rows, e.playground_message)
         else:
             self.outputs.value = ""
+
+
+def _download_links(exercise: Exercise) -> str:
+    """One-click downloads through the browser (data: links), never via the server's disk."""
+    from html import escape
+
+    links = []
+    for name, text in exercise.export_files().items():
+        kind = "text/x-python" if name.endswith(".py") else "application/json"
+        data = base64.b64encode(text.encode("utf-8")).decode("ascii")
+        label = "your solve (.py)" if name.endswith(".py") else "your results (.json)"
+        links.append(f'<a class="fm-download" download="{escape(name)}" href="data:{kind};charset=utf-8;base64,{data}">⬇ Download {label}</a>')
+    return '<div class="fm-root"><p>' + " · ".join(links) + "</p></div>"

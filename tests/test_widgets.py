@@ -217,3 +217,110 @@ def test_a_recursive_solve_sees_itself_during_the_checks():
         namespace,
     )
     assert namespace["exercise"].summary() == "5/5 checks pass"
+
+
+def test_presenter_aids(exercise):
+    presenter = Exercise("FA-100786", presenter=True)
+    presenter.panel
+    ui = presenter._ui
+    presenter.check(lambda text, stops: (text, ""))
+    assert ui.checks.value.count("<details class=\"fm-obs\" open>") == 2  # only failing checks open
+    ui.reveal.click()
+    assert presenter.hints_shown == 4 and ui.checks.value.count("<details class=\"fm-obs\" open>") == 6
+    ui.hide.click()
+    assert presenter.hints_shown == 0 and ui.checks.value.count("<details class=\"fm-obs\" open>") == 2
+    ui.large.value = True
+    assert presenter.large_font and ui.status.style.font_size == "20px" and ui.checks.style.font_size == "20px"
+    ui.large.value = False
+    assert ui.status.style.font_size == ""
+    assert ui.reveal not in exercise.panel.children  # learners' panels have no presenter row
+
+
+def test_export_files_can_be_checked_again(tmp_path, capsys):
+    import importlib.util
+
+    from failuremap_edu._cli import main
+
+    module_path = tmp_path / "learner_cell.py"
+    module_path.write_text(
+        "import collections\n\n"
+        "def solve(tokens, k=2, *, normalize=False):\n"
+        "    counts = collections.Counter(t.lower() if normalize else t for t in tokens)\n"
+        "    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:k])\n"
+    )
+    spec = importlib.util.spec_from_file_location("learner_cell", module_path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    from conftest import record_path
+
+    exercise = Exercise(load_record(record_path("TR-000101")))
+    exercise.check(module.solve)
+    files = exercise.export_files()
+    py, results = files["TR-000101-solve.py"], json.loads(files["TR-000101-results.json"])
+    assert py.startswith("# failuremap_edu export: TR-000101")
+    assert "# result: 6/6 checks pass" in py and "import collections\n\ndef solve(" in py
+    assert results["summary"] == "6/6 checks pass" and results["runs"][0]["observations"][0]["status"] == "pass"
+    exported = tmp_path / "TR-000101-solve.py"
+    exported.write_text(py)
+    capsys.readouterr()
+    assert main(["check", str(record_path("TR-000101")), str(exported)]) == 0
+    assert capsys.readouterr().out == "6/6 checks pass\n"
+    links = exercise.panel and exercise._ui.downloads.value
+    assert links.count('class="fm-download" download="TR-000101-') == 2 and "data:text/x-python;charset=utf-8;base64," in links
+
+
+def test_cli_export_writes_attempts_and_latest_solves(tmp_path, capsys):
+    from failuremap_edu._cli import main
+
+    exercise = Exercise("FA-100786")
+    exercise.check(lambda text, stops: (text, ""))
+    exercise.check(reference)
+    out = tmp_path / "export.json"
+    assert main(["export", "--out", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert [a["passed"] for a in data["attempts"]] == [4, 6]
+    assert "def solve(text, stops):" in data["latest"]["FA-100786"]["solve_source"]
+    assert "2 attempts, latest solve of 1 exercises" in capsys.readouterr().out
+
+
+def test_concurrent_writers_never_interleave(tmp_path):
+    import multiprocessing
+
+    from failuremap_edu._progress import read_progress
+
+    path = tmp_path / "shared.jsonl"
+    ctx = multiprocessing.get_context("fork")
+    workers = [ctx.Process(target=_log_many, args=(str(path), i)) for i in range(4)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(60)
+    entries, skipped = read_progress(path)
+    assert skipped == 0 and len(entries) == 4 * 50
+
+
+def _log_many(path: str, worker: int) -> None:
+    from pathlib import Path
+
+    from failuremap_edu._progress import log_run
+    from failuremap_edu._results import Observation, RunResult
+
+    result = RunResult(f"W-{worker}", "yours", 1, (Observation(0, "x" * 500, "pass", True),), 2.0, "fork")
+    for _ in range(50):
+        log_run(result, "def solve():\n    pass\n" * 20, Path(path))
+
+
+def test_plot_progress_draws_one_line_per_exercise():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    from failuremap_edu import plot_progress
+
+    entries = [{"record": "A", "passed": 1, "total": 6}, {"record": "A", "passed": 6, "total": 6}, {"record": "B", "passed": 0, "total": 5}]
+    ax = plot_progress(entries, Figure().add_subplot())
+    assert [[round(float(y), 6) for y in line.get_ydata()] for line in ax.get_lines()] == [[16.666667, 100.0], [0.0]]
+    assert [line.get_label() for line in ax.get_lines()] == ["A", "B"]
+    empty = plot_progress([], Figure().add_subplot())
+    assert empty.texts[0].get_text().startswith("No attempts logged yet")
