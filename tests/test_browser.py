@@ -201,6 +201,15 @@ def test_learner_session(page, lab, name):
     wait_idle(page)
     shot(page, f"{stem}-2-fixed")
 
+    # Export: one click downloads the solve through the browser, results in its header.
+    with page.expect_download() as info:
+        solve_cell(page).locator("a.fm-download", has_text="your solve (.py)").click()
+    download = info.value
+    assert download.suggested_filename == f"{record_id}-solve.py"
+    exported = Path(download.path()).read_text(encoding="utf-8")
+    assert exported.startswith(f"# failuremap_edu export: {record_id}") and "# result: 6/6 checks pass" in exported
+    assert "\ndef solve(" in exported and "@exercise.check" not in exported
+
     # 3. Hints one by one, another variant, and the playground.
     panel = solve_cell(page).locator(".jupyter-widgets").first
     hint_button = panel.locator(".widget-button", has_text="Show next hint")
