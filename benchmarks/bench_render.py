@@ -32,7 +32,6 @@ def main() -> int:
     deep_e = deep_a = 0
     for _ in range(300):
         deep_e, deep_a = [deep_e], [deep_a]
-    deep_a = [[[[1]]]] if False else deep_a
     cases = {
         "small tuple": _obs(("hello", "<st"), ("hel", "lo<st")),
         "5 MB string": _obs(big + "a", big + "b"),
@@ -43,8 +42,8 @@ def main() -> int:
     print(f"render benchmarks ({ROUNDS} rounds, medians)")
     small_ms = None
     for name, o in cases.items():
-        html_ms = _measure(lambda: observation_html(o))
-        text_ms = _measure(lambda: render_observation(o))
+        html_ms = _measure(lambda o=o: observation_html(o))
+        text_ms = _measure(lambda o=o: render_observation(o))
         size = len(observation_html(o).encode())
         small_ms = small_ms or html_ms
         met = html_ms < 100 and size < 20_000

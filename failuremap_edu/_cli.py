@@ -208,7 +208,7 @@ def _cmd_check(args) -> int:
 
 def _write_exports(args, record, runs) -> None:
     """The learner's runs beside the record's attempt and broken, as HTML and/or a plot."""
-    from ._runner import replay
+    from ._runner import SolutionError, replay
 
     columns, names = [], []
     for run in runs:

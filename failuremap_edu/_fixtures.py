@@ -128,10 +128,10 @@ def _read(record_id: str, implementation: str, source: str, contract: Params, la
 
     tree = ast.parse(source)  # records already proved that it parses
     body = tree.body
-    harness_names = {n.name for n in body if isinstance(n, ast.FunctionDef) and n.name == "check"}
-    if not harness_names:
+    harnesses = [n for n in body if isinstance(n, ast.FunctionDef) and n.name == "check"]
+    if not harnesses:
         raise fail("defines no harness function check(label, actual, expected)")
-    check_def = [n for n in body if isinstance(n, ast.FunctionDef) and n.name == "check"][-1]
+    check_def = harnesses[-1]
     check_params = [a.arg for a in check_def.args.posonlyargs + check_def.args.args]
     if len(check_params) < 3:
         raise fail("check() must take (label, actual, expected)")

@@ -78,10 +78,6 @@ class _Cells:
         self.cells.append(cell)
 
 
-def _load_line(record: Record, record_ref: str) -> str:
-    return f"record = fm.load_record({record_ref!r})"
-
-
 def _learner_preamble(record: Record) -> list[str]:
     """What the attempt's solve relies on: the script's helper functions and the imports they use.
 
@@ -152,7 +148,7 @@ def build_notebook(record: Record, record_ref: str, *, instructor: bool = False,
         "`attempt`), their recorded runs, and the teaching text. Loading it checks every source against its sha256."
     )
     cells.code(
-        f"import failuremap_edu as fm\nimport matplotlib.pyplot as plt\n\n{_load_line(r, record_ref)}\nprint(record.id, '·', len(fm.read_fixtures(record).sites), 'checks')",
+        f"import failuremap_edu as fm\nimport matplotlib.pyplot as plt\n\nrecord = fm.load_record({record_ref!r})\nprint(record.id, '·', len(fm.read_fixtures(record).sites), 'checks')",
         output=f"{r.id} · {len(fixtures.sites)} checks",
         tags=(CHECK_OUTPUT,),
     )

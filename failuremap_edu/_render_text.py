@@ -11,7 +11,7 @@ import re
 import textwrap
 import unicodedata
 
-from ._diff import Budget, Diff, Segment, TextDetail, describe_char, diff
+from ._diff import Budget, Diff, Segment, TextDetail, diff
 from ._fixtures import FixtureScript
 from ._records import Record
 from ._results import Observation, RunResult, check_labels

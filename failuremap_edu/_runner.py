@@ -470,14 +470,14 @@ def _drain(worker: "_Worker", plan: _Plan, collector: _Collector) -> None:
             elapsed = (time.monotonic() - check_started) * 1000
             collector.interrupt(TIMEOUT, _timeout_error(plan.timeout), elapsed)
             return
-        except _WorkerDied as died:
+        except _WorkerDied:
             status = worker.wait_status()
             if collector.current is None:
                 collector.problem = ErrorInfo("WorkerDied", f"the check process ended outside any check: {_describe_exit(status)}")
                 collector.done = True
                 return
             elapsed = (time.monotonic() - check_started) * 1000
-            collector.interrupt(ERROR, _death_error(status, died.partial), elapsed)
+            collector.interrupt(ERROR, _death_error(status), elapsed)
             return
         collector.accept(message)
         if collector.done:
@@ -497,7 +497,7 @@ def _timeout_error(timeout: float) -> ErrorInfo:
     )
 
 
-def _death_error(status: int | None, partial: bool) -> ErrorInfo:
+def _death_error(status: int | None) -> ErrorInfo:
     return ErrorInfo("ProcessDied", f"the process running solve ended abruptly: {_describe_exit(status)}")
 
 
@@ -528,8 +528,7 @@ class _WorkerTimeout(Exception):
 
 
 class _WorkerDied(Exception):
-    def __init__(self, partial: bool) -> None:
-        self.partial = partial
+    """The worker's pipe closed: it exited or was killed."""
 
 
 class _Worker:
@@ -577,7 +576,7 @@ class _Worker:
                 continue
             chunk = os.read(self.fd, 1 << 20)
             if not chunk:
-                raise _WorkerDied(partial=bool(self.buffer))
+                raise _WorkerDied
             self.buffer += chunk
 
     def wait_status(self) -> int | None:

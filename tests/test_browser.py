@@ -8,7 +8,6 @@ leaves its screenshot and the server log there too.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import shutil

@@ -229,3 +229,8 @@ def test_progress_bar_only_on_a_terminal():
             bar(done, 4)
     assert quiet.getvalue() == ""
     assert loud.getvalue().split("\r")[-1] == "verifying [##########] 4/4\n"
+
+
+def test_check_html_to_an_unwritable_place_is_one_line(capsys, solution, tmp_path):
+    code, out, err = run(capsys, "check", "FA-100786", solution(REFERENCE), "--html", str(tmp_path / "missing" / "r.html"))
+    assert code == 2 and err.count("\n") == 1 and "cannot write" in err and "Traceback" not in err

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from failuremap_edu._results import Comparison, ErrorInfo, Observation, RunResult
-from failuremap_edu._render_text import render_comparison, render_observation, render_run, terminal_safe, visible
+from failuremap_edu._render_text import render_observation, render_run, terminal_safe, visible
 
 
 def obs(index, status, check="partial marker held", **kw):
