@@ -303,14 +303,13 @@ def _cmd_workshop(args) -> int:
         return EXIT_BAD_INPUT
     refs = catalog_refs(args.records, args.records_dir)
     try:
-        paths = write_workshop(refs, Path(args.out), args.title, args.solutions)
+        paths = write_workshop(refs, Path(args.out), args.title, args.solutions, progress=ProgressBar("building"))
     except NotebookError as exc:
         print(f"failuremap-edu: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except OSError as exc:
         print(f"failuremap-edu: error: {exc.filename}: cannot write: {exc.strerror}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    ProgressBar("workshop")(len(refs), len(refs))
     print(f"{args.out}: {len(refs)} exercise{'s' if len(refs) != 1 else ''}, {sum(1 for p in paths if p.suffix == '.ipynb')} notebooks")
     return EXIT_OK
 

@@ -358,7 +358,13 @@ def write_all(out_dir: Path) -> list[Path]:
 
 
 
-def write_workshop(refs: list[str], out_dir: Path, title: str | None = None, solutions_dir: str | None = None) -> list[Path]:
+def write_workshop(
+    refs: list[str],
+    out_dir: Path,
+    title: str | None = None,
+    solutions_dir: str | None = None,
+    progress=None,
+) -> list[Path]:
     """A folder an instructor can push as its own repository and open on Binder.
 
     Learner notebooks, a start-here notebook, instructor notebooks (for records with a
@@ -371,7 +377,9 @@ def write_workshop(refs: list[str], out_dir: Path, title: str | None = None, sol
     notebooks = out_dir / "notebooks"
     notebooks.mkdir(parents=True, exist_ok=True)
     written, entries, record_refs, skipped = [], [], [], []
-    for ref in refs:
+    for done, ref in enumerate(refs, start=1):
+        if progress is not None:
+            progress(done - 1, len(refs))
         record = load_record(ref)
         path = write_notebook(ref, notebooks)
         written.append(path)
@@ -384,6 +392,8 @@ def write_workshop(refs: list[str], out_dir: Path, title: str | None = None, sol
             written.append(write_notebook(ref, notebooks / "instructor", instructor=True))
         else:
             skipped.append(record.id)
+    if progress is not None:
+        progress(len(refs), len(refs))
     title = title or "Failure Map workshop"
     start = notebooks / "00-start-here.ipynb"
     start.write_text(nbformat.writes(build_start_here(entries, title, record_refs)) + "\n", encoding="utf-8")
