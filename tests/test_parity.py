@@ -111,7 +111,7 @@ def test_chunked_catalog_verification_falls_back_when_its_child_dies(tmp_path, m
 
     refs = [str(record_path(r)) for r in OWN] + list(PACKAGED)
     fast = [(e.ref, e.ok) for e in _catalog.verify_many(refs, jobs=1)]
-    monkeypatch.setattr(_catalog, "_in_forked_child", lambda refs: None)
+    monkeypatch.setattr(_catalog, "_in_forked_child", lambda refs: [])  # the fast child died at once
     careful = [(e.ref, e.ok) for e in _catalog.verify_many(refs, jobs=1)]
     assert fast == careful == [(r, True) for r in refs]
 
@@ -125,3 +125,18 @@ def test_chunked_catalog_rechecks_anything_not_clean(tmp_path, write_record):
     entries = list(_catalog.verify_many([bad, "FA-100786"], jobs=2))
     assert [e.ok for e in entries] == [False, True]
     assert "verdict differs" in str(entries[0].report)
+
+
+def test_a_looping_record_in_a_chunk_is_finished_the_careful_way(raw_record, write_record, monkeypatch):
+    """The fast chunk child runs record code without a time limit; the supervisor has one."""
+    from conftest import reseal
+    from failuremap_edu import _catalog
+
+    raw_record["implementations"]["broken"]["source"] = raw_record["implementations"]["broken"]["source"].replace(
+        "    return text,", "    while True:\n        pass"
+    )
+    looping = str(write_record(reseal(raw_record)))
+    monkeypatch.setattr(_catalog, "SECONDS_PER_RECORD", 1.0)
+    entries = list(_catalog.verify_many(["FA-100061", looping, "FA-100786"], jobs=1))
+    assert [e.ok for e in entries] == [False if e.ref == looping else True for e in entries]
+    assert "timeout" in str(entries[1].report)
