@@ -82,13 +82,17 @@ def _positive_float(text: str) -> float:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from ._records import RecordError
-    from ._runner import SolutionError
+    from ._errors import InputError
 
     try:
         return _COMMANDS[args.command](args)
-    except (RecordError, SolutionError) as exc:
+    except InputError as exc:
         print(f"failuremap-edu: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as exc:
+        if not exc.filename:
+            raise
+        print(f"failuremap-edu: error: {exc.filename}: cannot write: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("failuremap-edu: interrupted", file=sys.stderr)
@@ -208,7 +212,7 @@ def _cmd_check(args) -> int:
 
 def _write_exports(args, record, runs) -> None:
     """The learner's runs beside the record's attempt and broken, as HTML and/or a plot."""
-    from ._runner import SolutionError, replay
+    from ._runner import replay
 
     columns, names = [], []
     for run in runs:
@@ -218,18 +222,15 @@ def _write_exports(args, record, runs) -> None:
             names.append(name + suffix)
         columns.append(run)
         names.append("yours" + suffix)
-    try:
-        if args.html:
-            from ._render_html import report_html
+    if args.html:
+        from ._render_html import report_html
 
-            with open(args.html, "w", encoding="utf-8") as fh:
-                fh.write(report_html(record, columns, names))
-        if args.plot:
-            from ._render_plot import save_status
+        with open(args.html, "w", encoding="utf-8") as fh:
+            fh.write(report_html(record, columns, names))
+    if args.plot:
+        from ._render_plot import save_status
 
-            save_status(columns, args.plot, names, title=f"{record.id}: {record.title}"[:90])
-    except OSError as exc:
-        raise SolutionError(f"{exc.filename or args.html or args.plot}: cannot write: {exc.strerror or exc}") from None
+        save_status(columns, args.plot, names, title=f"{record.id}: {record.title}"[:90])
 
 
 def _cmd_verify(args) -> int:
@@ -268,24 +269,17 @@ def _cmd_verify(args) -> int:
 def _cmd_notebook(args) -> int:
     from pathlib import Path
 
-    from ._notebook import NotebookError, write_all, write_notebook
+    from ._notebook import write_all, write_notebook
 
     if args.solution and not args.instructor:
         print("failuremap-edu: error: --solution only applies with --instructor", file=sys.stderr)
         return EXIT_BAD_INPUT
-    try:
-        if args.all_packaged:
-            paths = write_all(Path(args.out))
-        elif args.record:
-            paths = [write_notebook(args.record, Path(args.out), instructor=args.instructor, solution_path=args.solution)]
-        else:
-            print("failuremap-edu: error: give a RECORD, or --all-packaged", file=sys.stderr)
-            return EXIT_BAD_INPUT
-    except NotebookError as exc:
-        print(f"failuremap-edu: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except OSError as exc:
-        print(f"failuremap-edu: error: {exc.filename}: cannot write: {exc.strerror}", file=sys.stderr)
+    if args.all_packaged:
+        paths = write_all(Path(args.out))
+    elif args.record:
+        paths = [write_notebook(args.record, Path(args.out), instructor=args.instructor, solution_path=args.solution)]
+    else:
+        print("failuremap-edu: error: give a RECORD, or --all-packaged", file=sys.stderr)
         return EXIT_BAD_INPUT
     for path in paths:
         print(path)
@@ -296,20 +290,13 @@ def _cmd_workshop(args) -> int:
     from pathlib import Path
 
     from ._catalog import ProgressBar, catalog_refs
-    from ._notebook import NotebookError, write_workshop
+    from ._notebook import write_workshop
 
     if not args.records and not args.records_dir:
         print("failuremap-edu: error: give RECORDs and/or --records-dir", file=sys.stderr)
         return EXIT_BAD_INPUT
     refs = catalog_refs(args.records, args.records_dir)
-    try:
-        paths = write_workshop(refs, Path(args.out), args.title, args.solutions, progress=ProgressBar("building"))
-    except NotebookError as exc:
-        print(f"failuremap-edu: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except OSError as exc:
-        print(f"failuremap-edu: error: {exc.filename}: cannot write: {exc.strerror}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    paths = write_workshop(refs, Path(args.out), args.title, args.solutions, progress=ProgressBar("building"))
     print(f"{args.out}: {len(refs)} exercise{'s' if len(refs) != 1 else ''}, {sum(1 for p in paths if p.suffix == '.ipynb')} notebooks")
     return EXIT_OK
 
@@ -319,11 +306,7 @@ def _cmd_export(args) -> int:
 
     from ._progress import export_progress, progress_path
 
-    try:
-        data = export_progress(Path(args.out))
-    except OSError as exc:
-        print(f"failuremap-edu: error: {args.out}: cannot write: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    data = export_progress(Path(args.out))
     print(f"{args.out}: {len(data['attempts'])} attempts, latest solve of {len(data['latest'])} exercises (from {progress_path()})")
     return EXIT_OK
 

@@ -17,6 +17,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from ._errors import InputError
 from ._fixtures import VARIANTS, read_fixtures
 from ._parity import verify_record
 from ._records import Record, list_records, load_record
@@ -29,7 +30,7 @@ CHECK_OUTPUT = "nbval-check-output"
 TEXT_LIMIT = 5_000
 
 
-class NotebookError(ValueError):
+class NotebookError(InputError):
     """A notebook cannot be built (for example, no reference solution for an instructor notebook)."""
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
+from ._errors import InputError
 from ._signature import Params, mismatch, parse_params
 
 __all__ = [
@@ -42,7 +43,7 @@ _REQUIRED_TEXT = ("title", "contract", "contract_signature", "abstract", "failed
 _OPTIONAL_TEXT = ("category", "family", "limitations", "variant_policy", "relevance", "method", "evaluation_group")
 
 
-class RecordError(ValueError):
+class RecordError(InputError):
     """A record cannot be used. The message is one line: source, field, problem."""
 
     def __init__(self, source: str, field: str, problem: str) -> None:

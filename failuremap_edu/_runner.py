@@ -38,6 +38,7 @@ try:
 except ImportError:  # pragma: no cover - Windows
     resource = None  # type: ignore[assignment]
 
+from ._errors import InputError
 from ._fixtures import VARIANTS, FixtureScript, read_fixtures
 from ._records import Record
 from ._results import ERROR, TIMEOUT, CallResult, Comparison, ErrorInfo, Observation, RunResult
@@ -68,7 +69,7 @@ SETUP_TIMEOUT = 10.0
 _FRAME = struct.Struct("!I")
 
 
-class SolutionError(ValueError):
+class SolutionError(InputError):
     """A `solve` that cannot be run: missing, not a function, or the wrong parameters."""
 
 

@@ -234,3 +234,14 @@ def test_progress_bar_only_on_a_terminal():
 def test_check_html_to_an_unwritable_place_is_one_line(capsys, solution, tmp_path):
     code, out, err = run(capsys, "check", "FA-100786", solution(REFERENCE), "--html", str(tmp_path / "missing" / "r.html"))
     assert code == 2 and err.count("\n") == 1 and "cannot write" in err and "Traceback" not in err
+
+
+def test_unwritable_outputs_are_one_line_errors(capsys, solution, tmp_path):
+    missing = tmp_path / "no" / "such" / "folder"
+    for argv in (["export", "--out", str(missing / "x.json")],
+                 ["check", "FA-100786", solution(REFERENCE), "--plot", str(missing / "g.png")],
+                 ["notebook", "FA-100786", "-o", str(tmp_path / "file.txt")]):
+        if argv[0] == "notebook":
+            (tmp_path / "file.txt").write_text("not a folder")
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, (argv, err)
