@@ -73,6 +73,8 @@ class Exercise:
         self.expanded = False
         self.large_font = False
         self._replays: dict[int, Comparison] = {}
+        self._solve_text: str | None = None
+        self._downloads: str | None = None
         self._ui: _Panel | None = None
 
     # ------------------------------------------------------------------ logic
@@ -128,8 +130,10 @@ class Exercise:
         finally:
             self.running = ""
         self.runs = tuple(runs)
+        self._solve_text = _solve_source(self.solve)  # read once per run: for the log and the downloads
+        self._downloads = None
         if self.log_progress:
-            source = _source_of(self.solve)
+            source = self._solve_text
             for result in self.runs:
                 warning = log_run(result, source)
                 if warning:
@@ -171,7 +175,7 @@ class Exercise:
         uses, so `failuremap-edu check RECORD FILE.py` can check it again.
         """
         r = self.record
-        source = _solve_source(self.solve) or "# The source of solve could not be read.\n"
+        source = self._solve_text or "# The source of solve could not be read.\n"
         header = [
             f"# failuremap_edu export: {r.id} · {_clip(r.title, 100)}",
             f"# check again with: failuremap-edu check {r.id if r.packaged else r.origin} {r.id}-solve.py",
@@ -347,10 +351,6 @@ def _names_used(code) -> set[str]:
     return names
 
 
-def _source_of(solve: Callable | None) -> str | None:
-    return _solve_source(solve)
-
-
 def _playground_cell(result: CallResult) -> tuple[str, str]:
     if result.status == "returned":
         return "returned", safe_repr(result.value, 400)
@@ -465,7 +465,9 @@ class _Panel:
             return
         self.status.value = f'<div class="fm-root"><p class="fm-summary">{escape(e.summary())}</p></div>'
         self.checks.value = checks_html(e.runs, expand=e.expanded) if e.runs else ""
-        self.downloads.value = _download_links(e) if e.runs else ""
+        if e.runs and e._downloads is None:
+            e._downloads = _download_links(e)  # once per run, not on every hint click
+        self.downloads.value = e._downloads if e.runs else ""
         size = "20px" if e.large_font else ""
         for widget in (self.header, self.status, self.checks, self.compare, self.hints, self.outputs, self.downloads):
             widget.style.font_size = size
