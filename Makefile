@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml
 
 # Debian's Chromium for the browser tests (Playwright drives it; never `playwright install`).
 system-deps:
-	@test -x $(CHROMIUM) || { $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends chromium fonts-dejavu-core; }
+	@test -x $(CHROMIUM) || { $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y chromium fonts-dejavu-core; }
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab --notebook-dir=notebooks
