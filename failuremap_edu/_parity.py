@@ -157,7 +157,8 @@ def _compare(record: Record, name: str, recorded: RecordedRun, result: RunResult
 
 
 def _compare_crash(record: Record, name: str, recorded: RecordedRun, result: RunResult) -> ImplementationParity:
-    crash = parse_crash(recorded.stderr, read_fixtures(record, name).filename)
+    fixtures = read_fixtures(record, name)
+    crash = parse_crash(recorded.stderr)
     problems: list[str] = []
     first_error = next((o for o in result.observations if o.status == ERROR), None)
     if crash is None:
@@ -165,7 +166,6 @@ def _compare_crash(record: Record, name: str, recorded: RecordedRun, result: Run
     elif first_error is None:
         problems.append(f"recorded {crash.type} at line {crash.lineno}, but no check errored in the replay")
     else:
-        fixtures = read_fixtures(record, name)
         crash_site = fixtures.site_for_line(crash.lineno) if crash.lineno is not None else None
         line = first_error.lineno
         got_type = first_error.error.type if first_error.error else "?"
@@ -178,7 +178,7 @@ def _compare_crash(record: Record, name: str, recorded: RecordedRun, result: Run
     return ImplementationParity(name, not problems, tuple(problems), result, crash, None)
 
 
-def parse_crash(stderr: str, filename: str | None = None) -> RecordedCrash | None:
+def parse_crash(stderr: str) -> RecordedCrash | None:
     """Read the exception type and the module-level line from a Python traceback."""
     lines = [line for line in stderr.splitlines() if line.strip()]
     if not lines or not any(line.startswith("Traceback") for line in lines):

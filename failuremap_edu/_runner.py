@@ -259,10 +259,7 @@ def try_call(
         extra_globals={"__fm_args__": tuple(args), "__fm_kwargs__": dict(kwargs or {})},
     )
     collector = _Collector(plan)
-    if (isolation or isolation_available()) == "fork":
-        _supervise_forked(plan, collector)
-    else:
-        _run_in_process(plan, collector)
+    _execute(plan, collector, _mode(isolation))
     if collector.observations:
         o = collector.observations[0]
         status = "returned" if o.status in ("pass", "fail") else o.status
@@ -310,9 +307,7 @@ def _run(
         raise ValueError(f"variant must be one of {', '.join(map(str, VARIANTS))}, got {variant!r}")
     if not isinstance(timeout, (int, float)) or not timeout > 0:
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
-    mode = isolation or isolation_available()
-    if mode not in ("fork", "inprocess", UNGUARDED):
-        raise ValueError(f"isolation must be 'fork' or 'inprocess', got {mode!r}")
+    mode = _mode(isolation)
     plan = _Plan(
         code=fixtures.program(replay=solve is None),
         variant=variant,
@@ -324,10 +319,7 @@ def _run(
     )
     started = time.perf_counter()
     collector = _Collector(plan, progress)
-    if mode == "fork":
-        _supervise_forked(plan, collector)
-    else:
-        _run_in_process(plan, collector, guarded=mode != UNGUARDED)
+    _execute(plan, collector, mode)
     observations = collector.finish(fixtures)
     return RunResult(
         record_id=record.id,
@@ -339,6 +331,21 @@ def _run(
         problem=collector.problem,
         elapsed_ms=(time.perf_counter() - started) * 1000,
     )
+
+
+def _mode(isolation: str | None) -> str:
+    """The isolation mode to use: the one asked for (checked), or the platform's best."""
+    mode = isolation or isolation_available()
+    if mode not in ("fork", "inprocess", UNGUARDED):
+        raise ValueError(f"isolation must be 'fork' or 'inprocess', got {mode!r}")
+    return mode
+
+
+def _execute(plan: "_Plan", collector: "_Collector", mode: str) -> None:
+    if mode == "fork":
+        _supervise_forked(plan, collector)
+    else:
+        _run_in_process(plan, collector, guarded=mode != UNGUARDED)
 
 
 @dataclass(frozen=True)

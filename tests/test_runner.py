@@ -463,3 +463,12 @@ def test_parse_call_arguments_explains_typos(text, message):
 
     with pytest.raises(ValueError, match=message.replace("(", r"\(")):
         parse_call_arguments(text)
+
+
+def test_unknown_isolation_mode_is_refused_everywhere(stopping):
+    from failuremap_edu import try_call
+
+    with pytest.raises(ValueError, match="isolation must be 'fork' or 'inprocess', got 'frok'"):
+        run_checks(stopping, reference_stopping, isolation="frok")
+    with pytest.raises(ValueError, match="isolation must be 'fork' or 'inprocess', got 'frok'"):
+        try_call(stopping, reference_stopping, ("x", []), isolation="frok")
