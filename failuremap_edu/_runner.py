@@ -20,30 +20,23 @@ from __future__ import annotations
 
 import ast
 import atexit
-import gc
 import os
-import pickle
-import select
 import signal
-import struct
 import sys
 import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
-try:
-    import resource
-except ImportError:  # pragma: no cover - Windows
-    resource = None  # type: ignore[assignment]
-
+from ._channel import Channel, WorkerDied
 from ._errors import InputError
 from ._fixtures import VARIANTS, FixtureScript, read_fixtures
 from ._records import Record
 from ._results import ERROR, TIMEOUT, CallResult, Comparison, ErrorInfo, Observation, RunResult
-from ._sandbox import CheckTimeout, OutputCapture, Session, error_payload
+from ._sandbox import CheckTimeout, OutputCapture, Session
 from ._signature import Params, mismatch
+from ._worker import Plan, address_space_limit, load_solution_in_worker, run_worker
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -66,7 +59,6 @@ UNGUARDED = "unguarded"
 process someone else supervises and can kill (the catalog's chunk workers)."""
 SETUP_TIMEOUT = 10.0
 """Limit for work outside any check (the fixture preamble, loading a solution file)."""
-_FRAME = struct.Struct("!I")
 
 
 class SolutionError(InputError):
@@ -248,7 +240,7 @@ def try_call(
     if implementation is None:
         _check_fits(record, fixtures, solve)
     code = (fixtures.setup(replay=implementation is not None), _CALL_CODE)
-    plan = _Plan(
+    plan = Plan(
         code=code,
         variant=variant,
         solve=None if implementation else solve,
@@ -308,7 +300,7 @@ def _run(
     if not isinstance(timeout, (int, float)) or not timeout > 0:
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
     mode = _mode(isolation)
-    plan = _Plan(
+    plan = Plan(
         code=fixtures.program(replay=solve is None),
         variant=variant,
         solve=solve,
@@ -341,29 +333,17 @@ def _mode(isolation: str | None) -> str:
     return mode
 
 
-def _execute(plan: "_Plan", collector: "_Collector", mode: str) -> None:
+def _execute(plan: Plan, collector: "_Collector", mode: str) -> None:
     if mode == "fork":
         _supervise_forked(plan, collector)
     else:
         _run_in_process(plan, collector, guarded=mode != UNGUARDED)
 
 
-@dataclass(frozen=True)
-class _Plan:
-    code: Any
-    variant: int
-    solve: Callable | Solution | None
-    timeout: float
-    memory_mb: int
-    output_chars: int
-    param_names: tuple[str, ...]
-    extra_globals: dict | None = None
-
-
 class _Collector:
     """Turns the worker's messages into Observations, in the parent."""
 
-    def __init__(self, plan: _Plan, progress: Callable[[Observation], None] | None = None) -> None:
+    def __init__(self, plan: Plan, progress: Callable[[Observation], None] | None = None) -> None:
         self.plan = plan
         self.progress = progress
         self.observations: dict[int, Observation] = {}
@@ -454,7 +434,7 @@ def _with_line(o: Observation, lineno: int) -> Observation:
 # --------------------------------------------------------------------------- fork
 
 
-def _supervise_forked(plan: _Plan, collector: _Collector) -> None:
+def _supervise_forked(plan: Plan, collector: _Collector) -> None:
     while not collector.done:
         worker = _Worker.start(plan, skip=collector.next_ordinal)
         try:
@@ -463,25 +443,27 @@ def _supervise_forked(plan: _Plan, collector: _Collector) -> None:
             worker.stop()
 
 
-def _drain(worker: "_Worker", plan: _Plan, collector: _Collector) -> None:
-    """Read one worker's messages until it finishes, overruns a limit, or dies."""
+LOG_POLL = 0.025
+"""How often the supervisor reads a worker's log while waiting (seconds): for progress
+shown live, and to learn when a check began, so its deadline is kept."""
+
+
+def _drain(worker: "_Worker", plan: Plan, collector: _Collector) -> None:
+    """Read one worker's messages until it finishes, overruns a limit, or dies.
+
+    Deadlines run from the worker's own timestamps: a check's limit starts when
+    the check began, not when the supervisor happened to read about it.
+    """
     setup_limit = max(SETUP_TIMEOUT, plan.timeout)
-    deadline = time.monotonic() + setup_limit
-    check_started = time.monotonic()
+    last_event = time.monotonic()
+    check_started = last_event
     while True:
+        deadline = check_started + plan.timeout if collector.current is not None else last_event + setup_limit
+        polls = collector.progress is not None or not worker.channel.wake_each  # the log is read only on waking
+        wake = min(deadline, time.monotonic() + LOG_POLL) if polls else deadline
         try:
-            message = worker.receive(deadline)
-        except _WorkerTimeout:
-            if collector.current is None:
-                collector.problem = ErrorInfo(
-                    "Timeout", f"the fixture code outside the checks took longer than {setup_limit:g} s"
-                )
-                collector.done = True
-                return
-            elapsed = (time.monotonic() - check_started) * 1000
-            collector.interrupt(TIMEOUT, _timeout_error(plan.timeout), elapsed)
-            return
-        except _WorkerDied:
+            messages = worker.channel.wait(wake)
+        except WorkerDied:
             status = worker.wait_status()
             if collector.current is None:
                 collector.problem = ErrorInfo("WorkerDied", f"the check process ended outside any check: {_describe_exit(status)}")
@@ -490,14 +472,23 @@ def _drain(worker: "_Worker", plan: _Plan, collector: _Collector) -> None:
             elapsed = (time.monotonic() - check_started) * 1000
             collector.interrupt(ERROR, _death_error(status), elapsed)
             return
-        collector.accept(message)
-        if collector.done:
+        for stamp, message in messages:
+            collector.accept(message)
+            if collector.done:
+                return
+            if message[0] == "begin":
+                check_started = stamp
+            else:
+                last_event = stamp
+        if messages or time.monotonic() < deadline:
+            continue
+        if collector.current is None:
+            collector.problem = ErrorInfo("Timeout", f"the fixture code outside the checks took longer than {setup_limit:g} s")
+            collector.done = True
             return
-        now = time.monotonic()
-        if message[0] == "begin":
-            check_started, deadline = now, now + plan.timeout
-        else:
-            deadline = now + setup_limit
+        elapsed = (time.monotonic() - check_started) * 1000
+        collector.interrupt(TIMEOUT, _timeout_error(plan.timeout), elapsed)
+        return
 
 
 def _timeout_error(timeout: float) -> ErrorInfo:
@@ -534,61 +525,30 @@ def _describe_exit(status: int | None) -> str:
     return f"unexpected status {status}"
 
 
-class _WorkerTimeout(Exception):
-    pass
-
-
-class _WorkerDied(Exception):
-    """The worker's pipe closed: it exited or was killed."""
-
-
 class _Worker:
-    """One forked child running a Session, and the parent's end of its pipe."""
+    """One forked child running a Session, and the supervisor's end of its channel."""
 
-    def __init__(self, pid: int, fd: int) -> None:
-        self.pid, self.fd = pid, fd
-        self.buffer = bytearray()
+    def __init__(self, pid: int, channel: Channel) -> None:
+        self.pid, self.channel = pid, channel
         self.status: int | None = None
 
     @classmethod
-    def start(cls, plan: _Plan, skip: int) -> "_Worker":
+    def start(cls, plan: Plan, skip: int) -> "_Worker":
         _reap_finished()
         # Prepared here, before forking, so that each child does as little as possible.
-        address_space = _address_space_limit(plan.memory_mb)
+        channel = Channel(wake_each=True)
+        address_space = address_space_limit(plan.memory_mb)
         capture = OutputCapture(plan.output_chars)
-        read_fd, write_fd = os.pipe()
         with warnings.catch_warnings():
             # Forking from a notebook kernel (which has threads) is what we want
             # here; the child never touches those threads' locks or sockets.
             warnings.simplefilter("ignore", DeprecationWarning)
             pid = os.fork()
-        if pid == 0:  # pragma: no cover - runs in the child, reported via the pipe
-            os.close(read_fd)
-            _child_main(plan, skip, write_fd, address_space, capture)
-        os.close(write_fd)
-        return cls(pid, read_fd)
-
-    def receive(self, deadline: float) -> tuple:
-        while True:
-            if len(self.buffer) >= _FRAME.size:
-                (size,) = _FRAME.unpack_from(self.buffer)
-                if len(self.buffer) >= _FRAME.size + size:
-                    payload = bytes(self.buffer[_FRAME.size : _FRAME.size + size])
-                    del self.buffer[: _FRAME.size + size]
-                    return _SafeUnpickler.loads(payload)
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise _WorkerTimeout
-            try:
-                ready, _, _ = select.select([self.fd], [], [], remaining)
-            except InterruptedError:  # pragma: no cover - PEP 475 retries for us
-                continue
-            if not ready:
-                continue
-            chunk = os.read(self.fd, 1 << 20)
-            if not chunk:
-                raise _WorkerDied
-            self.buffer += chunk
+        if pid == 0:  # pragma: no cover - runs in the child, reported via the channel
+            channel.worker_side()
+            run_worker(plan, skip, channel, address_space, capture)
+        channel.supervisor_side()
+        return cls(pid, channel)
 
     def wait_status(self) -> int | None:
         if self.status is None:
@@ -605,10 +565,7 @@ class _Worker:
         to tear down its copy of the caller's memory would add a millisecond or
         more to every run, so it is reaped by the next run (or at exit) instead.
         """
-        try:
-            os.close(self.fd)
-        except OSError:
-            pass
+        self.channel.close()
         if self.status is not None:
             return
         try:
@@ -649,166 +606,10 @@ def _reap_all() -> None:
     _UNREAPED.clear()
 
 
-class _SafeUnpickler(pickle.Unpickler):
-    """Only plain builtins and our own stand-in may come back from a worker."""
-
-    _ALLOWED = {
-        ("builtins", "set"),
-        ("builtins", "frozenset"),
-        ("builtins", "complex"),
-        ("builtins", "slice"),
-        ("failuremap_edu._results", "Opaque"),
-    }
-
-    def find_class(self, module: str, name: str) -> Any:
-        if (module, name) in self._ALLOWED:
-            return super().find_class(module, name)
-        raise pickle.UnpicklingError(f"refusing {module}.{name} from a worker")
-
-    @classmethod
-    def loads(cls, payload: bytes) -> Any:
-        import io
-
-        return cls(io.BytesIO(payload)).load()
-
-
-def _child_main(plan: _Plan, skip: int, fd: int, address_space: int | None, capture: OutputCapture) -> None:  # pragma: no cover - child process
-    """The worker: harden the process, run the session, and always leave with os._exit."""
-    code = 0
-    try:
-        _harden_child(plan, capture, address_space)
-
-        def sink(message: tuple) -> None:
-            payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-            data = memoryview(_FRAME.pack(len(payload)) + payload)
-            while data:
-                written = os.write(fd, data)
-                data = data[written:]
-
-        session = Session(sink, skip=skip, capture=capture, param_names=plan.param_names)
-        session.extra_globals = plan.extra_globals or {}
-        solve = plan.solve
-        if isinstance(solve, Solution):
-            solve = _load_in_worker(solve, sink)
-            if solve is None:
-                return
-        session.run(plan.code, plan.variant, solve)
-    except BaseException:  # noqa: BLE001 - nothing may escape into the caller's code
-        code = 70
-    finally:
-        os._exit(code)
-
-
-def _load_in_worker(solution: Solution, sink: Callable[[tuple], None]) -> Callable | None:
-    namespace: dict[str, Any] = {"__name__": "solution", "__file__": solution.path, "__builtins__": __builtins__}
-    try:
-        exec(compile(solution.source, solution.path, "exec"), namespace)
-    except BaseException as exc:  # noqa: BLE001
-        error = error_payload(exc)
-        error["message"] = f"{solution.path} failed while loading: {error['message']}"
-        sink(("problem", error))
-        return None
-    solve = namespace.get("solve")
-    if not callable(solve):
-        sink(("problem", {"type": "SolutionError", "message": f"{solution.path}: solve is not a function", "traceback": ""}))
-        return None
-    return solve
-
-
-def _harden_child(plan: _Plan, capture: OutputCapture, address_space: int | None) -> None:  # pragma: no cover - child process
-    """Cut the child off from everything it shares with the caller."""
-    gc.freeze()  # objects inherited from the kernel are never collected (or closed) here
-    # The supervisor handles interrupts and termination. (Interval timers are not
-    # inherited across fork, so the caller's SIGALRM cannot reach this child.)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    devnull = os.open(os.devnull, os.O_RDWR)
-    for target in (0, 1, 2):
-        os.dup2(devnull, target)
-    sys.stdin = _NoInput()
-    capture.install()
-    import builtins
-
-    builtins.input = _no_input
-    _silence_ipython()
-    _limit_resources(plan, address_space)
-
-
-class _NoInput:
-    def read(self, *args) -> str:
-        raise EOFError("input is not available while checks run")
-
-    readline = read
-
-    def isatty(self) -> bool:
-        return False
-
-
-def _no_input(prompt: str = "") -> str:
-    raise EOFError("input() is not available while checks run: solve must not ask for input")
-
-
-def _silence_ipython() -> None:  # pragma: no cover - child process
-    """IPython's display machinery talks to the kernel's sockets; the child must not."""
-    module = sys.modules.get("IPython.core.interactiveshell")
-    if module is None:
-        return
-    shell = getattr(module.InteractiveShell, "_instance", None)
-    publisher = getattr(shell, "display_pub", None)
-    if publisher is not None:
-        publisher.publish = lambda *args, **kwargs: None
-        publisher.clear_output = lambda *args, **kwargs: None
-
-
-def _limit_resources(plan: _Plan, address_space: int | None) -> None:  # pragma: no cover - child process
-    if resource is None:
-        return
-    for limit, value in ((resource.RLIMIT_CORE, 0),):
-        try:
-            resource.setrlimit(limit, (value, value))
-        except (ValueError, OSError):
-            pass
-    # CPU seconds: a backstop so that no worker outlives a vanished parent for long.
-    try:
-        soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
-        cap = 600
-        if hard == resource.RLIM_INFINITY or hard > cap:
-            resource.setrlimit(resource.RLIMIT_CPU, (cap, hard))
-    except (ValueError, OSError):
-        pass
-    # Address space: what the process already maps plus the memory budget.
-    if address_space is not None:
-        want = address_space
-        try:
-            soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-            if hard != resource.RLIM_INFINITY:
-                want = min(want, hard)
-            resource.setrlimit(resource.RLIMIT_AS, (want, hard))
-        except (ValueError, OSError):
-            pass
-
-
-def _address_space_limit(memory_mb: int) -> int | None:
-    """What the caller maps now plus the memory budget; measured before forking."""
-    mapped = _mapped_bytes()
-    if mapped is None or memory_mb <= 0:
-        return None
-    return mapped + memory_mb * 1024 * 1024
-
-
-def _mapped_bytes() -> int | None:
-    try:
-        with open("/proc/self/statm") as fh:
-            pages = int(fh.read().split()[0])
-        return pages * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return None
-
-
 # --------------------------------------------------------------------- in-process
 
 
-def _run_in_process(plan: _Plan, collector: _Collector, guarded: bool = True) -> None:
+def _run_in_process(plan: Plan, collector: _Collector, guarded: bool = True) -> None:
     capture = OutputCapture(plan.output_chars)
     guard_factory = (lambda: _TraceDeadline(plan.timeout)) if guarded else None
 
@@ -823,7 +624,7 @@ def _run_in_process(plan: _Plan, collector: _Collector, guarded: bool = True) ->
     try:
         solve = plan.solve
         if isinstance(solve, Solution):
-            solve = _load_in_worker(solve, collector.accept)
+            solve = load_solution_in_worker(solve, collector.accept)
             if solve is None:
                 return
         session.run(plan.code, plan.variant, solve)
