@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import failuremap_edu as fm
+from failuremap_edu._warm import warm_up as fm_warm_up
 
 ROUNDS = 40
 BLOCK = 10
@@ -41,7 +42,9 @@ def bench_isolated_vs_subprocess(record_id: str) -> dict:
         script.write_text(record.implementations["attempt"].source, encoding="utf-8")
         subprocess_run = lambda: subprocess.run([sys.executable, str(script)], capture_output=True)  # noqa: E731
         isolated_run = lambda: fm.replay(record, "attempt")  # noqa: E731
-        isolated_run(), subprocess_run()  # warm caches
+        fm_warm_up()
+        isolated_run(), subprocess_run()  # warm caches (and let the warm server start)
+        time.sleep(0.5)
         ours, theirs = [], []
         for _ in range(ROUNDS // BLOCK):  # alternating blocks: each side runs warm, both share the machine's state
             ours += [_time(isolated_run) for _ in range(BLOCK)]

@@ -17,6 +17,7 @@ the caller while being copied.
 from __future__ import annotations
 
 import builtins
+import functools
 import importlib
 import io
 import linecache
@@ -43,18 +44,22 @@ class _CappedBuffer(io.BytesIO):
         return super().write(data)
 
 
-def dumps(obj: Any) -> bytes:
-    """Pickle `obj`, carrying notebook-defined functions by value. Raises Unshippable."""
+def dumps(obj: Any) -> tuple[bytes, frozenset[str]]:
+    """Pickle `obj`, carrying notebook-defined functions by value. Raises Unshippable.
+
+    Also returns the modules the receiver will import to load it.
+    """
     buffer = _CappedBuffer()
+    pickler = _Pickler(buffer)
     try:
-        _Pickler(buffer).dump(obj)
+        pickler.dump(obj)
     except Unshippable:
         raise
     except RecursionError:
         raise Unshippable("nested too deeply") from None
     except Exception as exc:  # noqa: BLE001 - anything pickle refuses means: fork instead
         raise Unshippable(f"{type(exc).__name__}: {exc}") from None
-    return buffer.getvalue()
+    return buffer.getvalue(), frozenset(pickler.modules)
 
 
 def loads(payload: bytes) -> Any:
@@ -65,26 +70,30 @@ class _Pickler(pickle.Pickler):
     def __init__(self, file) -> None:
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
         self._namespaces: dict[int, dict] = {}
+        self.modules: set[str] = set()
 
     def reducer_override(self, obj: Any) -> Any:
         kind = type(obj)
         if kind is types.FunctionType:
             if _importable(obj):
+                self.modules.add(obj.__module__)
                 return NotImplemented
             return self._function_by_value(obj)
         if kind is types.CodeType:
             return marshal.loads, (marshal.dumps(obj),)
         if kind is types.ModuleType:
             name = obj.__name__
-            if sys.modules.get(name) is not obj or name in _LOCAL_MODULES:
+            if sys.modules.get(name) is not obj or name in _LOCAL_MODULES or getattr(obj, "__spec__", None) is None:
                 raise Unshippable(f"module {name} cannot be imported by name")
+            self.modules.add(name)
             return importlib.import_module, (name,)
         if isinstance(obj, type):
-            if obj.__module__ in _LOCAL_MODULES or not _importable(obj):
-                raise Unshippable(f"class {obj.__qualname__} is defined in the notebook")
+            if not _importable(obj):
+                raise Unshippable(f"class {obj.__qualname__} is the learner's code")
+            self.modules.add(obj.__module__)
             return NotImplemented
-        if getattr(kind, "__module__", None) in _LOCAL_MODULES:
-            raise Unshippable(f"a {kind.__qualname__} object (its class is defined in the notebook)")
+        if not installed(getattr(kind, "__module__", None) or "__main__"):
+            raise Unshippable(f"a {kind.__qualname__} object (its class is the learner's code)")
         if kind is types.CellType:
             raise Unshippable("a bare closure cell")
         return NotImplemented
@@ -167,10 +176,16 @@ def _names(code: types.CodeType) -> frozenset[str]:
 
 
 def _importable(obj: Any) -> bool:
-    """Whether the receiving side can find `obj` by module and qualified name."""
+    """Whether the receiving side can find `obj` by module and qualified name, cheaply.
+
+    Only installed modules count (the standard library, site-packages, this
+    package): the receiver may already have them, and importing them runs no
+    learner code. A function from a module of the learner's (or a test file)
+    travels by value instead, so the module is not imported again on every run.
+    """
     module_name = getattr(obj, "__module__", None)
     qualname = getattr(obj, "__qualname__", "")
-    if not module_name or module_name in _LOCAL_MODULES or "<" in qualname:
+    if not module_name or module_name in _LOCAL_MODULES or "<" in qualname or not installed(module_name):
         return False
     module = sys.modules.get(module_name)
     if module is None:
@@ -179,6 +194,31 @@ def _importable(obj: Any) -> bool:
     for part in qualname.split("."):
         found = getattr(found, part, None)
     return found is obj
+
+
+@functools.lru_cache(maxsize=512)
+def installed(module_name: str) -> bool:
+    """Whether a module comes with Python, from site-packages, or is this package's own."""
+    top = module_name.partition(".")[0]
+    if top in _LOCAL_MODULES:
+        return False  # whatever file __main__ came from, what it holds now is the learner's
+    if top == __name__.partition(".")[0] or top in sys.builtin_module_names:
+        return True
+    module = sys.modules.get(top)
+    origin = getattr(getattr(module, "__spec__", None), "origin", None)
+    if origin in ("built-in", "frozen"):
+        return True
+    if not isinstance(origin, str):
+        return False
+    return os.path.realpath(origin).startswith(_install_roots())
+
+
+@functools.lru_cache(maxsize=1)
+def _install_roots() -> tuple[str, ...]:
+    import sysconfig
+
+    roots = {sysconfig.get_path(key) for key in ("stdlib", "platstdlib", "purelib", "platlib")}
+    return tuple(os.path.realpath(root) + os.sep for root in roots if root)
 
 
 def _source_lines(filename: str) -> list[str] | None:

@@ -66,18 +66,50 @@ class Channel:
     """Made by the supervisor before forking; afterwards each side uses its own half."""
 
     def __init__(self, log_bytes: int = LOG_BYTES, *, wake_each: bool = False) -> None:
-        # Anonymous and shared with the child after fork; not needed when every message wakes.
-        self.log = None if wake_each else mmap.mmap(-1, log_bytes)
-        self.read_fd, self.write_fd = os.pipe()
-        self.wake_each = wake_each
-        """Send every message through the pipe (the log stays empty). Cheaper when the
-        supervisor has just forked and is awake anyway: it then handles each message
-        while the worker goes on, instead of all of them at the end."""
-        self._write_at = _HEADER  # worker side
+        # `wake_each`: send every message through the pipe, with no log. Cheaper when the
+        # supervisor has just forked and is awake anyway: it then handles each message
+        # while the worker goes on, instead of all of them at the end.
+        # Otherwise the log is anonymous memory, shared with the child after fork.
+        self._setup(None if wake_each else mmap.mmap(-1, log_bytes), *os.pipe(), wake_each=wake_each)
+
+    @classmethod
+    def remote(cls) -> "Channel":
+        """A channel to a worker that is not our child: its log lives in a memfd, sent along."""
+        channel = cls.__new__(cls)
+        fd = os.memfd_create("failuremap-log", getattr(os, "MFD_CLOEXEC", 0))
+        os.ftruncate(fd, LOG_BYTES)
+        channel._setup(mmap.mmap(fd, LOG_BYTES), *os.pipe(), wake_each=False)
+        channel.log_fd = fd
+        return channel
+
+    def worker_fds(self) -> list[int]:
+        """What a remote worker needs (then `sent` closes our copies)."""
+        return [self.log_fd, self.write_fd]
+
+    def sent(self) -> None:
+        for fd in (self.log_fd, self.write_fd):
+            os.close(fd)
+        self.log_fd = self.write_fd = -1
+
+    @classmethod
+    def attach(cls, fds: list[int]) -> "Channel":
+        """The worker's half of a `remote` channel, from the descriptors it received."""
+        log_fd, write_fd = fds
+        channel = cls.__new__(cls)
+        channel._setup(mmap.mmap(log_fd, LOG_BYTES), -1, write_fd, wake_each=False)
+        os.close(log_fd)
+        return channel
+
+    def _setup(self, log, read_fd: int, write_fd: int, wake_each: bool) -> None:
+        self.log, self.read_fd, self.write_fd, self.wake_each = log, read_fd, write_fd, wake_each
+        self.log_fd = -1
+        self._write_at = _HEADER
         self._log_full = False
-        self._read_at = _HEADER  # supervisor side
+        self._read_at = _HEADER
         self._pipe_buffer = bytearray()
         self._pipe_closed = False
+        self.spin_until = 0.0
+        """Until this time.monotonic(), wait() polls instead of sleeping."""
 
     # ------------------------------------------------------------------ worker
 
@@ -117,9 +149,14 @@ class Channel:
                 return messages
             if self._pipe_closed:
                 raise WorkerDied
-            remaining = until - time.monotonic()
+            now = time.monotonic()
+            remaining = until - now
             if remaining <= 0:
                 return []
+            if now < self.spin_until:
+                # A sleeping supervisor takes a while to wake on a virtual machine
+                # (half a millisecond here); a short run is better watched closely.
+                remaining = 0
             try:
                 ready, _, _ = select.select([self.read_fd], [], [], remaining)
             except InterruptedError:  # pragma: no cover - PEP 475 retries for us
@@ -132,7 +169,9 @@ class Channel:
                     self._pipe_closed = True
 
     def close(self) -> None:
-        for fd in (self.read_fd, self.write_fd):
+        for fd in (self.read_fd, self.write_fd, self.log_fd):
+            if fd < 0:
+                continue
             try:
                 os.close(fd)
             except OSError:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from . import _warm
 from ._channel import Channel, WorkerDied
 from ._errors import InputError
 from ._fixtures import VARIANTS, FixtureScript, read_fixtures
@@ -36,7 +37,7 @@ from ._records import Record
 from ._results import ERROR, TIMEOUT, CallResult, Comparison, ErrorInfo, Observation, RunResult
 from ._sandbox import CheckTimeout, OutputCapture, Session
 from ._signature import Params, mismatch
-from ._worker import Plan, address_space_limit, load_solution_in_worker, run_worker
+from ._worker import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, DEFAULT_TIMEOUT, Plan, address_space_limit, load_solution_in_worker, run_worker
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -51,9 +52,6 @@ __all__ = [
     "run_checks",
 ]
 
-DEFAULT_TIMEOUT = 2.0
-DEFAULT_MEMORY_MB = 2048
-DEFAULT_OUTPUT_CHARS = 8_000
 UNGUARDED = "unguarded"
 """Internal: in-process with no time limit at all, for code that already runs in a
 process someone else supervises and can kill (the catalog's chunk workers)."""
@@ -350,6 +348,7 @@ class _Collector:
         self.current: tuple[int, int, str] | None = None
         self.problem: ErrorInfo | None = None
         self.done = False
+        self.unavailable = False
 
     @property
     def next_ordinal(self) -> int:
@@ -382,6 +381,8 @@ class _Collector:
             self._report(data["index"])
         elif kind == "done":
             self.done = True
+        elif kind == "unavailable":
+            self.unavailable = True
         elif kind == "problem":
             self.problem = ErrorInfo(**message[1])
             self.done = True
@@ -435,12 +436,23 @@ def _with_line(o: Observation, lineno: int) -> Observation:
 
 
 def _supervise_forked(plan: Plan, collector: _Collector) -> None:
+    """Run the plan in worker processes until every check is reported.
+
+    A warm standby takes the run when the solve can travel to it (`_warm`);
+    otherwise, or if that standby cannot load it, the caller forks a worker.
+    After a timeout or a death, a fresh worker carries on with the next check.
+    """
+    shipment = _warm.ship(plan)
     while not collector.done:
-        worker = _Worker.start(plan, skip=collector.next_ordinal)
+        worker = _warm.start(shipment, skip=collector.next_ordinal) if shipment is not None else None
+        if worker is None:
+            worker = _Worker.start(plan, skip=collector.next_ordinal)
         try:
             _drain(worker, plan, collector)
         finally:
             worker.stop()
+        if collector.unavailable:
+            shipment, collector.unavailable = None, False  # the standby could not load it: fork instead
 
 
 LOG_POLL = 0.025
@@ -464,6 +476,7 @@ def _drain(worker: "_Worker", plan: Plan, collector: _Collector) -> None:
         try:
             messages = worker.channel.wait(wake)
         except WorkerDied:
+            worker.finished = True
             status = worker.wait_status()
             if collector.current is None:
                 collector.problem = ErrorInfo("WorkerDied", f"the check process ended outside any check: {_describe_exit(status)}")
@@ -474,7 +487,8 @@ def _drain(worker: "_Worker", plan: Plan, collector: _Collector) -> None:
             return
         for stamp, message in messages:
             collector.accept(message)
-            if collector.done:
+            if collector.done or collector.unavailable:
+                worker.finished = True
                 return
             if message[0] == "begin":
                 check_started = stamp
@@ -531,6 +545,7 @@ class _Worker:
     def __init__(self, pid: int, channel: Channel) -> None:
         self.pid, self.channel = pid, channel
         self.status: int | None = None
+        self.finished = False  # our child: killed (and reaped) on stop whatever this says
 
     @classmethod
     def start(cls, plan: Plan, skip: int) -> "_Worker":

@@ -24,6 +24,10 @@ except ImportError:  # pragma: no cover - Windows
 from ._channel import Channel
 from ._sandbox import OutputCapture, Session, error_payload
 
+DEFAULT_TIMEOUT = 2.0
+DEFAULT_MEMORY_MB = 2048
+DEFAULT_OUTPUT_CHARS = 8_000
+
 
 @dataclass(frozen=True)
 class Plan:
