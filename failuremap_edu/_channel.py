@@ -73,48 +73,42 @@ class Channel:
         self._setup(None if wake_each else mmap.mmap(-1, log_bytes), *os.pipe(), wake_each=wake_each)
 
     @classmethod
-    def remote(cls) -> "Channel":
-        """A channel to a worker that is not our child: its log lives in a memfd, sent along."""
+    def shared(cls) -> tuple["Channel", int]:
+        """A channel whose two halves live in different processes' hands, not parent and child.
+
+        Returns the channel (for the worker, after fork) and the log's memfd, which
+        travels with `read_fd` to the supervisor (see `supervise`).
+        """
+        log_fd = os.memfd_create("failuremap-log", getattr(os, "MFD_CLOEXEC", 0))
+        os.ftruncate(log_fd, LOG_BYTES)
         channel = cls.__new__(cls)
-        fd = os.memfd_create("failuremap-log", getattr(os, "MFD_CLOEXEC", 0))
-        os.ftruncate(fd, LOG_BYTES)
-        channel._setup(mmap.mmap(fd, LOG_BYTES), *os.pipe(), wake_each=False)
-        channel.log_fd = fd
-        return channel
-
-    def worker_fds(self) -> list[int]:
-        """What a remote worker needs (then `sent` closes our copies)."""
-        return [self.log_fd, self.write_fd]
-
-    def sent(self) -> None:
-        for fd in (self.log_fd, self.write_fd):
-            os.close(fd)
-        self.log_fd = self.write_fd = -1
+        channel._setup(mmap.mmap(log_fd, LOG_BYTES), *os.pipe(), wake_each=False)
+        return channel, log_fd
 
     @classmethod
-    def attach(cls, fds: list[int]) -> "Channel":
-        """The worker's half of a `remote` channel, from the descriptors it received."""
-        log_fd, write_fd = fds
+    def supervise(cls, log_fd: int, read_fd: int) -> "Channel":
+        """The supervisor's half of a `shared` channel, from the descriptors it received."""
         channel = cls.__new__(cls)
-        channel._setup(mmap.mmap(log_fd, LOG_BYTES), -1, write_fd, wake_each=False)
-        os.close(log_fd)
+        try:
+            log = mmap.mmap(log_fd, LOG_BYTES)
+        finally:
+            os.close(log_fd)
+        channel._setup(log, read_fd, -1, wake_each=False)
         return channel
 
     def _setup(self, log, read_fd: int, write_fd: int, wake_each: bool) -> None:
         self.log, self.read_fd, self.write_fd, self.wake_each = log, read_fd, write_fd, wake_each
-        self.log_fd = -1
         self._write_at = _HEADER
         self._log_full = False
         self._read_at = _HEADER
         self._pipe_buffer = bytearray()
         self._pipe_closed = False
-        self.spin_until = 0.0
-        """Until this time.monotonic(), wait() polls instead of sleeping."""
 
     # ------------------------------------------------------------------ worker
 
     def worker_side(self) -> None:
         os.close(self.read_fd)
+        self.read_fd = -1
 
     def post(self, message: tuple, last: bool = False) -> None:
         """Send one message; `last` ones (and all, once the log is full) go through the pipe."""
@@ -137,6 +131,7 @@ class Channel:
 
     def supervisor_side(self) -> None:
         os.close(self.write_fd)
+        self.write_fd = -1
 
     def wait(self, until: float) -> list[tuple[float, tuple]]:
         """Messages not yet seen, in the order they were posted; [] if `until` passed first.
@@ -149,14 +144,9 @@ class Channel:
                 return messages
             if self._pipe_closed:
                 raise WorkerDied
-            now = time.monotonic()
-            remaining = until - now
+            remaining = until - time.monotonic()
             if remaining <= 0:
                 return []
-            if now < self.spin_until:
-                # A sleeping supervisor takes a while to wake on a virtual machine
-                # (half a millisecond here); a short run is better watched closely.
-                remaining = 0
             try:
                 ready, _, _ = select.select([self.read_fd], [], [], remaining)
             except InterruptedError:  # pragma: no cover - PEP 475 retries for us
@@ -169,7 +159,7 @@ class Channel:
                     self._pipe_closed = True
 
     def close(self) -> None:
-        for fd in (self.read_fd, self.write_fd, self.log_fd):
+        for fd in (self.read_fd, self.write_fd):
             if fd < 0:
                 continue
             try:

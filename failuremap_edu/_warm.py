@@ -39,8 +39,6 @@ POOL = 2
 """Standbys kept ready: two, so that back-to-back runs (five variants) rarely wait."""
 WAIT_FOR_STANDBY = 0.5
 """Seconds a run waits for a standby still being made before forking the caller instead."""
-SPIN = 0.01
-"""Seconds the supervisor watches a warm run without sleeping: most runs end sooner."""
 _REQUEST = struct.Struct("!QI")  # payload bytes, checks to skip
 _STANDBY = struct.Struct("!i")
 _EXIT = struct.Struct("!ii")
@@ -115,17 +113,13 @@ def start(shipment: Shipment, skip: int) -> WarmWorker | None:
         standby = client.take(WAIT_FOR_STANDBY)
         if standby is None:
             return None
-        pid, sock = standby
-        channel = Channel.remote()
+        pid, sock, channel = standby
         try:
             with sock:
-                socket.send_fds(sock, [_REQUEST.pack(len(shipment.payload), skip)], channel.worker_fds())
-                sock.sendall(shipment.payload)
+                sock.sendall(_REQUEST.pack(len(shipment.payload), skip) + shipment.payload)
         except OSError:  # that standby has gone (killed from outside): try the next one
             channel.close()
             continue
-        channel.sent()
-        channel.spin_until = time.monotonic() + SPIN
         client.preload(shipment.modules)
         return WarmWorker(client, pid, channel)
     return None
@@ -151,12 +145,12 @@ class _Client:
         )
         theirs.close()
         self.control = ours
-        self.ready: collections.deque[tuple[int, socket.socket]] = collections.deque()
+        self.ready: collections.deque[tuple[int, socket.socket, Channel]] = collections.deque()
         self.statuses: dict[int, int] = {}
         self.preloaded: set[str] = set()
         self.closed = False
 
-    def take(self, wait: float) -> tuple[int, socket.socket] | None:
+    def take(self, wait: float) -> tuple[int, socket.socket, Channel] | None:
         self._poll(0)
         deadline = time.monotonic() + wait
         while not self.ready:
@@ -164,9 +158,7 @@ class _Client:
             if self.closed or remaining <= 0:
                 return None
             self._poll(remaining)
-        standby = self.ready.popleft()
-        self._send(b"+")  # a replacement, made while this run goes on
-        return standby
+        return self.ready.popleft()
 
     def exit_status(self, pid: int, wait: float = 2.0) -> int | None:
         deadline = time.monotonic() + wait
@@ -188,7 +180,9 @@ class _Client:
             self.closed = True
             self.control.close()
         while self.ready:
-            self.ready.popleft()[1].close()
+            _, sock, channel = self.ready.popleft()
+            sock.close()
+            channel.close()
 
     def _send(self, message: bytes) -> None:
         if self.closed:
@@ -205,19 +199,22 @@ class _Client:
         try:
             ready, _, _ = select.select([self.control], [], [], max(timeout, 0))
             while ready:
-                message, fds, _, _ = socket.recv_fds(self.control, 64, 1)
+                message, fds, _, _ = socket.recv_fds(self.control, 64, 3)
                 if not message:
                     self.close()
                     return
-                if message[:1] == b"S" and fds:
+                if message[:1] == b"S" and len(fds) == 3:
                     (pid,) = _STANDBY.unpack_from(message, 1)
-                    self.ready.append((pid, socket.socket(fileno=fds[0])))
+                    sock_fd, log_fd, read_fd = fds
+                    # Mapped now, while nothing waits: a run then only writes to the socket.
+                    self.ready.append((pid, socket.socket(fileno=sock_fd), Channel.supervise(log_fd, read_fd)))
+                    fds = []
                 elif message[:1] == b"X":
                     pid, status = _EXIT.unpack_from(message, 1)
                     if len(self.statuses) > 1000:
                         self.statuses.clear()
                     self.statuses[pid] = status
-                for fd in fds[1:]:
+                for fd in fds:
                     os.close(fd)
                 ready, _, _ = select.select([self.control], [], [], 0)
         except OSError:
@@ -234,6 +231,9 @@ def _client() -> _Client | None:
         return None
     if _CLIENT is not None and _CLIENT.owner != os.getpid():
         _CLIENT = None  # a forked copy of the caller: the server belongs to the original
+    if _CLIENT is not None and _CLIENT.closed and _RESTARTS[0] < MAX_RESTARTS:
+        _RESTARTS[0] += 1  # the server went away (killed, out of memory): start another
+        _CLIENT = None
     if _CLIENT is None:
         try:
             _CLIENT = _Client()
@@ -243,6 +243,10 @@ def _client() -> _Client | None:
     if _CLIENT.closed:
         return None
     return _CLIENT
+
+
+MAX_RESTARTS = 3
+_RESTARTS = [0]
 
 
 def warm_up() -> None:
@@ -264,7 +268,7 @@ def _shutdown() -> None:
 
 
 def serve(control_fd: int) -> None:  # pragma: no cover - runs in the server process
-    """The server: keep POOL standbys ready, replace each one taken, report exits."""
+    """The server: keep POOL standbys ready, replace each one that ends, report exits."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     control = socket.socket(fileno=control_fd)
     wake_r, wake_w = os.pipe()
@@ -276,21 +280,26 @@ def serve(control_fd: int) -> None:  # pragma: no cover - runs in the server pro
 
     def make_standby() -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        channel, log_fd = Channel.shared()
         pid = os.fork()
         if pid == 0:
             ours.close()
+            os.close(log_fd)
+            channel.worker_side()
             signal.set_wakeup_fd(-1)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             os.close(wake_r)
             os.close(wake_w)
             control.close()
-            _standby(theirs, warm_code)
+            _standby(theirs, channel, warm_code)
         theirs.close()
         children.add(pid)
         try:
-            socket.send_fds(control, [b"S" + _STANDBY.pack(pid)], [ours.fileno()])
+            socket.send_fds(control, [b"S" + _STANDBY.pack(pid)], [ours.fileno(), log_fd, channel.read_fd])
         finally:
             ours.close()
+            os.close(log_fd)
+            channel.close()
 
     try:
         for _ in range(POOL):
@@ -305,13 +314,14 @@ def serve(control_fd: int) -> None:  # pragma: no cover - runs in the server pro
                 for pid, status in _reap():
                     children.discard(pid)
                     control.send(b"X" + _EXIT.pack(pid, status))
+                    # Its replacement is made now that its run is over, not while it
+                    # ran: the learner is reading results, and the CPU is free.
+                    make_standby()
             if control in ready:
                 message = control.recv(1 << 16)
                 if not message:
                     break
-                if message == b"+":
-                    make_standby()
-                elif message[:1] == b"P":
+                if message[:1] == b"P":
                     _preload(json.loads(message[1:]))
     except OSError:
         pass
@@ -336,7 +346,7 @@ def _reap() -> list[tuple[int, int]]:  # pragma: no cover - server process
         done.append((pid, status))
 
 
-def _standby(sock: socket.socket, warm_code: Any) -> None:  # pragma: no cover - standby process
+def _standby(sock: socket.socket, channel: Channel, warm_code: Any) -> None:  # pragma: no cover - standby process
     """Harden, warm up on a packaged record, then wait for one run and do it."""
     from ._sandbox import OutputCapture, Session
 
@@ -350,14 +360,12 @@ def _standby(sock: socket.socket, warm_code: Any) -> None:  # pragma: no cover -
                 capture.take()
             except BaseException:  # noqa: BLE001 - warming up is optional
                 pass
-        header, fds, _, _ = socket.recv_fds(sock, _REQUEST.size, 2)
-        while header and len(header) < _REQUEST.size:
+        header = b""
+        while len(header) < _REQUEST.size:
             more = sock.recv(_REQUEST.size - len(header))
             if not more:
-                break
+                os._exit(0)  # the caller went away without sending a run
             header += more
-        if len(header) < _REQUEST.size or len(fds) != 2:
-            os._exit(0)  # the caller went away without sending a run
         size, skip = _REQUEST.unpack(header)
         payload = bytearray()
         while len(payload) < size:
@@ -366,7 +374,6 @@ def _standby(sock: socket.socket, warm_code: Any) -> None:  # pragma: no cover -
                 os._exit(0)
             payload += chunk
         sock.close()
-        channel = Channel.attach(fds)
         try:
             request = _byvalue.loads(bytes(payload))
             plan = request["plan"]

@@ -32,6 +32,7 @@ from ._records import Record, load_record
 from ._results import CallResult, Comparison, Observation, RunResult
 from ._runner import DEFAULT_TIMEOUT, SolutionError, parse_call_arguments, replay, run_checks, try_call
 from ._sandbox import safe_repr
+from ._warm import warm_up
 
 __all__ = ["Exercise"]
 
@@ -73,6 +74,7 @@ class Exercise:
         self.expanded = False
         self.large_font = False
         self._replays: dict[int, Comparison] = {}
+        warm_up()  # the learner reads the task first: by the first run, a warm worker is ready
         self._solve_text: str | None = None
         self._downloads: str | None = None
         self._ui: _Panel | None = None

@@ -71,3 +71,23 @@ def test_a_class_defined_in_the_notebook_comes_back_described(kernel):
         "o = fm.run_checks(record, solve).observations[0]\nprint(o.status, o.actual.type_name, o.actual.repr)",
     )
     assert out["stdout"] == "fail Pair Pair('hello<st', '')\n", out
+
+
+def test_a_cell_defined_solve_runs_on_a_warm_worker_without_forking_the_kernel(kernel):
+    from failuremap_edu._notebook import reference_path
+
+    reference = reference_path("FA-100786").read_text(encoding="utf-8")
+    setup = execute(
+        kernel,
+        "import time\nfrom failuremap_edu import _runner, _warm\n_warm.warm_up()\n"
+        "deadline = time.monotonic() + 20\n"
+        "while _warm._client() is None or not _warm._client().ready:\n"
+        "    assert time.monotonic() < deadline\n    time.sleep(0.05)\n    _warm._client() and _warm._client()._poll(0)\n"
+        "forks = []\noriginal = _runner._Worker.start\n"
+        "_runner._Worker.start = classmethod(lambda cls, plan, skip: forks.append(skip) or original.__func__(cls, plan, skip))",
+    )
+    assert setup["status"] == "ok", setup
+    defined = execute(kernel, reference)  # the reference solve, as a learner would type it in a cell
+    assert defined["status"] == "ok", defined
+    out = execute(kernel, "r = fm.run_checks(record, solve)\nprint(r.summary(), 'forks:', len(forks), 'kernel pid unchanged:', os.getpid() == pid)")
+    assert out["stdout"] == "6/6 checks pass forks: 0 kernel pid unchanged: True\n", out
