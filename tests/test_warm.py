@@ -132,3 +132,14 @@ def test_the_server_ends_with_its_caller():
             return
         time.sleep(0.05)
     pytest.fail("the warm server outlived its caller")
+
+
+def _huge(text, stops):
+    return "x" * 5_000_000
+
+
+def test_a_result_bigger_than_the_shared_log_still_arrives(stopping, warm):
+    result = run_checks(stopping, _huge)
+    assert warm == []
+    assert [o.status for o in result.observations] == ["fail"] * 6
+    assert all(len(o.actual) == 5_000_000 for o in result.observations)
