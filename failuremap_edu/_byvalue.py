@@ -83,8 +83,12 @@ class _Pickler(pickle.Pickler):
             return marshal.loads, (marshal.dumps(obj),)
         if kind is types.ModuleType:
             name = obj.__name__
-            if sys.modules.get(name) is not obj or name in _LOCAL_MODULES or getattr(obj, "__spec__", None) is None:
+            if sys.modules.get(name) is not obj or getattr(obj, "__spec__", None) is None:
                 raise Unshippable(f"module {name} cannot be imported by name")
+            if not installed(name):
+                # The learner's own module: the kernel's copy may have been changed
+                # since it was imported; only a fork of the kernel sees those changes.
+                raise Unshippable(f"module {name} is the learner's own")
             self.modules.add(name)
             return importlib.import_module, (name,)
         if isinstance(obj, type):

@@ -117,6 +117,7 @@ def start(shipment: Shipment, skip: int) -> WarmWorker | None:
         pid, sock, channel = standby
         try:
             with sock:
+                sock.settimeout(5)  # a standby that stopped reading (SIGSTOP) must not hang the caller
                 sock.sendall(_REQUEST.pack(len(shipment.payload), skip) + shipment.payload)
         except OSError:  # that standby has gone (killed from outside): try the next one
             channel.close()

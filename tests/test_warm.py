@@ -88,22 +88,46 @@ def test_a_solve_that_cannot_travel_still_runs_by_forking(stopping, warm):
 
 
 def test_a_standby_that_cannot_load_the_solve_hands_back_to_a_fork(stopping, warm, monkeypatch):
-    # A module the standby cannot import (it exists only in this process).
-    import types
+    # A module that passes for installed here but exists only in this process:
+    # the plan ships, the standby fails to import it and says so, the caller forks.
     import sys
+    import types
+
+    from failuremap_edu import _byvalue
 
     module = types.ModuleType("fm_only_here")
     module.__spec__ = types.SimpleNamespace(origin=None)
-    module.suffix = ()
+    module.SUFFIX = ()
     monkeypatch.setitem(sys.modules, "fm_only_here", module)
+    real_installed = _byvalue.installed
+    monkeypatch.setattr(_byvalue, "installed", lambda name: name == "fm_only_here" or real_installed(name))
 
     def solve(text, stops):
-        return reference_stopping(text, stops) + fm_only_here.suffix
+        return reference_stopping(text, stops) + fm_only_here.SUFFIX
 
-    solve.__globals__["fm_only_here"] = module
+    monkeypatch.setitem(solve.__globals__, "fm_only_here", module)
+    assert _warm.ship(_runner.Plan(None, 1, solve, 1.0, 100, 100, ())) is not None, "it does ship"
     result = run_checks(stopping, solve)
     assert result.passed, result.observations[0].error
     assert warm == [0]
+
+
+def test_a_solve_using_the_learners_own_module_runs_in_a_fork_of_the_kernel(stopping, warm, tmp_path, monkeypatch):
+    import importlib
+    import sys
+
+    (tmp_path / "fm_learner_helper.py").write_text("SUFFIX = ()\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    helper = importlib.import_module("fm_learner_helper")
+    monkeypatch.setitem(sys.modules, "fm_learner_helper", helper)
+    helper.SUFFIX = ("changed in the kernel",)  # a fresh import elsewhere would not see this
+
+    def solve(text, stops):
+        return reference_stopping(text, stops) + helper.SUFFIX
+
+    result = run_checks(stopping, solve)
+    assert warm == [0]
+    assert all(o.actual[-1] == "changed in the kernel" for o in result.observations)
 
 
 def test_a_standby_killed_from_outside_is_skipped(stopping, warm):
