@@ -1,13 +1,14 @@
 """Runner: run a record's checks against a `solve`, so that nothing `solve` does can hurt the caller.
 
 Isolation (``fork``, the default where the OS has it): the checks run in a
-child process forked from the caller, which is how a function defined in a
-notebook cell reaches it without being importable or picklable. The child
-reports each check over a pipe as plain data. The parent gives every check its
-own time limit; a child that overruns it is killed (a bare ``except:`` cannot
-catch SIGKILL), and one that dies (``os._exit``, a segfault, the memory limit)
-is noted. Either way a fresh child continues with the next check, so every check
-is reported. A run costs one fork when nothing goes wrong.
+worker process. Usually that is a warm standby kept ready by a small server
+(`_warm`; the solve travels to it by value), otherwise a child forked from the
+caller, which is how any function defined in a notebook cell reaches it. The
+worker reports each check as plain data (`_channel`). The supervisor here gives
+every check its own time limit; a worker that overruns it is killed (a bare
+``except:`` cannot catch SIGKILL), and one that dies (``os._exit``, a segfault,
+the memory limit) is noted. Either way a fresh worker continues with the next
+check, so every check is reported. A run costs one worker when nothing goes wrong.
 
 Fallback (``inprocess``, where there is no ``fork``: Windows, Pyodide): the same
 checks run in the calling process under a trace-function time limit. It still
