@@ -103,7 +103,7 @@ def test_a_standby_that_cannot_load_the_solve_hands_back_to_a_fork(stopping, war
     monkeypatch.setattr(_byvalue, "installed", lambda name: name == "fm_only_here" or real_installed(name))
 
     def solve(text, stops):
-        return reference_stopping(text, stops) + fm_only_here.SUFFIX
+        return reference_stopping(text, stops) + fm_only_here.SUFFIX  # noqa: F821 - a global set below
 
     monkeypatch.setitem(solve.__globals__, "fm_only_here", module)
     assert _warm.ship(_runner.Plan(None, 1, solve, 1.0, 100, 100, ())) is not None, "it does ship"
