@@ -8,10 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import pickle
-import select
 import signal
-import struct
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -20,6 +17,7 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from ._channel import ALLOWED, Channel, WorkerDied
 from ._parity import ParityReport, verify_record
 from ._records import RecordError, list_records, load_record
 from ._runner import UNGUARDED
@@ -85,49 +83,50 @@ def _verify_chunk(refs: list[str]) -> list[CatalogEntry]:
     return [e if e.error is not None or e.ok else _verify_one(e.ref) for e in entries]
 
 
-_FRAME = struct.Struct("!I")
+_ENTRY_CLASSES = ALLOWED | {
+    ("failuremap_edu._catalog", "CatalogEntry"),
+    ("failuremap_edu._parity", "ParityReport"),
+    ("failuremap_edu._parity", "ImplementationParity"),
+    ("failuremap_edu._parity", "RecordedCrash"),
+    ("failuremap_edu._results", "RunResult"),
+    ("failuremap_edu._results", "Observation"),
+    ("failuremap_edu._results", "ErrorInfo"),
+}
+"""What a chunk child may send back. It ran record code unguarded, so nothing else is unpickled."""
 
 
 def _in_forked_child(refs: list[str]) -> list[CatalogEntry]:
     """The entries a forked child verified before it finished, died or overran."""
-    read_fd, write_fd = os.pipe()
+    channel = Channel(wake_each=True, allowed=_ENTRY_CLASSES)
     pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child reports through the pipe
+    if pid == 0:  # pragma: no cover - the child reports through the channel
         code = 0
         try:
-            os.close(read_fd)
+            channel.worker_side()
             for ref in refs:
-                payload = pickle.dumps(_verify_one(ref, isolation=UNGUARDED))
-                view = memoryview(_FRAME.pack(len(payload)) + payload)
-                while view:
-                    view = view[os.write(write_fd, view):]
+                channel.post(_verify_one(ref, isolation=UNGUARDED))
         except BaseException:  # noqa: BLE001
             code = 70
         finally:
             os._exit(code)
-    os.close(write_fd)
+    channel.supervisor_side()
     entries: list[CatalogEntry] = []
-    buffer = bytearray()
-    deadline = time.monotonic() + SECONDS_PER_RECORD
     try:
         while len(entries) < len(refs):
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([read_fd], [], [], remaining)[0]:
+            try:
+                arrived = channel.wait(time.monotonic() + SECONDS_PER_RECORD)
+            except WorkerDied:
+                break  # died: the rest goes the careful way
+            except Exception:  # noqa: BLE001 - a damaged answer: the careful way from here
+                return entries
+            if not arrived:
                 break  # overran: the rest goes the careful way
-            data = os.read(read_fd, 1 << 20)
-            if not data:
-                break  # died
-            buffer += data
-            while len(buffer) >= _FRAME.size and len(buffer) >= _FRAME.size + _FRAME.unpack_from(buffer)[0]:
-                size = _FRAME.unpack_from(buffer)[0]
-                try:
-                    entries.append(pickle.loads(bytes(buffer[_FRAME.size : _FRAME.size + size])))
-                except Exception:  # noqa: BLE001 - a damaged answer: the careful way from here
+            for _, entry in arrived:
+                if not isinstance(entry, CatalogEntry):
                     return entries
-                del buffer[: _FRAME.size + size]
-                deadline = time.monotonic() + SECONDS_PER_RECORD
+                entries.append(entry)
     finally:
-        os.close(read_fd)
+        channel.close()
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)

@@ -41,36 +41,45 @@ class WorkerDied(Exception):
     """The pipe closed and the log holds nothing more: the worker has gone."""
 
 
-class _SafeUnpickler(pickle.Unpickler):
-    """Only plain builtins and our own stand-in may come back from a worker."""
-
-    _ALLOWED = {
+ALLOWED = frozenset(
+    {
         ("builtins", "set"),
         ("builtins", "frozenset"),
         ("builtins", "complex"),
         ("builtins", "slice"),
         ("failuremap_edu._results", "Opaque"),
     }
+)
+"""What a check worker may send back: plain builtins and our stand-in for anything else."""
+
+
+class _SafeUnpickler(pickle.Unpickler):
+    """Only the classes a channel allows may come back from a worker (it ran untrusted code)."""
+
+    def __init__(self, file, allowed: frozenset[tuple[str, str]]) -> None:
+        super().__init__(file)
+        self.allowed = allowed
 
     def find_class(self, module: str, name: str) -> Any:
-        if (module, name) in self._ALLOWED:
+        if (module, name) in self.allowed:
             return super().find_class(module, name)
         raise pickle.UnpicklingError(f"refusing {module}.{name} from a worker")
 
 
-def safe_loads(payload: bytes) -> Any:
-    return _SafeUnpickler(io.BytesIO(payload)).load()
+def safe_loads(payload: bytes, allowed: frozenset[tuple[str, str]] = ALLOWED) -> Any:
+    return _SafeUnpickler(io.BytesIO(payload), allowed).load()
 
 
 class Channel:
     """Made by the supervisor before forking; afterwards each side uses its own half."""
 
-    def __init__(self, log_bytes: int = LOG_BYTES, *, wake_each: bool = False) -> None:
+    def __init__(self, log_bytes: int = LOG_BYTES, *, wake_each: bool = False, allowed: frozenset[tuple[str, str]] = ALLOWED) -> None:
         # `wake_each`: send every message through the pipe, with no log. Cheaper when the
         # supervisor has just forked and is awake anyway: it then handles each message
         # while the worker goes on, instead of all of them at the end.
         # Otherwise the log is anonymous memory, shared with the child after fork.
         self._setup(None if wake_each else mmap.mmap(-1, log_bytes), *os.pipe(), wake_each=wake_each)
+        self.allowed = allowed
 
     @classmethod
     def shared(cls) -> tuple["Channel", int]:
@@ -83,6 +92,7 @@ class Channel:
         os.ftruncate(log_fd, LOG_BYTES)
         channel = cls.__new__(cls)
         channel._setup(mmap.mmap(log_fd, LOG_BYTES), *os.pipe(), wake_each=False)
+        channel.allowed = ALLOWED
         return channel, log_fd
 
     @classmethod
@@ -94,6 +104,7 @@ class Channel:
         finally:
             os.close(log_fd)
         channel._setup(log, read_fd, -1, wake_each=False)
+        channel.allowed = ALLOWED
         return channel
 
     def _setup(self, log, read_fd: int, write_fd: int, wake_each: bool) -> None:
@@ -179,7 +190,7 @@ class Channel:
             start = self._read_at + _FRAME.size
             if start + size > committed:
                 break  # pragma: no cover - a frame is never committed before it is complete
-            messages.append(safe_loads(self.log[start : start + size]))
+            messages.append(safe_loads(self.log[start : start + size], self.allowed))
             self._read_at = start + size
         return messages
 
@@ -189,6 +200,6 @@ class Channel:
             (size,) = _FRAME.unpack_from(buffer)
             if len(buffer) < _FRAME.size + size:
                 break
-            messages.append(safe_loads(bytes(buffer[_FRAME.size : _FRAME.size + size])))
+            messages.append(safe_loads(bytes(buffer[_FRAME.size : _FRAME.size + size]), self.allowed))
             del buffer[: _FRAME.size + size]
         return messages

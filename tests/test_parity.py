@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import pytest
@@ -114,6 +115,20 @@ def test_chunked_catalog_verification_falls_back_when_its_child_dies(tmp_path, m
     monkeypatch.setattr(_catalog, "_in_forked_child", lambda refs: [])  # the fast child died at once
     careful = [(e.ref, e.ok) for e in _catalog.verify_many(refs, jobs=1)]
     assert fast == careful == [(r, True) for r in refs]
+
+
+def test_the_fast_chunk_child_answers_for_every_record_and_only_with_plain_results():
+    """Its answers pass the allow-list (else every record would quietly go the slow way)."""
+    import pickle
+
+    from failuremap_edu import _catalog
+    from failuremap_edu._channel import safe_loads
+
+    refs = [str(record_path(r)) for r in OWN] + list(PACKAGED)
+    entries = _catalog._in_forked_child(refs)
+    assert [e.ref for e in entries] == refs and all(e.ok for e in entries)
+    with pytest.raises(pickle.UnpicklingError, match="refusing posix.system"):
+        safe_loads(pickle.dumps(os.system), _catalog._ENTRY_CLASSES)
 
 
 def test_chunked_catalog_rechecks_anything_not_clean(tmp_path, write_record):
