@@ -39,6 +39,15 @@ def _time(fn) -> float:
     return time.perf_counter() - started
 
 
+def _forking_the_caller(record, solve) -> None:
+    """run_checks the fallback way: warm workers off, the caller is forked for the run."""
+    os.environ["FAILUREMAP_WARM"] = "0"
+    try:
+        fm.run_checks(record, solve)
+    finally:
+        del os.environ["FAILUREMAP_WARM"]
+
+
 PACE = 0.05
 """Seconds between runs at a learner's pace (untimed; a learner never re-runs faster)."""
 
@@ -89,13 +98,7 @@ def bench_isolation_overhead(record_id: str) -> dict:
         g["__fm_check__"] = lambda site, label, actual, expected: (label(), actual() == expected())
         exec(fixtures.program(replay=False), g)
 
-    def forked_caller() -> None:
-        os.environ["FAILUREMAP_WARM"] = "0"  # the fallback: fork the caller for the run
-        try:
-            fm.run_checks(record, solve)
-        finally:
-            del os.environ["FAILUREMAP_WARM"]
-
+    forked_caller = lambda: _forking_the_caller(record, solve)  # noqa: E731
     warm = lambda: fm.run_checks(record, solve)  # noqa: E731
     inprocess = lambda: fm.run_checks(record, solve, isolation="inprocess")  # noqa: E731
     runs = (("bare_ms", bare), ("warm_ms", warm), ("forked_ms", forked_caller), ("inprocess_ms", inprocess))
@@ -116,13 +119,7 @@ def bench_big_caller(megabytes: int = 150) -> dict:
     solve = _notebook_style_solve()
     ballast = [bytearray(4096) for _ in range(megabytes * 256)]  # touched pages, like a kernel's heap
 
-    def forked_caller() -> None:
-        os.environ["FAILUREMAP_WARM"] = "0"
-        try:
-            fm.run_checks(record, solve)
-        finally:
-            del os.environ["FAILUREMAP_WARM"]
-
+    forked_caller = lambda: _forking_the_caller(record, solve)  # noqa: E731
     warm = lambda: fm.run_checks(record, solve)  # noqa: E731
     samples: dict[str, list[float]] = {"warm_ms": [], "forked_ms": []}
     warm(), forked_caller()

@@ -189,7 +189,7 @@ def _importable(obj: Any) -> bool:
     """
     module_name = getattr(obj, "__module__", None)
     qualname = getattr(obj, "__qualname__", "")
-    if not module_name or module_name in _LOCAL_MODULES or "<" in qualname or not installed(module_name):
+    if not module_name or "<" in qualname or not installed(module_name):
         return False
     module = sys.modules.get(module_name)
     if module is None:
@@ -209,12 +209,14 @@ def installed(module_name: str) -> bool:
     if top == __name__.partition(".")[0] or top in sys.builtin_module_names:
         return True
     module = sys.modules.get(top)
-    origin = getattr(getattr(module, "__spec__", None), "origin", None)
+    return installed_origin(getattr(getattr(module, "__spec__", None), "origin", None))
+
+
+def installed_origin(origin: Any) -> bool:
+    """Whether a module spec's origin is built in or lies in the standard library or site-packages."""
     if origin in ("built-in", "frozen"):
         return True
-    if not isinstance(origin, str):
-        return False
-    return os.path.realpath(origin).startswith(_install_roots())
+    return isinstance(origin, str) and os.path.realpath(origin).startswith(_install_roots())
 
 
 @functools.lru_cache(maxsize=1)

@@ -78,8 +78,7 @@ class Channel:
         # supervisor has just forked and is awake anyway: it then handles each message
         # while the worker goes on, instead of all of them at the end.
         # Otherwise the log is anonymous memory, shared with the child after fork.
-        self._setup(None if wake_each else mmap.mmap(-1, log_bytes), *os.pipe(), wake_each=wake_each)
-        self.allowed = allowed
+        self._setup(None if wake_each else mmap.mmap(-1, log_bytes), *os.pipe(), wake_each=wake_each, allowed=allowed)
 
     @classmethod
     def shared(cls) -> tuple["Channel", int]:
@@ -92,7 +91,6 @@ class Channel:
         os.ftruncate(log_fd, LOG_BYTES)
         channel = cls.__new__(cls)
         channel._setup(mmap.mmap(log_fd, LOG_BYTES), *os.pipe(), wake_each=False)
-        channel.allowed = ALLOWED
         return channel, log_fd
 
     @classmethod
@@ -104,11 +102,10 @@ class Channel:
         finally:
             os.close(log_fd)
         channel._setup(log, read_fd, -1, wake_each=False)
-        channel.allowed = ALLOWED
         return channel
 
-    def _setup(self, log, read_fd: int, write_fd: int, wake_each: bool) -> None:
-        self.log, self.read_fd, self.write_fd, self.wake_each = log, read_fd, write_fd, wake_each
+    def _setup(self, log, read_fd: int, write_fd: int, wake_each: bool, allowed: frozenset[tuple[str, str]] = ALLOWED) -> None:
+        self.log, self.read_fd, self.write_fd, self.wake_each, self.allowed = log, read_fd, write_fd, wake_each, allowed
         self._write_at = _HEADER
         self._log_full = False
         self._read_at = _HEADER

@@ -415,20 +415,18 @@ def _warm_code() -> Any:  # pragma: no cover - server process
 def _preload(names: list[str]) -> None:  # pragma: no cover - server process
     """Import installed modules a run used, so later standbys have them already.
 
-    Only modules from the standard library and site-packages: the learner's own
-    modules are imported by each run, never by the server.
+    Only modules from the standard library and site-packages: a solve that uses a
+    module of the learner's own never comes to a warm worker (see `_byvalue`).
     """
     import importlib
     import importlib.util
 
-    roots = _byvalue._install_roots()
     for name in names:
         if not isinstance(name, str) or name in sys.modules:
             continue
         try:
             spec = importlib.util.find_spec(name.partition(".")[0])  # a top-level name: imports nothing
-            origin = spec.origin if spec is not None else None
-            if origin in ("built-in", "frozen") or (origin and os.path.realpath(origin).startswith(roots)):
+            if spec is not None and _byvalue.installed_origin(spec.origin):
                 importlib.import_module(name)
         except BaseException:  # noqa: BLE001 - a module that will not import is the run's business
             continue
