@@ -7,12 +7,20 @@ BIN      := $(VENV)/bin
 STAMP    := $(VENV)/.installed
 CHROMIUM := /usr/bin/chromium
 SUDO     := $(if $(filter 0,$(shell id -u)),,sudo)
+# JupyterLab refuses to run as root without --allow-root; root is normal in containers,
+# on cloud VMs and on workshop machines, so decide the way SUDO does.
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
+# No display (a server, a container, an SSH session): don't try to open a browser.
+# JupyterLab prints the URL to open, with its token, either way.
+NO_BROWSER := $(if $(DISPLAY)$(WAYLAND_DISPLAY)$(filter Darwin,$(shell uname -s)),,--no-browser)
+# Extra arguments for `jupyter lab`, e.g. make lab LAB_ARGS="--port=9999".
+LAB_ARGS ?=
 
 .PHONY: lab test bench notebooks venv system-deps clean
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml failuremap_edu/_jupyter/page_config.json
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
@@ -23,7 +31,7 @@ system-deps:
 	@test -x $(CHROMIUM) || { $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y chromium fonts-dejavu-core; }
 
 lab: $(STAMP)
-	$(BIN)/jupyter lab --notebook-dir=notebooks
+	$(BIN)/jupyter lab --notebook-dir=notebooks $(ALLOW_ROOT) $(NO_BROWSER) $(LAB_ARGS)
 
 test: $(STAMP) system-deps
 	FAILUREMAP_PROGRESS=$(CURDIR)/$(VENV)/test-progress.jsonl $(BIN)/python -m pytest

@@ -406,9 +406,6 @@ def write_workshop(
     binder.mkdir(exist_ok=True)
     (binder / "requirements.txt").write_text(_binder_requirements(), encoding="utf-8")
     (binder / "runtime.txt").write_text("python-3.11\n", encoding="utf-8")
-    post = binder / "postBuild"
-    post.write_text(_POSTBUILD, encoding="utf-8")
-    post.chmod(0o755)
     readme = out_dir / "README.md"
     lines = [
         f"# {md(title, 200)}",
@@ -448,12 +445,12 @@ path = "failuremap_edu/__init__.py"
 
 [tool.hatch.build.targets.wheel]
 packages = ["failuremap_edu"]
+
+# Turns JupyterLab's news pop-up off in the environment the package is installed in.
+[tool.hatch.build.targets.wheel.shared-data]
+"failuremap_edu/_jupyter/page_config.json" = "etc/jupyter/labconfig/page_config.d/failuremap_edu.json"
 """
 
-_POSTBUILD = """#!/bin/bash
-set -euo pipefail
-jupyter labextension disable --level=sys_prefix "@jupyterlab/apputils-extension:announcements"
-"""
 
 
 def _binder_requirements() -> str:

@@ -60,8 +60,6 @@ def lab(tmp_path_factory):
         "FAILUREMAP_PROGRESS": str(home / "progress.jsonl"),
     }
     jupyter = Path(sys.executable).parent / "jupyter"
-    subprocess.run([str(jupyter), "labextension", "disable", "--level=user", "@jupyterlab/apputils-extension:announcements"],
-                   env=env, check=True, capture_output=True, timeout=120)
     port = _free_port()
     log_path = ARTIFACTS / "jupyterlab-server.log"
     log = open(log_path, "w")

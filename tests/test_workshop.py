@@ -24,6 +24,9 @@ def test_workshop_from_packaged_and_path_records_passes_nbval(tmp_path, capsys):
     assert readme.startswith("# Day &lt;1&gt; &amp; more\n") and "badge_logo.svg" in readme and "urlpath=lab/tree/notebooks/00-start-here.ipynb" in readme
     assert (out / "binder" / "requirements.txt").read_text().splitlines()[-1] == "."
     assert (out / "failuremap_edu" / "records" / "FA-100786.json").is_file() and (out / "pyproject.toml").is_file()
+    # Installing the copied package (Binder's `.` line) turns the news pop-up off, as ours does.
+    assert (out / "failuremap_edu" / "_jupyter" / "page_config.json").is_file()
+    assert '"failuremap_edu/_jupyter/page_config.json" = "etc/jupyter/labconfig/page_config.d/failuremap_edu.json"' in (out / "pyproject.toml").read_text()
     start = nbformat.read(out / "notebooks" / "00-start-here.ipynb", as_version=4)
     assert "fm.progress_overview(['FA-100786', 'records/TR-000101.json'])" in start.cells[3].source
     instructor = (out / "notebooks" / "instructor" / "FA-100786.ipynb").read_text()
