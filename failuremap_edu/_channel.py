@@ -47,7 +47,7 @@ ALLOWED = frozenset(
         ("builtins", "frozenset"),
         ("builtins", "complex"),
         ("builtins", "slice"),
-        ("failuremap_edu._results", "Opaque"),
+        ("failuremap_edu._values", "Opaque"),
     }
 )
 """What a check worker may send back: plain builtins and our stand-in for anything else."""

@@ -176,7 +176,8 @@ def _record_json(record, fixtures) -> dict:
 def _cmd_check(args) -> int:
     from ._records import load_record
     from ._render_text import render_run
-    from ._runner import SolutionError, load_solution, run_checks
+    from ._runner import run_checks
+    from ._solution import SolutionError, load_solution
 
     record = load_record(args.record)
     solution = load_solution(args.solution)

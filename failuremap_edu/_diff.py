@@ -21,9 +21,9 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._results import Opaque
+from ._values import Opaque, safe_repr
 
-__all__ = ["Budget", "Diff", "Difference", "Segment", "TextDetail", "diff", "describe_char", "short_repr"]
+__all__ = ["Budget", "Diff", "Difference", "Segment", "TextDetail", "diff", "describe_char"]
 
 
 @dataclass(frozen=True)
@@ -108,29 +108,6 @@ class Diff:
         return not self.differences and not self.omitted
 
 
-def short_repr(value: Any, limit: int) -> str:
-    """A repr clipped in the middle, so both ends stay visible; cheap for huge values."""
-    if isinstance(value, Opaque):
-        text = value.repr
-    elif type(value) in (str, bytes) and len(value) > limit:
-        half = max(limit // 2 - 4, 4)
-        return f"{repr(value[:half])[:-1]} … {repr(value[-half:])[1:]}"
-    elif type(value) in (list, tuple, dict, set, frozenset) and len(value) > limit:
-        from ._sandbox import safe_repr
-
-        return safe_repr(value, limit)
-    else:
-        try:
-            text = repr(value)
-        except Exception:  # noqa: BLE001 - values here are plain, but stay safe
-            text = f"<{type(value).__name__}>"
-    if len(text) <= limit:
-        return text
-    keep = max(limit - 12, 8)
-    head = keep * 2 // 3
-    return f"{text[:head]} … {text[-(keep - head):]}"
-
-
 def describe_char(ch: str) -> str:
     """``U+00A0 NO-BREAK SPACE``: a character named so that invisible ones can be seen."""
     name = unicodedata.name(ch, None)
@@ -190,7 +167,7 @@ class _Walker:
             self.omitted += 1
 
     def r(self, value: Any) -> str:
-        return short_repr(value, self.budget.max_repr)
+        return safe_repr(value, self.budget.max_repr, keep_end=True)
 
     def compare(self, exp: Any, act: Any, path: str, depth: int, top: bool = False) -> None:
         if depth > self.budget.max_depth:
@@ -453,7 +430,7 @@ def _same_types_inside(exp: Any, act: Any, limit: int) -> bool:
 
 
 def _align_key(value: Any) -> str:
-    return f"{type(value).__name__}:{short_repr(value, 200)}"
+    return f"{type(value).__name__}:{safe_repr(value, 200, keep_end=True)}"
 
 
 def _sorted_for_display(items) -> list:

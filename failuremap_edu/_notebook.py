@@ -21,7 +21,8 @@ from ._errors import InputError
 from ._fixtures import VARIANTS, read_fixtures
 from ._parity import verify_record
 from ._records import Record, list_records, load_record
-from ._runner import Solution, SolutionError, compare, load_solution, run_checks, solution_from_source
+from ._runner import compare, run_checks
+from ._solution import Solution, SolutionError, load_solution, solution_from_source
 from ._widgets import CHECKING, Exercise
 
 __all__ = ["NotebookError", "build_notebook", "build_start_here", "reference_path", "write_all", "write_notebook", "write_workshop"]

@@ -16,7 +16,7 @@ from ._diff import Budget, Diff, Segment, TextDetail, diff
 from ._records import Record
 from ._render_text import visible
 from ._results import CallResult, Observation, RunResult, check_labels
-from ._sandbox import safe_repr
+from ._values import STATUS_SYMBOLS, safe_repr
 
 __all__ = [
     "CSS",
@@ -31,7 +31,6 @@ __all__ = [
     "run_html",
 ]
 
-_SYMBOL = {"pass": "✓", "fail": "✗", "error": "!", "timeout": "⏱"}
 
 CSS = """
 .fm-root{font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:inherit;line-height:1.45;color:inherit;max-width:100%}
@@ -61,7 +60,7 @@ def _code(text: str) -> str:
 
 
 def _badge(status: str) -> str:
-    return f'<span class="fm-badge fm-{_e(status)}">{_SYMBOL.get(status, "?")} {_e(status)}</span>'
+    return f'<span class="fm-badge fm-{_e(status)}">{STATUS_SYMBOLS.get(status, "?")} {_e(status)}</span>'
 
 
 def _root(body: str, css: bool) -> str:
@@ -226,14 +225,14 @@ def playground_html(rows: Sequence[tuple[str, str, str]], message: str = "", css
     """Outputs side by side: (who, status, what it returned or raised)."""
     if message:
         return _root(f"<p>{_e(message)}</p>", css)
-    body = "".join(f"<tr><th>{_e(who)}</th><td>{_badge(status) if status in _SYMBOL else _e(status)}</td><td>{_code(value)}</td></tr>" for who, status, value in rows)
+    body = "".join(f"<tr><th>{_e(who)}</th><td>{_badge(status) if status in STATUS_SYMBOLS else _e(status)}</td><td>{_code(value)}</td></tr>" for who, status, value in rows)
     return _root(f'<table class="fm-playground"><tbody>{body}</tbody></table>', css)
 
 
 def call_html(result: CallResult, css: bool = True) -> str:
     """One playground call: the call, then what it returned (or its error), and any output."""
     outcome = safe_repr(result.value, 2_000) if result.status == "returned" else str(result.error)
-    badge = _badge(result.status) if result.status in _SYMBOL else f'<span class="fm-badge">{_e(result.status)}</span>'
+    badge = _badge(result.status) if result.status in STATUS_SYMBOLS else f'<span class="fm-badge">{_e(result.status)}</span>'
     body = f'<dl class="fm-kv"><dt>call</dt><dd>{_code(result.call)}</dd><dt>{badge}</dt><dd>{_code(outcome)}</dd></dl>'
     if result.stdout:
         body += f"<details><summary>printed output</summary><pre>{_e(result.stdout)}</pre></details>"

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ._results import RunResult, check_labels
+from ._values import clip
 
 __all__ = ["STATUS_STYLE", "plot_progress", "plot_status", "save_status", "status_figure"]
 
@@ -23,10 +24,6 @@ STATUS_STYLE = {
     "timeout": ("#CC79A7", "..", "TIMEOUT"),
 }
 _MISSING = ("#DDDDDD", "", "—")
-
-
-def _clip(text: str, limit: int = 34) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def plot_status(runs: Sequence[RunResult], ax, names: Sequence[str] | None = None, title: str | None = None):
@@ -48,7 +45,7 @@ def plot_status(runs: Sequence[RunResult], ax, names: Sequence[str] | None = Non
     ax.set_xticklabels([f"{n}\n{r.passed_count}/{r.total} pass" for n, r in zip(names, runs)], fontsize=9)
     ax.xaxis.tick_top()
     ax.set_yticks([i + 0.5 for i in range(len(labels))])
-    ax.set_yticklabels([_clip(label) for label in labels], fontsize=9)
+    ax.set_yticklabels([clip(label, 34) for label in labels], fontsize=9)
     ax.tick_params(length=0)
     for spine in ax.spines.values():
         spine.set_visible(False)

@@ -15,13 +15,11 @@ from ._diff import Budget, Diff, Segment, TextDetail, diff
 from ._fixtures import FixtureScript
 from ._records import Record
 from ._results import Observation, RunResult, check_labels
-from ._sandbox import safe_repr
+from ._values import STATUS_SYMBOLS, safe_repr
 
 __all__ = ["render_comparison", "render_diff", "render_observation", "render_record", "render_run", "terminal_safe", "visible"]
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_SYMBOL = {"pass": "✓", "fail": "✗", "error": "!", "timeout": "⏱"}
-"""Status marks, always next to the status word: never colour or symbol alone."""
 WIDTH = 88
 
 
@@ -115,7 +113,7 @@ def render_observation(o: Observation, budget: Budget | None = None) -> str:
     """One check: status and label, the call, expected and got, and why they differ."""
     budget = budget or Budget()
     line = f" (line {o.lineno})" if o.lineno else ""
-    lines = [terminal_safe(f"{_SYMBOL[o.status]} {o.status}: {o.check}{line}", 300)]
+    lines = [terminal_safe(f"{STATUS_SYMBOLS[o.status]} {o.status}: {o.check}{line}", 300)]
     if o.call:
         lines.append(terminal_safe(f"  call:     {o.call}", 600))
     lines.append(terminal_safe(f"  expected: {safe_repr(o.expected, budget.max_repr * 4)}", 1_000))
@@ -164,7 +162,7 @@ def render_comparison(runs, names) -> str:
         cells = []
         for run, width in zip(runs, widths):
             o = run.observations[i] if i < len(run.observations) else None
-            cells.append((f"{_SYMBOL[o.status]} {o.status}" if o else "—").ljust(width))
+            cells.append((f"{STATUS_SYMBOLS[o.status]} {o.status}" if o else "—").ljust(width))
         shown = label if len(label) <= label_width else label[: label_width - 1] + "…"
         lines.append(terminal_safe((shown.ljust(label_width) + "  " + "  ".join(cells)).rstrip(), 400))
     totals = "  ".join(f"{r.passed_count}/{r.total}".ljust(w) for r, w in zip(runs, widths))

@@ -7,9 +7,10 @@ them into JSON. Nothing here knows how it will be shown.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from typing import Any
+
+from ._values import Opaque, safe_repr
 
 __all__ = ["CallResult", "Comparison", "ErrorInfo", "check_labels", "Observation", "Opaque", "RunResult", "STATUSES", "to_jsonable"]
 
@@ -30,31 +31,6 @@ class ErrorInfo:
 
     def __str__(self) -> str:
         return f"{self.type}: {self.message}" if self.message else self.type
-
-
-@dataclass(frozen=True, eq=False)
-class Opaque:
-    """Stands in for a value that cannot leave the sandbox as itself.
-
-    A generator, an open file, an instance of a class defined in the notebook, or a
-    value too large to send back is described instead: its type, its repr, and,
-    when it is a subclass of a plain container (a namedtuple, an OrderedDict), the
-    plain equivalent so that diffs can still look inside.
-    """
-
-    type_name: str
-    repr: str
-    reason: str
-    plain: Any = None
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Opaque) and (self.type_name, self.repr) == (other.type_name, other.repr)
-
-    def __hash__(self) -> int:
-        return hash((self.type_name, self.repr))
-
-    def __repr__(self) -> str:
-        return self.repr
 
 
 @dataclass(frozen=True)
@@ -110,8 +86,8 @@ class Observation:
             "passed": self.passed,
             "actual": to_jsonable(self.actual),
             "expected": to_jsonable(self.expected),
-            "actual_repr": _safe_repr(self.actual) if self.status in (PASS, FAIL) else None,
-            "expected_repr": _safe_repr(self.expected),
+            "actual_repr": safe_repr(self.actual, 10_000) if self.status in (PASS, FAIL) else None,
+            "expected_repr": safe_repr(self.expected, 10_000),
             "call": self.call,
             "line": self.lineno,
             "error": None
@@ -276,13 +252,3 @@ def to_jsonable(value: Any) -> Any:
 
 def _refuse(value: Any) -> Any:
     raise TypeError(type(value).__name__)
-
-
-def _safe_repr(value: Any, limit: int = 10_000) -> str:
-    try:
-        text = repr(value)
-    except Exception as exc:  # noqa: BLE001 - a broken __repr__ must not break output
-        text = f"<{type(value).__name__}: repr failed with {type(exc).__name__}>"
-    if isinstance(value, float) and math.isnan(value):
-        text = "nan"
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -26,18 +26,17 @@ import signal
 import sys
 import time
 import warnings
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable
 
 from . import _warm
 from ._channel import Channel, WorkerDied
-from ._errors import InputError
 from ._fixtures import VARIANTS, FixtureScript, read_fixtures
 from ._records import Record
 from ._results import ERROR, TIMEOUT, CallResult, Comparison, ErrorInfo, Observation, RunResult
-from ._sandbox import CheckTimeout, OutputCapture, Session
+from ._session import CheckTimeout, OutputCapture, Session
 from ._signature import Params, mismatch
+from ._solution import Solution, SolutionError, load_solution
+from ._values import render_call
 from ._worker import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, DEFAULT_TIMEOUT, Plan, address_space_limit, load_solution_in_worker, run_worker
 
 __all__ = [
@@ -58,68 +57,6 @@ UNGUARDED = "unguarded"
 process someone else supervises and can kill (the catalog's chunk workers)."""
 SETUP_TIMEOUT = 10.0
 """Limit for work outside any check (the fixture preamble, loading a solution file)."""
-
-
-class SolutionError(InputError):
-    """A `solve` that cannot be run: missing, not a function, or the wrong parameters."""
-
-
-@dataclass(frozen=True)
-class Solution:
-    """A learner's solution file, read and checked but not yet executed.
-
-    Its code runs only inside the isolated worker, so a file that loops or exits
-    at import time cannot hang or end the caller.
-    """
-
-    path: str
-    source: str
-    params: Params | None
-    """The parameters of ``def solve`` when it is a plain top-level def."""
-
-
-def load_solution(path: str | os.PathLike) -> Solution:
-    """Read a ``.py`` file that defines `solve`, without running it."""
-    label = str(path)
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise SolutionError(f"{label}: no such file") from None
-    except IsADirectoryError:
-        raise SolutionError(f"{label}: is a directory, not a Python file") from None
-    except OSError as exc:
-        raise SolutionError(f"{label}: cannot read: {exc.strerror or exc}") from None
-    try:
-        source = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise SolutionError(f"{label}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})") from None
-    return solution_from_source(source, label)
-
-
-def solution_from_source(source: str, label: str = "<solution>") -> Solution:
-    """Like load_solution, for source text: parsed and checked, run only in the worker."""
-    try:
-        tree = ast.parse(source, filename=label)
-    except SyntaxError as exc:
-        raise SolutionError(f"{label}: syntax error at line {exc.lineno}: {exc.msg}") from None
-    except ValueError as exc:
-        raise SolutionError(f"{label}: cannot be parsed: {exc}") from None
-    params = None
-    defines = False
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and node.name == "solve":
-            params, defines = Params.from_ast(node.args), True
-        elif isinstance(node, ast.AsyncFunctionDef) and node.name == "solve":
-            raise SolutionError(f"{label}: 'solve' is async; write a plain def")
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if any(isinstance(t, ast.Name) and t.id == "solve" for t in targets):
-                params, defines = None, True
-        elif isinstance(node, ast.ImportFrom) and any((a.asname or a.name) == "solve" for a in node.names):
-            params, defines = None, True
-    if not defines:
-        raise SolutionError(f"{label}: defines no top-level function 'solve'")
-    return Solution(path=label, source=source, params=params)
 
 
 def isolation_available() -> str:
@@ -260,9 +197,7 @@ def try_call(
 
 
 def _describe_call(args: tuple, kwargs: dict | None) -> str:
-    from ._sandbox import _render_call
-
-    return _render_call(tuple(args), dict(kwargs or {}))
+    return render_call(tuple(args), dict(kwargs or {}))
 
 
 def _check_fits(record: Record, fixtures: FixtureScript, solve: Callable | Solution) -> None:

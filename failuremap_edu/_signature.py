@@ -18,6 +18,8 @@ import inspect
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from ._values import clip, safe_repr
+
 POSITIONAL_ONLY = "positional-only"
 POSITIONAL = "positional"
 KEYWORD_ONLY = "keyword-only"
@@ -123,7 +125,7 @@ class Params:
                     p.name,
                     _INSPECT_KINDS[p.kind],
                     has_default,
-                    _short_repr(p.default) if has_default else "",
+                    safe_repr(p.default, 40) if has_default else "",
                 )
             )
         return cls(tuple(out))
@@ -133,14 +135,6 @@ def _param(name: str, kind: str, default: ast.expr | None) -> Param:
     if default is None:
         return Param(name, kind)
     return Param(name, kind, True, ast.unparse(default))
-
-
-def _short_repr(value: object) -> str:
-    try:
-        text = repr(value)
-    except Exception:  # a hostile __repr__ must not break a message
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def parse_params(text: str) -> Params:
@@ -155,15 +149,11 @@ def parse_params(text: str) -> Params:
     try:
         tree = ast.parse(f"def _({text}):\n    pass\n")
     except SyntaxError:
-        raise ValueError(f"{_clip(text)!r} is not a Python parameter list") from None
+        raise ValueError(f"{clip(text, 60)!r} is not a Python parameter list") from None
     fn = tree.body[0]
     if not isinstance(fn, ast.FunctionDef) or len(tree.body) != 1:
-        raise ValueError(f"{_clip(text)!r} is not a Python parameter list")
+        raise ValueError(f"{clip(text, 60)!r} is not a Python parameter list")
     return Params.from_ast(fn.args)
-
-
-def _clip(text: str, limit: int = 60) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def mismatch(contract: Params, candidate: Params, keywords_used: Iterable[str] = ()) -> str | None:

@@ -356,7 +356,7 @@ def _reap() -> list[tuple[int, int]]:  # pragma: no cover - server process
 
 def _standby(sock: socket.socket, channel: Channel, warm_code: Any) -> None:  # pragma: no cover - standby process
     """Harden, warm up on a packaged record, then wait for one run and do it."""
-    from ._sandbox import OutputCapture, Session
+    from ._session import OutputCapture, Session
 
     try:
         defaults = Plan(None, 1, None, DEFAULT_TIMEOUT, DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, ())

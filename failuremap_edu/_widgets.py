@@ -31,13 +31,12 @@ from ._progress import log_run
 from ._records import Record, load_record
 from ._results import CallResult, Comparison, Observation, RunResult
 from ._runner import DEFAULT_TIMEOUT, SolutionError, parse_call_arguments, replay, run_checks, try_call
-from ._sandbox import safe_repr
+from ._values import STATUS_SYMBOLS, clip, safe_repr
 from ._warm import warm_up
 
 __all__ = ["Exercise"]
 
 ALL_VARIANTS = "all"
-_SYMBOL = {"pass": "✓", "fail": "✗", "error": "!", "timeout": "⏱"}
 CHECKING = "checking your solve…"
 PLAYGROUND_DELAY = 0.35
 """Seconds of quiet typing before the playground runs (debounce)."""
@@ -179,12 +178,12 @@ class Exercise:
         r = self.record
         source = self._solve_text or "# The source of solve could not be read.\n"
         header = [
-            f"# failuremap_edu export: {r.id} · {_clip(r.title, 100)}",
+            f"# failuremap_edu export: {r.id} · {clip(r.title, 100, one_line=True)}",
             f"# check again with: failuremap-edu check {r.id if r.packaged else r.origin} {r.id}-solve.py",
             f"# result: {self.summary()}",
         ]
         for run in self.runs:
-            header += [f"#   N={run.variant} {_SYMBOL[o.status]} {o.status:<7} {_clip(o.check, 80)}" for o in run.observations]
+            header += [f"#   N={run.variant} {STATUS_SYMBOLS[o.status]} {o.status:<7} {clip(o.check, 80, one_line=True)}" for o in run.observations]
         py = "\n".join(header) + "\n\n" + source.strip() + "\n"
         data = {
             "record": r.id,
@@ -251,19 +250,19 @@ class Exercise:
     def text(self) -> str:
         """The panel's state as plain text: what a static viewer, nbval or a screen reader gets."""
         variant = "all variants" if self.variant == ALL_VARIANTS else f"variant N = {self.variant}"
-        lines = [f"{self.record.id} · {_clip(self.record.title, 100)} ({variant})", self.running or self.summary()]
+        lines = [f"{self.record.id} · {clip(self.record.title, 100, one_line=True)} ({variant})", self.running or self.summary()]
         if self.running:
             return "\n".join(lines)
         for run in self.runs:
             for o in run.observations:
                 prefix = f"N={run.variant} " if len(self.runs) > 1 else ""
-                lines.append(f"  {_SYMBOL[o.status]} {o.status:<7} {prefix}{_clip(o.check, 80)}")
+                lines.append(f"  {STATUS_SYMBOLS[o.status]} {o.status:<7} {prefix}{clip(o.check, 80, one_line=True)}")
         if self.hints_shown:
             lines.append(f"Hints ({self.hints_shown} of {len(self.hints)}):")
-            lines += [f"  {title}: {_clip(text, 300)}" for title, text in self.hints[: self.hints_shown]]
+            lines += [f"  {title}: {clip(text, 300, one_line=True)}" for title, text in self.hints[: self.hints_shown]]
         if self.playground_rows:
-            lines.append(f"Playground: solve({_clip(self.playground_input, 80)})")
-            lines += [f"  {who}: {status} {_clip(value, 120)}" for who, status, value in self.playground_rows]
+            lines.append(f"Playground: solve({clip(self.playground_input, 80, one_line=True)})")
+            lines += [f"  {who}: {status} {clip(value, 120, one_line=True)}" for who, status, value in self.playground_rows]
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -363,11 +362,6 @@ def _example_call(exercise: Exercise) -> str:
     site = exercise.fixtures.sites[0]
     source = site.actual_source
     return source[len("solve(") : -1] if source.startswith("solve(") and source.endswith(")") else "…"
-
-
-def _clip(text: str, limit: int) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class _Panel:

@@ -22,7 +22,9 @@ except ImportError:  # pragma: no cover - Windows
     resource = None  # type: ignore[assignment]
 
 from ._channel import Channel
-from ._sandbox import OutputCapture, Session, error_payload
+from ._session import OutputCapture, Session
+from ._solution import Solution
+from ._values import error_payload
 
 DEFAULT_TIMEOUT = 2.0
 DEFAULT_MEMORY_MB = 2048
@@ -37,7 +39,7 @@ class Plan:
     """A code object, or a tuple of them run in turn in one namespace."""
     variant: int
     solve: Any
-    """A function, a `Solution` (anything with ``path`` and ``source``), or None for a replay."""
+    """A function, a `Solution`, or None for a replay."""
     timeout: float
     memory_mb: int
     output_chars: int
@@ -58,7 +60,7 @@ def run_worker(plan: Plan, skip: int, channel: Channel, address_space: int | Non
         session = Session(sink, skip=skip, capture=capture, param_names=plan.param_names)
         session.extra_globals = plan.extra_globals or {}
         solve = plan.solve
-        if is_solution(solve):
+        if isinstance(solve, Solution):
             solve = load_solution_in_worker(solve, sink)
             if solve is None:
                 return
@@ -69,12 +71,7 @@ def run_worker(plan: Plan, skip: int, channel: Channel, address_space: int | Non
         os._exit(code)
 
 
-def is_solution(solve: Any) -> bool:
-    """A learner's file, still as text (`_runner.Solution`), rather than a function."""
-    return not callable(solve) and isinstance(getattr(solve, "source", None), str) and isinstance(getattr(solve, "path", None), str)
-
-
-def load_solution_in_worker(solution: Any, sink: Callable[[tuple], None]) -> Callable | None:
+def load_solution_in_worker(solution: Solution, sink: Callable[[tuple], None]) -> Callable | None:
     namespace: dict[str, Any] = {"__name__": "solution", "__file__": solution.path, "__builtins__": __builtins__}
     try:
         exec(compile(solution.source, solution.path, "exec"), namespace)

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from failuremap_edu import Budget, diff
-from failuremap_edu._results import Opaque
+from failuremap_edu._values import Opaque
 
 
 def kinds(expected, actual):

@@ -73,7 +73,7 @@ def test_run_lists_only_checks_that_did_not_pass():
     assert text == """\
 1/2 checks pass (1 timeout)
 
-⏱ timeout: short input (line 12)
+◷ timeout: short input (line 12)
   call:     solve('hello<st', ['<stop>'])
   expected: ('hello', '<st')
   error:    Timeout: no result after 2 s"""

@@ -62,7 +62,7 @@ def test_failing_erroring_and_timing_out_solves_in_the_widgets(exercise):
     assert "no &lt;abc&gt;" in ui.checks.value and "<abc>" not in ui.checks.value
     assert "&lt;stop&gt;" in ui.checks.value
     assert "⟦" in ui.checks.value  # the diff marks changed characters
-    assert "⏱ timeout short input" in exercise.text().replace("  ", " ").replace("  ", " ")
+    assert "◷ timeout short input" in exercise.text().replace("  ", " ").replace("  ", " ")
     assert ui.compare.value.count("<th>") >= 5  # recorded broken/attempt, broken, attempt, yours
 
 

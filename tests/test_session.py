@@ -5,8 +5,8 @@ from __future__ import annotations
 import collections
 import sys
 
-from failuremap_edu._results import Opaque
-from failuremap_edu._sandbox import OutputCapture, error_payload, portable, safe_repr
+from failuremap_edu._session import OutputCapture
+from failuremap_edu._values import Opaque, error_payload, portable, safe_repr
 
 
 def test_plain_values_pass_through_with_their_types():

@@ -1,0 +1,228 @@
+"""Values as everything above the runner shows them: plain data, reprs that never raise, clipped text.
+
+The bottom layer. The session (in the worker) turns what `solve` returned into
+plain data with `portable` and describes exceptions with `error_payload`; the
+diff, the renderers and the exercise show values with `safe_repr` and text with
+`clip`, and mark statuses with `STATUS_SYMBOLS`. One definition of each, so that
+every layer clips and marks alike.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "STATUS_SYMBOLS",
+    "Opaque",
+    "clip",
+    "error_payload",
+    "portable",
+    "render_call",
+    "safe_repr",
+    "safe_str",
+]
+
+STATUS_SYMBOLS = {"pass": "✓", "fail": "✗", "error": "!", "timeout": "◷"}
+"""Marks shown next to (never instead of) the status word. All four are in DejaVu Sans,
+so they render in Debian's Chromium, which has no emoji font."""
+
+_REPR_LIMIT = 2_000
+_CALL_LIMIT = 500
+_MESSAGE_LIMIT = 2_000
+_MAX_DEPTH = 200
+_MAX_NODES = 2_000_000
+_MAX_STRING = 32 * 1024 * 1024
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+SOLVE_FRAME = "solve_called_by_the_fixture"
+"""The name of the session's wrapper around solve: tracebacks are cut just inside it."""
+
+
+def clip(text: str, limit: int, *, one_line: bool = False) -> str:
+    """`text` cut to at most `limit` characters, ending in "…" when cut.
+
+    `one_line` first collapses every run of whitespace (line breaks included) to
+    one space: for table cells and headers.
+    """
+    text = str(text)
+    if one_line:
+        text = " ".join(text.split())
+    return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
+
+
+@dataclass(frozen=True, eq=False)
+class Opaque:
+    """Stands in for a value that cannot leave the sandbox as itself.
+
+    A generator, an open file, an instance of a class defined in the notebook, or a
+    value too large to send back is described instead: its type, its repr, and,
+    when it is a subclass of a plain container (a namedtuple, an OrderedDict), the
+    plain equivalent so that diffs can still look inside.
+    """
+
+    type_name: str
+    repr: str
+    reason: str
+    plain: Any = None
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Opaque) and (self.type_name, self.repr) == (other.type_name, other.repr)
+
+    def __hash__(self) -> int:
+        return hash((self.type_name, self.repr))
+
+    def __repr__(self) -> str:
+        return self.repr
+
+
+def safe_repr(value: Any, limit: int = _REPR_LIMIT, *, keep_end: bool = False) -> str:
+    """repr() that never raises and never builds more than about `limit` characters.
+
+    A 5 MB string or a 100,000-item list is not turned into a 5 MB repr only to be
+    clipped: long strings and containers are shown by their beginning, counted.
+    `keep_end` clips in the middle instead, so that both ends stay visible (diff
+    messages, where the difference may be at the end).
+    """
+    kind = type(value)
+    if isinstance(value, Opaque):
+        return clip(value.repr, limit)
+    if keep_end:
+        return _middle_clip(value, limit)
+    if kind in (str, bytes) and len(value) > limit:
+        return repr(value[:limit])[: limit - 1] + f"…  [{len(value):,} characters]"
+    if kind in (list, tuple, set, frozenset, dict) and len(value) > limit // 2:
+        count = max(limit // 8, 4)
+        if kind is dict:
+            shown = ", ".join(f"{safe_repr(k, 40)}: {safe_repr(v, 40)}" for k, v in list(value.items())[:count])
+        else:
+            shown = ", ".join(safe_repr(x, 40) for x in list(value)[:count])
+        brackets = {list: "[]", tuple: "()", dict: "{}", set: "{}", frozenset: "{}"}[kind]
+        text = f"{brackets[0]}{shown}, …{brackets[1]}  [{len(value):,} items]"
+        return text if len(text) <= limit else text[: limit - 1] + "…"
+    try:
+        text = repr(value)
+    except BaseException as exc:  # noqa: BLE001 - learner objects may break repr
+        text = f"<{kind.__name__} object; repr() raised {type(exc).__name__}>"
+    if not isinstance(text, str):
+        text = f"<{kind.__name__} object>"
+    return clip(text, limit)
+
+
+def _middle_clip(value: Any, limit: int) -> str:
+    if type(value) in (str, bytes) and len(value) > limit:
+        half = max(limit // 2 - 4, 4)
+        return f"{repr(value[:half])[:-1]} … {repr(value[-half:])[1:]}"
+    if type(value) in (list, tuple, dict, set, frozenset) and len(value) > limit:
+        return safe_repr(value, limit)
+    text = safe_repr(value, max(limit * 4, 1_000))
+    if len(text) <= limit:
+        return text
+    keep = max(limit - 12, 8)
+    head = keep * 2 // 3
+    return f"{text[:head]} … {text[-(keep - head):]}"
+
+
+def safe_str(value: Any, limit: int = _MESSAGE_LIMIT) -> str:
+    try:
+        text = str(value)
+    except BaseException:  # noqa: BLE001
+        text = safe_repr(value, limit)
+    return clip(text, limit)
+
+
+def portable(value: Any) -> Any:
+    """A copy of `value` made of plain Python data only, safe to pickle and unpickle.
+
+    Exact builtin types pass through (recursively). Everything else becomes an
+    Opaque with its type and repr, plus the plain equivalent for subclasses of
+    builtin containers. Cycles, extreme depth and extreme size become Opaque too.
+    """
+    budget = [_MAX_NODES]
+    return _portable(value, 0, budget, set())
+
+
+_SCALARS = (type(None), bool, int, float, complex)
+
+
+def _portable(value: Any, depth: int, budget: list[int], active: set[int]) -> Any:
+    kind = type(value)
+    budget[0] -= 1
+    if kind in _SCALARS:
+        return value
+    if kind is str or kind is bytes:
+        if len(value) > _MAX_STRING:
+            return Opaque(kind.__name__, safe_repr(value[:200]) + "…", f"too large to show ({len(value):,} characters)")
+        return value
+    if budget[0] < 0:
+        return Opaque(_type_name(kind), "…", "too large to show (over 2,000,000 items)")
+    if depth > _MAX_DEPTH:
+        return Opaque(_type_name(kind), "[…]", f"nested more than {_MAX_DEPTH} levels deep")
+    if kind in (list, tuple, dict, set, frozenset):
+        if id(value) in active:
+            return Opaque(_type_name(kind), "[...]" if kind is list else "{...}", "contains itself")
+        active.add(id(value))
+        try:
+            if kind is dict:
+                return {
+                    _portable(k, depth + 1, budget, active): _portable(v, depth + 1, budget, active)
+                    for k, v in list(value.items())
+                }
+            items = [_portable(item, depth + 1, budget, active) for item in list(value)]
+            return items if kind is list else kind(items)
+        except TypeError:  # an unhashable stand-in as a key or set member
+            return Opaque(_type_name(kind), safe_repr(value), "holds values that cannot be sent back")
+        finally:
+            active.discard(id(value))
+    return Opaque(_type_name(kind), safe_repr(value), "not a plain value", _plain_equivalent(value, depth, budget, active))
+
+
+def _plain_equivalent(value: Any, depth: int, budget: list[int], active: set[int]) -> Any:
+    for base in (bool, int, float, complex, str, bytes, tuple, list, dict, set, frozenset):
+        if isinstance(value, base):
+            try:
+                return _portable(base(value), depth + 1, budget, active)
+            except BaseException:  # noqa: BLE001 - a hostile subclass
+                return None
+    return None
+
+
+def _type_name(kind: type) -> str:
+    module = getattr(kind, "__module__", "") or ""
+    name = getattr(kind, "__qualname__", None) or getattr(kind, "__name__", "object")
+    return name if module in ("builtins", "__main__", "") else f"{module}.{name}"
+
+
+def error_payload(exc: BaseException, *, program_filename: str | None = None) -> dict:
+    """Describe an exception as plain data, with the traceback trimmed to user frames.
+
+    Frames of this package are dropped. When the error came from inside `solve`,
+    only frames from the solve call inward are kept: the learner's own code.
+    """
+    frames = traceback.extract_tb(exc.__traceback__)
+    cut = None
+    for i, frame in enumerate(frames):
+        if frame.name == SOLVE_FRAME and frame.filename.startswith(_PACKAGE_DIR):
+            cut = i
+    if cut is not None:
+        kept = frames[cut + 1 :]
+    else:
+        kept = [f for f in frames if not f.filename.startswith(_PACKAGE_DIR)]
+    try:
+        tail = "".join(traceback.format_exception_only(type(exc), exc))
+    except BaseException:  # noqa: BLE001
+        tail = f"{_type_name(type(exc))}: {safe_str(exc)}\n"
+    body = "".join(traceback.StackSummary.from_list(kept).format()) if kept else ""
+    text = ("Traceback (most recent call last):\n" + body if body else "") + tail
+    if len(text) > 20_000:
+        text = text[:9_000] + "\n[… traceback shortened …]\n" + text[-9_000:]
+    return {"type": _type_name(type(exc)), "message": safe_str(exc), "traceback": text}
+
+
+def render_call(args: tuple, kwargs: dict) -> str:
+    """``solve('hello<st', ['<stop>'])``: a call as the learner would type it, clipped."""
+    parts = [safe_repr(a, _CALL_LIMIT) for a in args]
+    parts += [f"{k}={safe_repr(v, _CALL_LIMIT)}" for k, v in kwargs.items()]
+    text = "solve(" + ", ".join(parts) + ")"
+    return text if len(text) <= _CALL_LIMIT else text[: _CALL_LIMIT - 2] + "…)"
