@@ -174,6 +174,7 @@ def _record_json(record, fixtures) -> dict:
 
 
 def _cmd_check(args) -> int:
+    from ._code import can_fall_off_end
     from ._records import load_record
     from ._render_text import render_run
     from ._runner import run_checks
@@ -207,7 +208,7 @@ def _cmd_check(args) -> int:
         for run in runs:
             if len(runs) > 1:
                 print(f"== variant N={run.variant}")
-            print(render_run(run))
+            print(render_run(run, missing_return=can_fall_off_end(solution)))
     return EXIT_OK if all(run.passed for run in runs) else EXIT_FAILED
 
 

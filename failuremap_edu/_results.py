@@ -61,6 +61,8 @@ class Observation:
     elapsed_ms: float = 0.0
     mutation: str | None = None
     """Set when solve modified an argument. Each call gets a fresh copy, so later checks are unaffected."""
+    expected_known: bool = True
+    """False when the check ended (a timeout, a dead worker) before its expected value was computed."""
 
     def __repr__(self) -> str:
         return f"Observation({self.index}, {self.check!r}, {self.status})"

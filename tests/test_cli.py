@@ -72,7 +72,7 @@ def test_check_failing_solution_text(capsys, solution):
     assert code == 1
     assert out.startswith("4/6 checks pass (2 fail)\n")
     assert "✗ fail: partial marker held (line 11)" in out and "expected: ('hello', '<st')" in out
-    assert "    - [0]: expected stops at index 5 where got goes on (5 vs 8 characters)" in out
+    assert "    - [0]: expected 'hello', got 'hello<st'" in out
 
 
 def test_check_json_schema(capsys, solution):

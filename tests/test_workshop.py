@@ -30,7 +30,7 @@ def test_workshop_from_packaged_and_path_records_passes_nbval(tmp_path, capsys):
     start = nbformat.read(out / "notebooks" / "00-start-here.ipynb", as_version=4)
     assert "fm.progress_overview(['FA-100786', 'records/TR-000101.json'])" in start.cells[3].source
     instructor = (out / "notebooks" / "instructor" / "FA-100786.ipynb").read_text()
-    assert "fm.Exercise(record, presenter=True)" in instructor
+    assert "presenter=True, log_progress=False" in instructor
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax", "--nbval-current-env", "-c", "/dev/null", "notebooks"],
         capture_output=True, text=True, timeout=900, cwd=out,
