@@ -182,9 +182,29 @@ def _notebook(cells: _Cells):
     nb = nbformat.v4.new_notebook(cells=cells.cells)
     nb.metadata = {
         "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
-        "language_info": {"name": "python"},
+        "language_info": language_info(),
     }
     return nb
+
+
+def language_info() -> dict:
+    """What the Python kernel reports about itself, so that opening a notebook changes nothing.
+
+    JupyterLab copies the kernel's language_info into the notebook when the kernel
+    starts, and marks the notebook modified if that changes anything. The version
+    is this interpreter's: a kernel of another Python version still marks it.
+    """
+    import platform
+
+    return {
+        "codemirror_mode": {"name": "ipython", "version": 3},
+        "file_extension": ".py",
+        "mimetype": "text/x-python",
+        "name": "python",
+        "nbconvert_exporter": "python",
+        "pygments_lexer": "ipython3",
+        "version": platform.python_version(),
+    }
 
 
 def _header(cells: _Cells, record: Record, kind: str) -> None:
@@ -351,7 +371,7 @@ def build_start_here(entries: list[tuple[str, str, str]], title: str = "failurem
     nb = nbformat.v4.new_notebook(cells=cells.cells)
     nb.metadata = {
         "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
-        "language_info": {"name": "python"},
+        "language_info": language_info(),
     }
     return nb
 

@@ -127,9 +127,9 @@ def diff_html(result: Diff) -> str:
     return f'<ul class="fm-why">{"".join(items)}</ul>' if items else ""
 
 
-def _observation_body(o: Observation, budget: Budget, missing_return: bool = False) -> str:
+def _observation_body(o: Observation, budget: Budget, missing_return: bool = False, call: bool = True) -> str:
     rows = []
-    if o.call:
+    if o.call and call:
         rows.append(("call", _code(o.call)))
     rows.append(("expected", _code(expected_text(o, budget.max_repr * 4))))
     if o.status in (PASS, FAIL):
@@ -264,7 +264,7 @@ def checks_html(runs: Sequence[RunResult], budget: Budget | None = None, css: bo
             opened = "" if o.status == PASS and not expand else " open"
             parts.append(
                 f'<details class="fm-obs"{opened}><summary>{_badge(o.status)} <strong>{_e(o.check)}</strong>{call}</summary>'
-                f"{_observation_body(o, budget, missing_return)}</details>"
+                f"{_observation_body(o, budget, missing_return, call=False)}</details>"
             )
         if run.problem is not None:
             parts.append(f"<p>The run stopped: {_code(str(run.problem))}</p>")
