@@ -153,7 +153,7 @@ def _type_word(value: Any) -> str:
     return _TYPE_WORDS.get(type(value), f"a {type(value).__name__}")
 
 
-MISSING_RETURN = "solve returned None: is a `return` missing, or does a branch fall off the end?"
+MISSING_RETURN = "solve returned None: is a return statement missing, or does a branch fall off the end?"
 
 
 def diff(expected: Any, actual: Any, budget: Budget = DEFAULT_BUDGET, *, missing_return: bool = False) -> Diff:
@@ -251,7 +251,7 @@ class _Walker:
             )
             self.add(Difference(path, "type", f"expected {_type_word(exp)}, got {_type_word(act)}{note}", e, a))
             if not same_items:
-                self._sequence(list(exp), list(act), path, depth)
+                self._sequence(exp, act, path, depth)
             return
         if isinstance(exp, (int, float)) and isinstance(act, (int, float)) and not isinstance(exp, bool) and not isinstance(act, bool):
             if equal_anyway:
@@ -328,12 +328,14 @@ class _Walker:
 
     def _sequence(self, exp: list | tuple, act: list | tuple, path: str, depth: int) -> None:
         budget = self.budget
-        if len(exp) == len(act) and 1 < len(exp) <= budget.align_items and _same_items(exp, act):
+        # Only lists: a tuple is a record whose positions mean different things, and
+        # "the same items in another order" would send the learner swapping them.
+        if type(exp) is list and type(act) is list and 1 < len(exp) == len(act) <= budget.align_items and _same_items(exp, act):
             self.add(Difference(path, "order", f"the same items in a different order: expected {self.r(exp)}, got {self.r(act)}", self.r(exp), self.r(act)))
             return
         if len(exp) != len(act):
             self.add(
-                Difference(path, "length", f"expected {len(exp)} items, got {len(act)}", self.r(exp), self.r(act))
+                Difference(path, "length", f"expected {_items(len(exp))}, got {len(act)}", self.r(exp), self.r(act))
             )
             if max(len(exp), len(act)) <= budget.align_items and self._align(exp, act, path, depth):
                 return
@@ -519,12 +521,21 @@ def _same_items(exp, act) -> bool:
         return False
 
 
-def _describe_chars(text: str, limit: int = 24) -> str:
-    """``'x'``, ``U+0020 SPACE``, or ``'a b'`` followed by the names of its notable characters."""
-    if len(text) == 1:
-        return describe_char(text) if _notable(text) else repr(text)
-    shown = repr(text) if len(text) <= limit else repr(text[:limit])[:-1] + "…'"
-    named = list(dict.fromkeys(describe_char(ch) for ch in text[:limit] if _notable(ch)))
+def _items(n: int) -> str:
+    return f"{n:,} item" if n == 1 else f"{n:,} items"
+
+
+def _describe_chars(text: str, limit: int = 24, name_all: bool = False) -> str:
+    """``'x'``, ``U+0020 SPACE``, or ``'a b'`` followed by the names of its notable characters.
+
+    `name_all` names every character (up to four): for a replacement where the two
+    sides may look alike (``é`` against ``e`` plus a combining accent).
+    """
+    if len(text) == 1 and not name_all:
+        return describe_char(text) if _notable(text) else safe_repr(text)
+    shown = safe_repr(text) if len(text) <= limit else safe_repr(text[:limit])[:-1] + "…'"
+    chosen = text[:limit] if name_all else [ch for ch in text[:limit] if _notable(ch)]
+    named = list(dict.fromkeys(describe_char(ch) for ch in chosen))
     return shown + (f" ({', '.join(named[:4])}{', …' if len(named) > 4 else ''})" if named else "")
 
 
@@ -540,7 +551,9 @@ def _describe_edit(edit: TextEdit) -> str:
     where = f"at index {edit.expected_index}"
     if edit.actual_index != edit.expected_index:
         where += f" ({edit.actual_index} in got)"
-    return f"{where}, expected {_describe_chars(edit.expected)} but got {_describe_chars(edit.actual)}"
+    both = edit.expected + edit.actual
+    lookalike = any(_notable(ch) or not ch.isascii() for ch in both)
+    return f"{where}, expected {_describe_chars(edit.expected, name_all=lookalike)} but got {_describe_chars(edit.actual, name_all=lookalike)}"
 
 
 def describe_text(detail: TextDetail) -> str:
@@ -616,14 +629,7 @@ def _invisible_reasons(exp: str, act: str, index: int, budget: Budget) -> list[s
     elif small and ("\t" in exp) != ("\t" in act) and _BLANKS.sub(" ", exp) == _BLANKS.sub(" ", act):
         reasons.append("a tab on one side, spaces on the other")
     elif small and unicodedata.normalize("NFC", exp) == unicodedata.normalize("NFC", act):
-        e_ch = exp[index : index + 2]
-        a_ch = act[index : index + 2]
-        reasons.append(
-            "the same text after Unicode normalization (NFC): expected has "
-            + " + ".join(describe_char(c) for c in e_ch)
-            + ", got "
-            + " + ".join(describe_char(c) for c in a_ch)
-        )
+        reasons.append("the same text after Unicode normalization (NFC): one side has a letter with a combining mark where the other has one combined character")
     elif small and exp.lower() == act.lower():
         reasons.append(_CASE_ONLY)
     return reasons

@@ -36,6 +36,7 @@ def test_tuple_versus_list_with_different_items_drills_down():
 
 def test_length_and_missing_item_are_named():
     assert messages([1, 2, 3, 4], [1, 3, 4]) == ["expected 4 items, got 3", "missing item: expected 2 at [1]"]
+    assert messages([1], [1, 2])[0] == "expected 1 item, got 2"
     assert messages([1, 2], [1, 2, 5]) == ["expected 2 items, got 3", "extra item: got 5 at [2]"]
 
 
@@ -96,6 +97,9 @@ def test_short_strings_in_containers_are_whole_values():
 
 def test_same_items_in_a_different_order():
     assert messages(["b1", "a1"], ["a1", "b1"]) == ["the same items in a different order: expected ['b1', 'a1'], got ['a1', 'b1']"]
+    # a tuple's positions mean different things: no "order" there, and no list shown for a tuple
+    assert messages(("hello", ""), ("", "hello")) == ["expected 'hello', got ''", "expected '', got 'hello'"]
+    assert [d.path for d in diff(("<stop>", ""), ["", "<stop>"]).differences] == ["", "[0]", "[1]"]
     assert kinds([1, 2, 2], [2, 1, 1]) == [("[0]", "value"), ("[1]", "value"), ("[2]", "value")]  # not the same items
 
 
@@ -108,7 +112,7 @@ def test_same_items_in_a_different_order():
         ("a\tb", "a    b", "a tab on one side, spaces on the other"),
         ("a b", "a\u00a0b", "U+00A0 NO-BREAK SPACE"),
         ("ab", "a\u200bb", "U+200B ZERO WIDTH SPACE"),
-        ("caf\u00e9", "cafe\u0301", "expected has U+00E9 LATIN SMALL LETTER E WITH ACUTE, got U+0065 LATIN SMALL LETTER E + U+0301 COMBINING ACUTE ACCENT"),
+        ("caf\u00e9", "cafe\u0301", "expected 'é' (U+00E9 LATIN SMALL LETTER E WITH ACUTE) but got 'e\\u0301' (U+0065 LATIN SMALL LETTER E, U+0301 COMBINING ACUTE ACCENT); the same text after Unicode normalization (NFC)"),
         ("Hello", "hello", "only letter case differs"),
     ],
 )
@@ -129,7 +133,7 @@ def test_numbers():
 
 
 def test_none_gets_the_missing_return_hint_only_when_the_caller_knows_solve_can_fall_off_its_end():
-    assert diff(["a1", "b1"], None, missing_return=True).hint == "solve returned None: is a `return` missing, or does a branch fall off the end?"
+    assert diff(["a1", "b1"], None, missing_return=True).hint == "solve returned None: is a return statement missing, or does a branch fall off the end?"
     assert diff(["a1", "b1"], None).hint is None
     assert messages(["a1", "b1"], None) == ["expected a list, got None"]
 

@@ -91,7 +91,7 @@ def test_none_gets_the_missing_return_hint_only_when_solve_can_fall_off_its_end(
     o = obs(0, "fail", actual=None)
     assert render_observation(o, missing_return=True).splitlines()[4:] == [
         "  why:",
-        "    hint: solve returned None: is a `return` missing, or does a branch fall off the end?",
+        "    hint: solve returned None: is a return statement missing, or does a branch fall off the end?",
         "    - expected a tuple, got None",
     ]
     assert render_observation(o).splitlines()[4:] == ["  why:", "    - expected a tuple, got None"]
