@@ -161,7 +161,7 @@ def _record_json(record, fixtures) -> dict:
             "line": s.lineno,
             "call": s.actual_source,
             "expected": s.expected_source,
-            "repeats": s.repeats,
+            "dynamic": s.dynamic,
         }
         for s in fixtures.sites
     ]

@@ -51,7 +51,7 @@ def test_show_text_and_json(capsys):
     data = json.loads(out)
     assert data["fixtures"][0] == {
         "label": "partial marker held", "line": 11, "call": "solve('hello<st', ['<stop>'])",
-        "expected": "('hello', '<st')", "repeats": False,
+        "expected": "('hello', '<st')", "dynamic": False,
     }
     assert data["recorded"]["broken"] == {"passed": False, "exit_code": 1, "checks": 6, "crashed": False}
 
