@@ -245,3 +245,28 @@ def test_unwritable_outputs_are_one_line_errors(capsys, solution, tmp_path):
             (tmp_path / "file.txt").write_text("not a folder")
         code, out, err = run(capsys, *argv)
         assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, (argv, err)
+
+
+def test_a_closed_pipe_ends_the_command_quietly(tmp_path):
+    """`failuremap-edu list | head -1`: the reader leaves early; no traceback, no 'Exception ignored'."""
+    import os
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the command writes its first line
+    try:
+        proc = subprocess.run([sys.executable, "-m", "failuremap_edu", "list"], stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.close(write_end)
+    assert proc.stderr == ""
+    assert proc.returncode == 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
+
+
+def test_list_piped_into_head_in_a_real_shell(tmp_path):
+    import os
+
+    for i in range(800):  # more than a pipe buffer holds, so the writer is still writing when head leaves
+        os.symlink(record_path("TR-000101"), tmp_path / f"r{i:04}.json")
+    command = f"{sys.executable} -m failuremap_edu list --records-dir {tmp_path} | head -1"
+    proc = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=120)
+    assert proc.stdout == "TR-000101  6 checks  Top-k counts: ties broken by insertion order · <b>test</b> record\n"
+    assert proc.stderr == "" and proc.returncode == 0
