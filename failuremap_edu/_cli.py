@@ -213,21 +213,7 @@ def _cmd_check(args) -> int:
     if args.html or args.plot:
         _write_exports(args, record, runs)
     if args.json:
-        _emit_json(
-            {
-                "record": record.id,
-                "runs": [
-                    {
-                        "variant": run.variant,
-                        "passed": run.passed,
-                        "summary": run.summary(),
-                        "problem": None if run.problem is None else str(run.problem),
-                        "observations": [o.to_json() for o in run.observations],
-                    }
-                    for run in runs
-                ],
-            }
-        )
+        _emit_json({"record": record.id, "runs": [run.to_json() for run in runs]})
     else:
         for run in runs:
             if len(runs) > 1:

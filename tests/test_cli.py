@@ -270,3 +270,41 @@ def test_list_piped_into_head_in_a_real_shell(tmp_path):
     proc = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=120)
     assert proc.stdout == "TR-000101  6 checks  Top-k counts: ties broken by insertion order · <b>test</b> record\n"
     assert proc.stderr == "" and proc.returncode == 0
+
+
+def _readme_schema() -> dict:
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### `check --json` schema", 1)[1]
+    return json.loads(section.split("```json", 1)[1].split("```", 1)[0])
+
+
+def test_check_json_has_exactly_the_keys_the_readme_documents(capsys, solution):
+    """One schema: `check --json` is RunResult.to_json, and the README's example shows every key."""
+    documented = _readme_schema()
+    code, out, _ = run(capsys, "check", "FA-100786", solution("def solve(text, stops):\n    return text, ''\n"), "--json")
+    data = json.loads(out)
+    assert set(data) == set(documented)
+    assert set(data["runs"][0]) == set(documented["runs"][0])
+    assert set(data["runs"][0]["observations"][0]) == set(documented["runs"][0]["observations"][0])
+
+
+def test_check_json_runs_are_run_result_to_json(capsys, solution, monkeypatch):
+    from failuremap_edu import _results
+
+    seen = []
+    original = _results.RunResult.to_json
+    monkeypatch.setattr(_results.RunResult, "to_json", lambda self: seen.append(self) or original(self))
+    code, out, _ = run(capsys, "check", "FA-100786", solution(REFERENCE), "--all-variants", "--json")
+    data = json.loads(out)
+    assert [r.variant for r in seen] == [1, 2, 3, 4, 5]
+    assert data["runs"] == [json.loads(json.dumps(original(r))) for r in seen]
+
+
+def test_check_json_problem_is_an_error_object(capsys, solution):
+    src = "raise RuntimeError('at import')\ndef solve(text, stops):\n    return text, ''\n"
+    code, out, _ = run(capsys, "check", "FA-100786", solution(src), "--json")
+    problem = json.loads(out)["runs"][0]["problem"]
+    assert code == 1 and set(problem) == {"type", "message", "traceback"}
+    assert problem["type"] == "RuntimeError" and problem["message"].endswith("failed while loading: at import")
