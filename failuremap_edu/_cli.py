@@ -228,21 +228,22 @@ def _write_exports(args, record, runs) -> None:
 
     columns, names = [], []
     for run in runs:
-        suffix = f" N={run.variant}" if len(runs) > 1 else ""
         for name in ("broken", "attempt"):
             columns.append(replay(record, name, run.variant, args.timeout))
-            names.append(name + suffix)
+            names.append(name)
         columns.append(run)
-        names.append("yours" + suffix)
+        names.append("yours")
     if args.html:
         from ._render_html import report_html
 
+        suffixes = [f" N={c.variant}" if len(runs) > 1 else "" for c in columns]
         with open(args.html, "w", encoding="utf-8") as fh:
-            fh.write(report_html(record, columns, names))
+            fh.write(report_html(record, columns, [n + s for n, s in zip(names, suffixes)]))
     if args.plot:
         from ._render_plot import save_status
 
-        save_status(columns, args.plot, names, title=f"{record.id}: {record.title}"[:90])
+        # The plot groups the runs by variant itself, and wraps the whole title.
+        save_status(columns, args.plot, names, title=f"{record.id}: {record.title}")
 
 
 def _cmd_verify(args) -> int:

@@ -308,3 +308,15 @@ def test_check_json_problem_is_an_error_object(capsys, solution):
     problem = json.loads(out)["runs"][0]["problem"]
     assert code == 1 and set(problem) == {"type", "message", "traceback"}
     assert problem["type"] == "RuntimeError" and problem["message"].endswith("failed while loading: at import")
+
+
+def test_check_all_variants_plot_gets_the_whole_title_and_runs_by_variant(capsys, solution, tmp_path, monkeypatch):
+    from failuremap_edu import _render_plot, load_record
+
+    seen = {}
+    monkeypatch.setattr(_render_plot, "save_status", lambda runs, path, names, title: seen.update(runs=runs, names=names, title=title))
+    code, out, err = run(capsys, "check", "FA-100786", solution(REFERENCE), "--all-variants", "--plot", str(tmp_path / "g.png"))
+    record = load_record("FA-100786")
+    assert code == 0 and seen["title"] == f"{record.id}: {record.title}"  # never cut short ('· case')
+    assert seen["names"] == ["broken", "attempt", "yours"] * 5
+    assert [r.variant for r in seen["runs"]] == [v for v in range(1, 6) for _ in range(3)]
