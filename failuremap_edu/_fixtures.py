@@ -286,21 +286,21 @@ def _variant_assignment(stmt: ast.Assign) -> ast.Assign:
 
 def _kept_dict(first: ast.stmt) -> ast.stmt:
     """``__fm_kept__ = {}``, placed at the program's first line: where walrus values wait."""
-    stmt = ast.parse(f"{KEPT_NAME} = {{}}").body[0]
-    for node in ast.walk(stmt):
-        if hasattr(node, "lineno"):
-            node.lineno = node.end_lineno = first.lineno
-            node.col_offset = node.end_col_offset = 0
-    return stmt
+    return _statement_at(f"{KEPT_NAME} = {{}}", first.lineno)
 
 
 def _wrap_solve_after(stmt: ast.FunctionDef) -> ast.stmt:
-    wrap = ast.parse(f"solve = {WRAP_HOOK}(solve)").body[0]
-    for node in ast.walk(wrap):
+    return _statement_at(f"solve = {WRAP_HOOK}(solve)", stmt.lineno)
+
+
+def _statement_at(source: str, lineno: int) -> ast.stmt:
+    """One statement of our own, placed at `lineno` of the script (so tracebacks keep the script's lines)."""
+    stmt = ast.parse(source).body[0]
+    for node in ast.walk(stmt):
         if hasattr(node, "lineno"):
-            node.lineno = node.end_lineno = stmt.lineno
+            node.lineno = node.end_lineno = lineno
             node.col_offset = node.end_col_offset = 0
-    return wrap
+    return stmt
 
 
 class _CheckRewriter(ast.NodeTransformer):
