@@ -321,6 +321,13 @@ class _CheckRewriter(ast.NodeTransformer):
         finally:
             self.depth -= 1
 
+    def _nested_list(self, nodes: list) -> list:
+        self.depth += 1
+        try:
+            return [new for new in (self.visit(n) for n in nodes) if new is not None]
+        finally:
+            self.depth -= 1
+
     def _header_once(self, node: ast.stmt) -> ast.AST:
         """A compound statement whose header runs exactly once (if reached) and whose body may not."""
         header = {"If": "test", "For": "iter", "AsyncFor": "iter", "Match": "subject"}.get(type(node).__name__)
@@ -328,13 +335,9 @@ class _CheckRewriter(ast.NodeTransformer):
             setattr(node, header, self.visit(getattr(node, header)))
         else:  # with / async with: the context expressions
             node.items = [self.visit(item) for item in node.items]
-        self.depth += 1
-        try:
-            for name, value in ast.iter_fields(node):
-                if name not in (header, "items") and isinstance(value, list):
-                    setattr(node, name, [new for new in (self.visit(v) for v in value) if new is not None])
-        finally:
-            self.depth -= 1
+        for name, value in ast.iter_fields(node):
+            if name not in (header, "items") and isinstance(value, list):  # body, orelse, cases
+                setattr(node, name, self._nested_list(value))
         return node
 
     visit_If = visit_For = visit_AsyncFor = visit_Match = visit_With = visit_AsyncWith = _header_once
@@ -346,12 +349,12 @@ class _CheckRewriter(ast.NodeTransformer):
 
     def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
         node.test = self.visit(node.test)
-        node.body, node.orelse = self._nested(ast.Tuple([node.body, node.orelse])).elts
+        node.body, node.orelse = self._nested_list([node.body, node.orelse])
         return node
 
     def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
         first, *lazy = node.values  # `a and check(...)`: only the first operand always runs
-        node.values = [self.visit(first), *(self._nested(ast.Tuple(lazy)).elts if lazy else [])]
+        node.values = [self.visit(first), *self._nested_list(lazy)]
         return node
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
