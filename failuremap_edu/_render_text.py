@@ -71,7 +71,7 @@ def render_record(record: Record, fixtures: FixtureScript) -> str:
         + "):",
     ]
     for site in fixtures.sites:
-        repeat = " (in a loop)" if site.repeats else ""
+        repeat = " (may run several times or not at all)" if site.dynamic else ""
         lines.append(terminal_safe(f"  line {site.lineno}{repeat}: {site.label}", 300))
         lines.append(terminal_safe(f"      {site.actual_source}  →  expected {site.expected_source}", 400))
     lines += ["", *_para("Limitations", record.limitations), *_para("Variants", record.variant_policy)]
