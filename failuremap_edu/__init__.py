@@ -49,6 +49,10 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 
+from ._errors import show_input_errors_briefly as _brief  # noqa: E402 - after the names, and cheap
+
+_brief()
+
 
 def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)

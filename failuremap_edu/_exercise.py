@@ -90,7 +90,7 @@ class Exercise:
         self.solve_source: str | None = None
         """The solve's source as last run (for the log and the downloads)."""
         self._replays: dict[tuple[int, str], RunResult] = {}
-        self._hints: tuple[Hint, ...] | None = None
+        self._hints: dict[int, tuple[Hint, ...]] = {}
         self._listeners: list[Callable[["Exercise"], None]] = []
         self._view: Any = None
         warm_up()  # the learner reads the task first: by the first run, a worker is ready
@@ -203,15 +203,17 @@ class Exercise:
     @property
     def hints_available(self) -> int | None:
         """How many hints there are, once known (after the first run); None before."""
-        return None if self._hints is None else len(self._hints)
+        found = self._hints.get(self.variants[0])
+        return None if found is None else len(found)
 
     @property
     def hints(self) -> tuple[Hint, ...]:
-        """The hint ladder (computed once, from a replay of the attempt)."""
-        if self._hints is None:
-            attempt = self.replays(self.fixtures.default_variant)[1]
-            self._hints = hint_ladder(self.record, attempt)
-        return self._hints
+        """The hint ladder for the selected variant (from replays of broken and attempt, computed once)."""
+        variant = self.variants[0]
+        if variant not in self._hints:
+            broken, attempt = self.replays(variant)
+            self._hints[variant] = hint_ladder(self.record, attempt, broken)
+        return self._hints[variant]
 
     def reveal_hint(self) -> None:
         self.hints_shown = min(self.hints_shown + 1, len(self.hints))
@@ -443,8 +445,9 @@ def _after_cell(shell, result) -> None:
     if not _DEFINES_SOLVE.search(cell) or not callable(solve) or any(solve is known.solve for known in _ACTIVE):
         return
     print(
-        f"This cell defines solve without the line @fm.exercise({_reference(current.record)!r}) above it, "
-        "so the checks ran from here instead. Put that line back right above def solve."
+        f"This cell defines solve without the line @fm.exercise({_reference(current.record)!r}) above it. "
+        "The checks ran anyway (the panel is below), but put that line back right above def solve: "
+        "without it, this cell only works while this kernel remembers the exercise."
     )
     current.check(solve)
 

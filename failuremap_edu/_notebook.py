@@ -70,8 +70,7 @@ class _Cells:
 
         cell = new_code_cell(source.strip(), id=self._id())
         self.count += 1
-        if output is not None or display is not None or result is not None:  # nbval compares only cells that look as if they ran
-            cell.execution_count = self.count
+        cell.execution_count = self.count  # every cell numbered in order, as after one Run All (nbval compares only numbered cells)
         if tags:
             cell.metadata["tags"] = list(tags)
         if display is not None:
@@ -144,7 +143,8 @@ def _about(record: Record) -> str:
     parts = [
         "| fact | value |\n|---|---|\n" + "\n".join(f"| {name} | {md(value, 300) or '—'} |" for name, value in facts),
         f"**Limitations.** {md(r.limitations) or '—'}",
-        f"**Variants.** {md(r.variant_policy)}" if r.variant_policy else "",
+        f"**Variants, as the record states them.** {md(r.variant_policy)}" if r.variant_policy else "",
+        "" if read_fixtures(r).uses_variant else "(The checks here never read `N`, so every variant runs the same checks: there is one set.)",
         f"**Method.** {md(r.method)}" if r.method else "",
         f"**Why it matters.** {md(r.relevance)}" if r.relevance else "",
         f"| provenance | |\n|---|---|\n{provenance}" if provenance else "",
@@ -209,7 +209,11 @@ def language_info() -> dict:
 
 def _header(cells: _Cells, record: Record, kind: str) -> None:
     r = record
-    cells.markdown(f"# {md(r.title, 300)}\n\n*{kind} · Failure Map record {md(r.id)}*")
+    cells.markdown(
+        f"# {md(r.title, 300)}\n\n*{kind} · Failure Map record {md(r.id)}*\n\n"
+        "The outputs you see were stored when this notebook was made, so you can read it before running anything. "
+        "*Run → Run All Cells* runs it for you."
+    )
     cells.markdown(f"## The contract\n\n`solve({md(r.contract_signature, 300).replace(chr(92), '')})`\n\n{md(r.contract)}")
 
 
@@ -251,7 +255,8 @@ def _learner_notebook(record: Record, record_ref: str):
     if example is not None:
         cells.markdown(
             "## The playground in code\n\nThe panel's playground calls your `solve`, the attempt and the broken one on "
-            "inputs you type. The same works in a cell:"
+            "inputs you type. In a cell, `fm.try_call` calls one of them at a time (yours, or `implementation='attempt'` "
+            "or `'broken'`), as safely as the checks:"
         )
         cells.code(f"fm.try_call(record, solve, {example})")
     if fixtures.uses_variant:
@@ -292,7 +297,7 @@ def _instructor_notebook(record: Record, record_ref: str, solution: Solution):
     )
     cells.markdown("## 2. What broken and attempt return\n\nBoth of the record's implementations, with what they return where they fail and their code.")
     cells.code("fm.watch_it_fail(record)", result=_bundle(_verified_story(r)), tags=(CHECK_OUTPUT,))
-    hints = hint_ladder(r, replay(r, "attempt", fixtures.default_variant))
+    hints = hint_ladder(r, replay(r, "attempt", fixtures.default_variant), replay(r, "broken", fixtures.default_variant))
     cells.markdown("## 3. The hints\n\nThe hints learners can open in their panel, one at a time, all at once here.")
     cells.code(
         f"for number, hint in enumerate(fm.exercise({record_ref!r}, {options}).hints, 1):\n    print(f'Hint {{number}}: {{hint.title}}: {{hint.text}}')",

@@ -19,9 +19,18 @@ __all__ = ["Panel", "panel_for"]
 
 PLAYGROUND_DELAY = 0.35
 """Seconds of quiet typing before the playground runs (debounce)."""
+STALE = (
+    "This panel lost its kernel (it was restarted or shut down), so its buttons and playground do nothing. "
+    "Run the exercise cell again for a live panel."
+)
+"""Shown only while ipywidgets marks the panel disconnected (pure CSS: a dead kernel cannot say it)."""
+PLAYGROUND_HELP = (
+    "Type the arguments you would put between solve( and ). Results appear as you type, no Enter needed. "
+    "There is no expected value here: the playground runs code, it does not know the answer."
+)
 FONT_HELP = (
-    "For the back of the room: View → Presentation Mode enlarges all of JupyterLab, and "
-    "Settings → Theme → Increase Content Font Size / Increase Code Font Size enlarge the text; "
+    "For the back of the room: View → Presentation Mode enlarges the whole notebook, and "
+    "Settings → Theme → Increase Content Font Size / Increase Code Font Size enlarge its text; "
     "this panel follows both."
 )
 
@@ -62,7 +71,7 @@ class Panel:
         self.next_hint = w.Button(description="Show next hint", icon="lightbulb-o", tooltip="Reveal one more hint", layout=auto)
         self.hide_hints = w.Button(description="Hide hints", tooltip="Hide all hints again", layout=auto)
         self.hints = w.HTML()
-        self.inputs = w.Text(description="solve(", continuous_update=True, layout=w.Layout(width="95%"))
+        self.inputs = w.Text(description="solve(", continuous_update=True, layout=w.Layout(width="90%"))
         self.outputs = w.HTML()
         self.reveal = w.Button(description="Reveal everything", icon="eye", tooltip="Open every hint and every check", layout=auto)
         self.hide = w.Button(description="Hide everything", icon="eye-slash", tooltip="Close every hint and check again", layout=auto)
@@ -95,7 +104,8 @@ class Panel:
                 w.HBox([self.next_hint, self.hide_hints]),
                 self.hints,
                 heading("Playground: try any inputs"),
-                self.inputs,
+                w.HTML(_html(f'<p class="fm-muted">{escape(PLAYGROUND_HELP)}</p>')),
+                w.HBox([self.inputs, w.HTML(_html("<code>)</code>"))]),
                 self.outputs,
             ],
             layout=w.Layout(border="1px solid rgba(128,128,128,.4)", padding="6px"),
@@ -134,7 +144,9 @@ class Panel:
         e = self.exercise
         r = e.record
         variant = "" if not e.uses_variant else (" · all variants" if e.variant == ALL_VARIANTS else f" · variant N = {e.variant}")
-        self.header.value = _html(f"<strong>{escape(r.title)}</strong> · <code>{escape(r.id)}</code>{escape(variant)}")
+        self.header.value = _html(
+            f'<p class="fm-stale">{escape(STALE)}</p><strong>{escape(r.title)}</strong> · <code>{escape(r.id)}</code>{escape(variant)}'
+        )
         if self.variant.value != e.variant:
             self.variant.value = e.variant
         self.rerun.disabled = e.running or e.solve is None

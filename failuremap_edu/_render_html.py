@@ -16,7 +16,7 @@ from typing import Sequence
 
 from ._diff import Budget, Diff, TextDetail, diff
 from ._records import Record
-from ._render_text import expected_text, first_reason, outcome_text, run_notes, story_sentences, visible
+from ._render_text import expected_text, first_reason, outcome_text, printed_summary, run_notes, story_sentences, visible
 from ._results import FAIL, PASS, CallResult, Observation, RunResult, check_labels
 from ._values import STATUS_SYMBOLS, safe_repr
 
@@ -37,8 +37,8 @@ __all__ = [
 
 
 CSS = """
-.fm-root{font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:inherit;line-height:1.45;color:inherit;max-width:100%}
-.fm-root code,.fm-root pre{font-family:var(--jp-code-font-family,ui-monospace,monospace);font-size:0.93em;white-space:pre-wrap;overflow-wrap:break-word}
+.fm-root{font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:var(--jp-content-font-size1,14px);line-height:1.45;color:inherit;max-width:100%}
+.fm-root code,.fm-root pre{font-family:var(--jp-code-font-family,ui-monospace,monospace);font-size:var(--jp-code-font-size,13px);white-space:pre-wrap;overflow-wrap:break-word}
 .fm-root pre{margin:4px 0;padding:6px;border:1px solid rgba(128,128,128,.35);max-height:18em;overflow:auto}
 .fm-root .fm-summary{font-weight:600;margin:4px 0}
 .fm-root .fm-badge{display:inline-block;min-width:5.5em;padding:0 6px;border:1px solid currentColor;border-radius:3px;font-weight:600;white-space:nowrap}
@@ -55,6 +55,8 @@ CSS = """
 .fm-root mark.fm-gap{background:transparent;color:inherit;outline:1px dashed currentColor;outline-offset:-1px}
 .fm-root .fm-note{margin:2px 0;padding:2px 6px;border-left:3px solid #9a6700}
 .fm-root .fm-muted{opacity:.6}
+.fm-root .fm-stale{display:none;font-weight:600;padding:4px 6px;border:2px solid #9a6700}
+.jupyter-widgets-disconnected .fm-root .fm-stale{display:block}
 .fm-root .fm-hint{font-style:italic}
 .fm-root details>summary{cursor:pointer}
 """
@@ -97,8 +99,8 @@ def text_diff_html(detail: TextDetail) -> str:
             (expected, e_text, "nothing here: got has extra characters"),
             (got, a_text, "nothing here: got is missing the characters above"),
         ):
-            if text:
-                side.append(f'<mark class="fm-chg">{_e(text)}</mark>' + "&nbsp;" * (width - len(text)))
+            if text:  # padded inside the mark: the blank belongs to the change, not to the value
+                side.append(f'<mark class="fm-chg">{_e(text)}' + "&nbsp;" * (width - len(text)) + "</mark>")
             else:
                 side.append(f'<mark class="fm-gap" title="{gap_title}">' + "&nbsp;" * width + "</mark>")
     expected.append("…" if detail.expected_clipped else "'")
@@ -144,16 +146,14 @@ def _observation_body(o: Observation, budget: Budget, missing_return: bool = Fal
     if o.error is not None and o.error.traceback:
         body += f"<details><summary>traceback</summary><pre>{_e(o.error.traceback)}</pre></details>"
     if o.stdout:
-        more = f", {o.stdout_dropped:,} more bytes not shown" if o.stdout_dropped else ""
-        lines = o.stdout.count("\n") + (not o.stdout.endswith("\n"))
-        body += f"<details><summary>printed output ({lines:,} line{'s' if lines != 1 else ''}{more})</summary><pre>{_e(o.stdout)}</pre></details>"
+        body += f"<details><summary>{_e(printed_summary(o))}</summary><pre>{_e(o.stdout)}</pre></details>"
     return body
 
 
 def observation_html(o: Observation, budget: Budget | None = None, css: bool = True, *, missing_return: bool = False) -> str:
     """One check, with its diff; the error and printed output are folded away."""
     budget = budget or Budget()
-    line = f' <span class="fm-line">(line {o.lineno})</span>' if o.lineno else ""
+    line = f' <span class="fm-line">(record line {o.lineno})</span>' if o.lineno else ""
     head = f"<div>{_badge(o.status)} <strong>{_e(o.check)}</strong>{line}</div>"
     return _root(f'<div class="fm-obs">{head}{_observation_body(o, budget, missing_return)}</div>', css)
 
@@ -207,7 +207,7 @@ def _run_name(run: RunResult) -> str:
 
 def story_html(story, css: bool = True) -> str:
     """Watch it fail: the table, what it means, what each failing check returned and why, and the code, folded."""
-    parts = [comparison_html(story.runs, story.names, css=False, caption=f"variant N = {story.variant}")]
+    parts = [comparison_html(story.runs, story.names, css=False, caption=f"variant N = {story.variant}" if story.uses_variant else None)]
     parts += [f"<p>{_e(sentence)}</p>" for sentence in story_sentences(story)]
     failing = story.failing_checks()
     if failing:
@@ -219,9 +219,10 @@ def story_html(story, css: bool = True) -> str:
                 + "</li>"
                 for name, o in item.outcomes
             )
+            call = f"<dt>call</dt><dd>{_code(item.call)}</dd>" if item.call else ""
             rows.append(
                 f'<div class="fm-obs"><div><strong>{_e(item.check)}</strong></div>'
-                f'<dl class="fm-kv"><dt>expected</dt><dd>{_code(safe_repr(item.expected, 300))}</dd></dl>'
+                f'<dl class="fm-kv">{call}<dt>expected</dt><dd>{_code(safe_repr(item.expected, 300))}</dd></dl>'
                 f'<ul class="fm-why">{outcomes}</ul></div>'
             )
         parts.append("<p><strong>Where they fail</strong></p>" + "".join(rows))
@@ -261,9 +262,10 @@ def checks_html(runs: Sequence[RunResult], budget: Budget | None = None, css: bo
         parts.append(notes_html(run))
         for o in run.observations:
             call = f" {_code(o.call)}" if o.call else ""
+            printed = ' <span class="fm-muted">· printed output</span>' if o.stdout else ""
             opened = "" if o.status == PASS and not expand else " open"
             parts.append(
-                f'<details class="fm-obs"{opened}><summary>{_badge(o.status)} <strong>{_e(o.check)}</strong>{call}</summary>'
+                f'<details class="fm-obs"{opened}><summary>{_badge(o.status)} <strong>{_e(o.check)}</strong>{call}{printed}</summary>'
                 f"{_observation_body(o, budget, missing_return, call=False)}</details>"
             )
         if run.problem is not None:

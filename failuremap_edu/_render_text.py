@@ -154,7 +154,7 @@ def expected_text(o: Observation, limit: int) -> str:
 def render_observation(o: Observation, budget: Budget | None = None, *, missing_return: bool = False) -> str:
     """One check: status and label, the call, expected and got, and why they differ."""
     budget = budget or Budget()
-    line = f" (line {o.lineno})" if o.lineno else ""
+    line = f" (record line {o.lineno})" if o.lineno else ""
     lines = [terminal_safe(f"{STATUS_SYMBOLS[o.status]} {o.status}: {o.check}{line}", 300)]
     if o.call:
         lines.append(terminal_safe(f"  call:     {o.call}", 600))
@@ -171,13 +171,21 @@ def render_observation(o: Observation, budget: Budget | None = None, *, missing_
     if o.mutation:
         lines.append(terminal_safe(f"  note:     {o.mutation}", 600))
     if o.stdout:
-        more = f" (+{o.stdout_dropped:,} bytes not shown)" if o.stdout_dropped else ""
         printed = o.stdout.splitlines()
-        lines.append(f"  printed{more}:")
+        lines.append(f"  {printed_summary(o)}:")
         lines += ["    " + terminal_safe(text, 300) for text in printed[:20]]
         if len(printed) > 20:
             lines.append(f"    … {len(printed) - 20:,} more lines")
     return "\n".join(lines)
+
+
+def printed_summary(o: Observation) -> str:
+    """What solve printed, counted honestly: when output was cut, say how much was kept."""
+    if not o.stdout_dropped:
+        lines = o.stdout.count("\n") + (not o.stdout.endswith("\n"))
+        return f"printed output ({lines:,} line{'s' if lines != 1 else ''})"
+    kept = len(o.stdout.encode("utf-8"))
+    return f"printed output (only the first {kept:,} bytes are kept; {o.stdout_dropped:,} more bytes were printed)"
 
 
 def run_notes(result: RunResult) -> list[str]:
@@ -283,7 +291,8 @@ def story_sentences(story) -> list[str]:
 
 def render_story(story) -> str:
     """Watch it fail, as text: the table, what it means, what each failing check returned, and the code."""
-    lines = [f"Watch it fail · {story.record_id} · variant N = {story.variant}", ""]
+    variant = f" · variant N = {story.variant}" if story.uses_variant else ""
+    lines = [f"Watch it fail · {story.record_id}{variant}", ""]
     lines.append(render_comparison(story.runs, story.names))
     lines.append("")
     lines += [textwrap.fill(terminal_safe(s, 2_000), WIDTH) for s in story_sentences(story)]
@@ -291,7 +300,7 @@ def render_story(story) -> str:
     if failing:
         lines += ["", "Where they fail:"]
     for item in failing:
-        lines.append(terminal_safe(f"  {item.check}", 300))
+        lines.append(terminal_safe(f"  {item.check}" + (f": {item.call}" if item.call else ""), 600))
         lines.append(terminal_safe(f"    expected: {safe_repr(item.expected, 300)}", 600))
         for name, o in item.outcomes:
             reason = first_reason(o)

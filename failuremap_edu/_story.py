@@ -65,6 +65,8 @@ class FailureStory:
     parity: ParityReport | None
     """Replays compared with the recorded runs; None for other variants."""
     crashes: tuple[CrashNote, ...] = ()
+    uses_variant: bool = True
+    """Whether the checks read N at all; if not, the variant is never mentioned."""
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -108,7 +110,8 @@ def watch_it_fail(record: Record, variant: int | None = None, timeout: float = D
     runs = tuple(replay(record, name, variant, timeout) for name in IMPLEMENTATIONS)
     parity = parity_report(record, recorded_variant, dict(zip(IMPLEMENTATIONS, runs))) if variant == recorded_variant else None
     sources = tuple((name, read_fixtures(record, name).solve_source) for name in IMPLEMENTATIONS)
-    return FailureStory(record.id, variant, recorded_variant, runs, sources, parity, _crashes(record, runs))
+    uses_variant = read_fixtures(record).uses_variant
+    return FailureStory(record.id, variant, recorded_variant, runs, sources, parity, _crashes(record, runs), uses_variant)
 
 
 def _crashes(record: Record, runs: tuple[RunResult, ...]) -> tuple[CrashNote, ...]:

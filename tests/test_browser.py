@@ -307,5 +307,18 @@ def test_instructor_notebook_tells_the_story_at_projector_size(browser, lab):
             assert button.evaluate("b => b.scrollWidth <= b.clientWidth"), f"cut off: {button.inner_text()}"
         attempt.scroll_into_view_if_needed()
         shot(page, "instructor-FA-100786-1280x720")
+        # Presentation mode (what the panel's presenter row points to) enlarges the notebook, and the panel with it.
+        summary = attempt.locator(".widget-html .fm-summary").first
+        size = lambda: summary.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")  # noqa: E731
+        before = size()
+        page.locator("li.lm-MenuBar-item", has_text="View").first.click()
+        page.locator("li.lm-Menu-item[data-command='application:toggle-presentation-mode']").click()
+        expect(page.locator(".jp-mod-presentationMode")).to_have_count(1)
+        page.wait_for_function("([el, px]) => parseFloat(getComputedStyle(el).fontSize) > px", arg=[summary.element_handle(), before])
+        assert size() >= before * 1.2, (before, size())
+        for button in attempt.locator(".widget-button").all():
+            assert button.evaluate("b => b.scrollWidth <= b.clientWidth"), f"cut off in presentation mode: {button.inner_text()}"
+        attempt.locator(".widget-html .fm-summary").first.scroll_into_view_if_needed()
+        shot(page, "instructor-FA-100786-1280x720-presentation-mode")
     finally:
         context.close()

@@ -71,7 +71,7 @@ def test_check_failing_solution_text(capsys, solution):
     code, out, _ = run(capsys, "check", "FA-100786", solution("def solve(text, stops):\n    return text, ''\n"))
     assert code == 1
     assert out.startswith("4/6 checks pass (2 fail)\n")
-    assert "✗ fail: partial marker held (line 11)" in out and "expected: ('hello', '<st')" in out
+    assert "✗ fail: partial marker held (record line 11)" in out and "expected: ('hello', '<st')" in out
     assert "    - [0]: expected 'hello', got 'hello<st'" in out
 
 

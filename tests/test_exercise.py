@@ -88,8 +88,8 @@ def test_hints_add_something_new_at_each_step(stopping):
     stopping.check(reference)
     hints = stopping.hints
     assert [h.title for h in hints] == ["Where to look first", "What the attempt does there", "The plausible attempt, and why it fails", "Root cause"]
-    assert hints[0].text == "The attempt first fails the check 'partial marker held': solve('hello<st', ['<stop>']) should return ('hello', '<st')."
-    assert hints[1].text == "It returns ('hel', 'lo<st') instead. At [0]: expected 'hello', got 'hel'."
+    assert hints[0].text == "Start with the check 'partial marker held': solve('hello<st', ['<stop>']) should return ('hello', '<st')."
+    assert hints[1].text.startswith("There the attempt returns ('hel', 'lo<st'). At [0]: expected 'hello', got 'hel'. Work through that call")
     record = stopping.record
     assert hints[2].text == record.failed_approach and hints[3].text == record.root_cause
     shown_above = (record.title, record.contract, record.abstract)
@@ -107,6 +107,7 @@ def test_variants_rerun_and_all_variants_apply_to_everything():
     pairs.check(lambda candidates: None)
     pairs.select_variant(3)
     assert pairs.runs[0].variant == 3 and pairs.text().splitlines()[0].endswith("(variant N = 3)")
+    assert "'a3'" in pairs.hints[0].text and "'a1'" not in pairs.hints[0].text  # hints follow the variant
     pairs.select_variant("all")
     assert [r.variant for r in pairs.runs] == [1, 2, 3, 4, 5]
     assert pairs.summary().startswith("10/30 checks pass across variants")
@@ -163,7 +164,7 @@ def test_a_cell_that_lost_the_decorator_line_is_checked_anyway_with_a_note(capsy
     shell = SimpleNamespace(user_ns=namespace)
     _after_cell(shell, SimpleNamespace(success=True, info=SimpleNamespace(raw_cell=cell)))
     out = capsys.readouterr().out
-    assert out.startswith("This cell defines solve without the line @fm.exercise('FA-100061') above it, so the checks ran from here instead.")
+    assert out.startswith("This cell defines solve without the line @fm.exercise('FA-100061') above it. The checks ran anyway (the panel is below)")
     assert ex.solve is namespace["solve"] and ex.summary() == "2/6 checks pass (4 fail)"
     _after_cell(shell, SimpleNamespace(success=True, info=SimpleNamespace(raw_cell=cell)))  # the same solve: nothing again
     assert capsys.readouterr().out == ""

@@ -98,7 +98,7 @@ def test_instructor_notebook_tells_the_story_in_order():
     assert "@fm.exercise('FA-100786', presenter=True, log_progress=False)" in attempt.source
     assert attempt.outputs[0]["data"]["text/plain"].splitlines()[1] == "1/6 checks pass (5 fail)"
     assert story.source == "fm.watch_it_fail(record)"
-    assert hints.outputs[0]["text"].startswith("Hint 1: Where to look first: The attempt first fails the check 'partial marker held'")
+    assert hints.outputs[0]["text"].startswith("Hint 1: Where to look first: Start with the check 'partial marker held'")
     assert "@reference.check" in fix.source and fix.outputs[0]["data"]["text/plain"].splitlines()[1] == "6/6 checks pass"
     assert "assert result.passed" in check_all.source
 

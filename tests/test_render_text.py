@@ -23,7 +23,7 @@ def run(*observations, solver="yours", problem=None):
 def test_failing_check_explains_why():
     o = obs(0, "fail", actual=("hello<st", ""))
     assert render_observation(o) == """\
-✗ fail: partial marker held (line 11)
+✗ fail: partial marker held (record line 11)
   call:     solve('hello<st', ['<stop>'])
   expected: ('hello', '<st')
   got:      ('hello<st', '')
@@ -51,7 +51,7 @@ def test_a_timed_out_check_shows_its_call_and_expected_value():
     o = obs(2, "timeout", check="same text distinct IDs", expected=["a1", "b1"], call="solve([['a1', 'same', 1], ['b1', 'same', 0]])",
             error=ErrorInfo("Timeout", "no result after 2 s"))
     assert render_observation(o) == """\
-◷ timeout: same text distinct IDs (line 13)
+◷ timeout: same text distinct IDs (record line 13)
   call:     solve([['a1', 'same', 1], ['b1', 'same', 0]])
   expected: ['a1', 'b1']
   error:    Timeout: no result after 2 s"""
@@ -65,7 +65,7 @@ def test_an_unknown_expected_value_is_said_to_be_unknown_not_shown_as_none():
 def test_list_instead_of_tuple():
     o = obs(0, "fail", check="no prefix emits all", expected=("hello", ""), actual=["hello", ""], call="solve('hello', ['<stop>'])")
     assert render_observation(o) == """\
-✗ fail: no prefix emits all (line 11)
+✗ fail: no prefix emits all (record line 11)
   call:     solve('hello', ['<stop>'])
   expected: ('hello', '')
   got:      ['hello', '']
@@ -77,12 +77,12 @@ def test_error_with_output_and_mutation():
     o = obs(1, "error", error=ErrorInfo("ValueError", "bad <x>", "Traceback ..."), stdout="line one\nline two\n",
             stdout_dropped=1234, mutation="solve modified its argument 'stops'")
     assert render_observation(o) == """\
-! error: partial marker held (line 12)
+! error: partial marker held (record line 12)
   call:     solve('hello<st', ['<stop>'])
   expected: ('hello', '<st')
   error:    ValueError: bad <x>
   note:     solve modified its argument 'stops'
-  printed (+1,234 bytes not shown):
+  printed output (only the first 18 bytes are kept; 1,234 more bytes were printed):
     line one
     line two"""
 
@@ -109,7 +109,7 @@ def test_run_lists_only_checks_that_did_not_pass():
     assert text == """\
 1/2 checks pass (1 timeout)
 
-◷ timeout: short input (line 12)
+◷ timeout: short input (record line 12)
   call:     solve('hello<st', ['<stop>'])
   expected: ('hello', '<st')
   error:    Timeout: no result after 2 s"""
