@@ -311,8 +311,9 @@ def test_instructor_notebook_tells_the_story_at_projector_size(browser, lab):
         summary = attempt.locator(".widget-html .fm-summary").first
         size = lambda: summary.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")  # noqa: E731
         before = size()
-        page.locator("li.lm-MenuBar-item", has_text="View").first.click()
-        page.locator("li.lm-Menu-item[data-command='application:toggle-presentation-mode']").click()
+        page.keyboard.press("Control+Shift+C")  # the command palette: "Presentation Mode" is under View → Appearance
+        page.locator(".lm-CommandPalette-input").fill("Presentation Mode")
+        page.locator(".lm-CommandPalette-item[data-command='application:toggle-presentation-mode']").click()
         expect(page.locator(".jp-mod-presentationMode")).to_have_count(1)
         page.wait_for_function("([el, px]) => parseFloat(getComputedStyle(el).fontSize) > px", arg=[summary.element_handle(), before])
         assert size() >= before * 1.2, (before, size())
