@@ -16,8 +16,14 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 NO_BROWSER := $(if $(DISPLAY)$(WAYLAND_DISPLAY)$(filter Darwin,$(shell uname -s)),,--no-browser)
 # Extra arguments for `jupyter lab`, e.g. make lab LAB_ARGS="--port=9999".
 LAB_ARGS ?=
+# Pyodide (the Python JupyterLite runs) from npm, into this repository (package.json pins the
+# version jupyterlite-pyodide-kernel was made for), and pure-Python wheels for the test suite
+# that runs inside it under node (tests/test_pyodide.py).
+PYODIDE        := node_modules/pyodide/pyodide.mjs
+PYODIDE_WHEELS := $(VENV)/pyodide-wheels
+PYODIDE_PIP    := --only-binary=:all: --python-version 3.14 --implementation py --abi none --platform any
 
-.PHONY: lab test test-fast bench notebooks venv system-deps clean
+.PHONY: lab lite test test-fast bench notebooks venv system-deps pyodide clean
 
 venv: $(STAMP)
 
@@ -31,10 +37,24 @@ $(STAMP): pyproject.toml failuremap_edu/_jupyter/page_config.json
 system-deps:
 	@test -x $(CHROMIUM) || { $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y chromium fonts-dejavu-core; }
 
+pyodide: $(PYODIDE) $(PYODIDE_WHEELS)/.downloaded
+
+$(PYODIDE): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+$(PYODIDE_WHEELS)/.downloaded: $(STAMP) tests/pyodide/requirements.txt
+	$(BIN)/python -m pip download --quiet $(PYODIDE_PIP) -r tests/pyodide/requirements.txt -d $(PYODIDE_WHEELS)
+	touch $@
+
+# A JupyterLite site with every packaged record in build/lite (README: "Workshops without a server").
+lite: $(STAMP) $(PYODIDE)
+	$(BIN)/failuremap-edu lite -o build/lite
+
 lab: $(STAMP)
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(ALLOW_ROOT) $(NO_BROWSER) $(LAB_ARGS)
 
-test: $(STAMP) system-deps
+test: $(STAMP) system-deps pyodide
 	FAILUREMAP_PROGRESS=$(CURDIR)/$(VENV)/test-progress.jsonl $(BIN)/python -m pytest
 
 # No Chromium needed: the browser tests are the ones left out.
@@ -44,8 +64,8 @@ test-fast: $(STAMP)
 notebooks: $(STAMP)
 	$(BIN)/failuremap-edu notebook --all-packaged -o notebooks
 
-bench: $(STAMP)
+bench: $(STAMP) $(PYODIDE)
 	$(BIN)/python benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis artifacts
+	rm -rf $(VENV) .pytest_cache .hypothesis artifacts node_modules

@@ -62,6 +62,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--records-dir", metavar="DIR", help="also include every record file in DIR")
     p.add_argument("--solutions", metavar="DIR", help="reference solutions as DIR/ID.py, for instructor notebooks")
 
+    p = commands.add_parser("lite", help="build a JupyterLite site: the exercises run in the browser, no server at all")
+    p.add_argument("records", nargs="*", metavar="RECORD", help="packaged ids or paths (default: every packaged record)")
+    p.add_argument("-o", "--out", required=True, metavar="DIR", help="the folder to build the site in")
+    p.add_argument("--title", help="the start-here notebook's title")
+    p.add_argument("--records-dir", metavar="DIR", help="also include every record file in DIR")
+    p.add_argument("--pyodide", metavar="DIR", help="the npm pyodide package to serve (default: ./node_modules/pyodide)")
+    p.add_argument("--wheels", metavar="DIR", help="where to keep the PyPI wheels the site serves (default: ~/.cache/failuremap_edu/lite-wheels)")
+
     p = commands.add_parser("export", help="write all logged attempts and the latest solve of each exercise")
     p.add_argument("--out", default="failuremap-export.json", metavar="FILE", help="JSON file to write (default: failuremap-export.json)")
 
@@ -315,6 +323,23 @@ def _cmd_workshop(args) -> int:
     return EXIT_OK
 
 
+def _cmd_lite(args) -> int:
+    from pathlib import Path
+
+    from ._catalog import ProgressBar, catalog_refs
+    from ._lite import build_site
+
+    refs = catalog_refs(args.records, args.records_dir)
+    site = build_site(refs, Path(args.out), title=args.title, pyodide_dir=args.pyodide, wheels_dir=args.wheels, progress=ProgressBar("building"))
+    exercises = len(site.notebooks) - 1
+    print(
+        f"{site.path}: a JupyterLite site with {exercises} exercise{'s' if exercises != 1 else ''} and a start-here notebook, "
+        f"Pyodide {site.pyodide_version} and {len(site.wheels)} wheels, nothing loaded from elsewhere"
+    )
+    print(f"try it: python -m http.server --bind 127.0.0.1 --directory {site.path}   then open http://127.0.0.1:8000/lab/index.html")
+    return EXIT_OK
+
+
 def _cmd_export(args) -> int:
     from pathlib import Path
 
@@ -325,4 +350,4 @@ def _cmd_export(args) -> int:
     return EXIT_OK
 
 
-_COMMANDS = {"workshop": _cmd_workshop, "export": _cmd_export, "notebook": _cmd_notebook, "list": _cmd_list, "show": _cmd_show, "check": _cmd_check, "verify": _cmd_verify}
+_COMMANDS = {"lite": _cmd_lite, "workshop": _cmd_workshop, "export": _cmd_export, "notebook": _cmd_notebook, "list": _cmd_list, "show": _cmd_show, "check": _cmd_check, "verify": _cmd_verify}
