@@ -445,6 +445,7 @@ def build_site(
         preload = tuple(p for p in PRELOAD if p in site_lock["packages"])
         (lite / "jupyter-lite.json").write_text(json.dumps(_lite_config(preload), indent=2) + "\n", encoding="utf-8")
         _jupyter_lite_build(lite, out_dir)
+    (out_dir / ".nojekyll").touch()  # GitHub Pages: serve the files as they are, no Jekyll build
     if progress is not None:
         progress(len(refs) + 2, len(refs) + 2)
     return LiteSite(

@@ -234,6 +234,7 @@ def test_site_points_the_kernel_at_itself(site):
     for needed in ("micropip", "ipython", "ipywidgets", "comm", "traitlets", "failuremap-edu"):
         assert needed in lock["packages"], needed
     assert "matplotlib" not in lock["packages"] and "numpy" not in lock["packages"]
+    assert (site / ".nojekyll").is_file() and (site / "index.html").is_file()
 
 
 @pytest.mark.slow
