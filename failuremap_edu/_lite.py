@@ -396,8 +396,9 @@ def build_site(
 
     `pyodide_dir` is the npm ``pyodide`` package (default: found nearby, see
     `find_pyodide`); `wheels_dir` caches the PyPI wheels between builds (default:
-    the user's cache folder). Runs ``jupyter lite build``; raises LiteError, in one
-    line, when a tool, Pyodide or a wheel is missing.
+    the user's cache folder). An earlier site in `out_dir` is replaced; any other
+    non-empty folder is refused. Runs ``jupyter lite build``; raises LiteError, in
+    one line, when a tool, Pyodide or a wheel is missing.
     """
     from ._notebook import build_start_here, write_notebook
     from ._records import load_record
@@ -409,8 +410,10 @@ def build_site(
     cache = Path(wheels_dir) if wheels_dir else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "failuremap_edu" / "lite-wheels"
     records = [load_record(ref) for ref in refs]  # bad input fails here, before anything is built
     out_dir = Path(out_dir)
-    if out_dir.exists() and any(out_dir.iterdir()) and not (out_dir / "jupyter-lite.json").is_file():
-        raise LiteError(f"{out_dir}: exists and is not a JupyterLite site; choose an empty or new folder")
+    if out_dir.exists() and any(out_dir.iterdir()):
+        if not (out_dir / "jupyter-lite.json").is_file():
+            raise LiteError(f"{out_dir}: exists and is not a JupyterLite site; choose an empty or new folder")
+        shutil.rmtree(out_dir)  # an earlier site: rebuilt whole, so no notebook of a previous build lingers
 
     with tempfile.TemporaryDirectory(prefix="failuremap-lite-") as tmp:
         lite = Path(tmp)

@@ -200,6 +200,9 @@ def site(tmp_path_factory) -> Path:
     """`failuremap-edu lite` for both packaged records and one of our own test records."""
     assert (PYODIDE / "pyodide.mjs").is_file(), f"{PYODIDE} is missing: `make test` installs it (npm ci)"
     out = tmp_path_factory.mktemp("lite") / "site"
+    (out / "files").mkdir(parents=True)  # an earlier build's site: replaced whole
+    (out / "jupyter-lite.json").write_text("{}")
+    (out / "files" / "FA-999999.ipynb").write_text("{}")
     cli = Path(sys.executable).parent / "failuremap-edu"
     started = time.monotonic()
     done = subprocess.run(
@@ -241,6 +244,7 @@ def test_site_points_the_kernel_at_itself(site):
 def test_site_has_the_notebooks_and_records(site):
     files = site / "files"
     assert sorted(p.name for p in files.glob("*.ipynb")) == ["00-start-here.ipynb", "FA-100061.ipynb", "FA-100786.ipynb", "TR-000101.ipynb"]
+    assert not (files / "FA-999999.ipynb").exists(), "nothing of an earlier build lingers"
     assert (files / "records" / "TR-000101.json").read_bytes() == record_path("TR-000101").read_bytes()
     for path in files.glob("*.ipynb"):
         nb = nbformat.read(str(path), as_version=4)
