@@ -41,6 +41,7 @@ from failuremap_edu._lite import (
     package_wheel,
 )
 from failuremap_edu._notebook import build_notebook, build_start_here
+from test_browser import errors_shown, notebook, panel_status, reference_body, replace_cell_source, run_all, solve_cell, wait_idle
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts" / "lite"
@@ -349,45 +350,7 @@ def shot(page, name: str) -> None:
 def open_notebook(page, expect, url: str, name: str) -> None:
     page.goto(f"{url}/lab/index.html?path={name}")
     expect(page.locator("li[data-type='document-title'].lm-mod-current")).to_contain_text(name, timeout=120_000)
-    wait_idle(page, expect, timeout=240_000)  # the first start loads Pyodide and the wheels
-
-
-def wait_idle(page, expect, timeout: float = 120_000) -> None:
-    expect(page.locator("#jp-main-statusbar")).to_contain_text(re.compile(r"Pyodide\)?\s*\|\s*Idle"), timeout=timeout)
-
-
-def run_all(page) -> None:
-    page.locator("li.lm-MenuBar-item", has_text="Run").first.click()
-    page.locator("li.lm-Menu-item[data-command='runmenu:run-all']").click()
-
-
-def notebook(page):
-    return page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
-
-
-def solve_cell(page):
-    return notebook(page).locator(".jp-CodeCell").filter(has=page.locator(".cm-content", has_text="def solve(")).first
-
-
-def panel_status(page):
-    return solve_cell(page).locator(".widget-html .fm-summary").first
-
-
-def replace_cell_source(page, cell, source: str) -> None:
-    editor = cell.locator(".cm-content").first
-    editor.click()
-    page.keyboard.press("Control+A")
-    page.keyboard.press("Delete")
-    page.keyboard.insert_text(source)
-
-
-def errors_shown(page) -> int:
-    return notebook(page).locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']").count()
-
-
-def reference_body(record_id: str) -> str:
-    text = (ROOT / "failuremap_edu" / "references" / f"{record_id}.py").read_text(encoding="utf-8")
-    return text.split('"""', 2)[2].strip() + "\n"
+    wait_idle(page, timeout=240_000)  # the first start loads Pyodide and the wheels
 
 
 def assert_nothing_left_loopback(chromium, url: str) -> None:
@@ -411,7 +374,7 @@ def test_learner_solves_an_exercise_offline(page, chromium, served):
     run_all(page)
     attempt = fm.replay(record, "attempt")
     expect(panel_status(page)).to_have_text(attempt.summary(), timeout=240_000)
-    wait_idle(page, expect)
+    wait_idle(page)
     assert errors_shown(page) == 0
     failing = next(o for o in attempt.observations if o.status == "fail")
     reason = fm.diff(failing.expected, failing.actual).differences[0].message
@@ -424,7 +387,7 @@ def test_learner_solves_an_exercise_offline(page, chromium, served):
     replace_cell_source(page, solve_cell(page), source)
     page.keyboard.press("Shift+Enter")
     expect(panel_status(page)).to_have_text("6/6 checks pass", timeout=120_000)
-    wait_idle(page, expect)
+    wait_idle(page)
     shot(page, "3-solved")
 
     # Download, hints, playground: the panel works as it does on a server.
@@ -441,7 +404,7 @@ def test_learner_solves_an_exercise_offline(page, chromium, served):
     rows = panel.locator(".fm-playground tbody tr")
     expect(rows.nth(0)).to_contain_text("('hello', '<st')")
     expect(rows.nth(1)).to_contain_text("('hel', 'lo<st')")
-    wait_idle(page, expect)
+    wait_idle(page)
     shot(page, "4-panel")
 
     # A loop on every check: each one times out, and the page and its kernel keep working.
@@ -449,7 +412,7 @@ def test_learner_solves_an_exercise_offline(page, chromium, served):
     page.keyboard.press("Shift+Enter")
     expect(solve_cell(page).locator(".fm-badge.fm-timeout").first).to_be_visible(timeout=60_000)
     expect(panel_status(page)).to_have_text("0/6 checks pass (6 timeout)", timeout=120_000)
-    wait_idle(page, expect)
+    wait_idle(page)
     shot(page, "5-loop")
     page.keyboard.press("Escape")
     page.keyboard.press("b")
@@ -478,10 +441,10 @@ def test_work_is_kept_in_browser_storage_and_progress_is_shared(page, chromium, 
 
     page.locator(".jp-DirListing-item", has_text="00-start-here.ipynb").dblclick()  # a second notebook, its own kernel
     expect(page.locator("li[data-type='document-title'].lm-mod-current")).to_contain_text("00-start-here.ipynb")
-    wait_idle(page, expect, timeout=240_000)
+    wait_idle(page, timeout=240_000)
     run_all(page)
     expect(notebook(page).locator(".jp-OutputArea-output", has_text=PLOT_FALLBACK)).to_be_visible(timeout=120_000)
-    wait_idle(page, expect)
+    wait_idle(page)
     # The exercise's kernel logged its runs under /drive; this notebook's kernel (another worker) reads them.
     expect(notebook(page).locator(".jp-OutputArea-output tr", has_text="FA-100786")).to_contain_text("0/6")
     expect(notebook(page).locator(".jp-OutputArea-output tr", has_text="FA-100061")).to_contain_text("not started")
