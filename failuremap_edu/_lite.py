@@ -51,9 +51,9 @@ PROGRESS_IN_BROWSER = "/drive/failuremap-progress.jsonl"
 folder in browser storage, so it persists and every notebook's kernel sees it."""
 
 LITE_NOTE = (
-    "*In your browser (JupyterLite):* the checks run inside this page's Python, so an endless loop "
-    "in plain Python still times out, but `os._exit()`, a loop inside a bare `except:`, a wait inside C code "
-    "or memory that grows without end can stop the kernel; then use *Kernel → Restart Kernel*. "
+    "*In your browser (JupyterLite):* the checks run inside this page's Python. An endless loop in plain "
+    "Python still times out, but `os._exit()`, a loop inside a bare `except:`, a long wait inside C code or "
+    "memory that grows without end can stop or freeze the kernel: then use *Kernel → Restart Kernel*. "
     "Your notebooks are kept in this browser."
 )
 """The one line an exercise notebook shows in JupyterLite (the fallback's limits, README "Isolation")."""
