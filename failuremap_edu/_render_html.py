@@ -135,8 +135,8 @@ def run_html(result: RunResult, budget: Budget | None = None, css: bool = True, 
     budget = budget or Budget()
     heading = f"<div><strong>{_e(title)}</strong></div>" if title else ""
     summary = f'<p class="fm-summary">{_e(result.summary())}</p>'
-    if result.isolation != "fork":
-        summary += "<p>note: checks ran in-process (weaker isolation on this platform)</p>"
+    if result.isolation_note:
+        summary += f"<p>note: {_e(result.isolation_note)}</p>"
     rows = "".join(
         f"<tr><td>{_badge(o.status)}</td><td>{_e(o.check)}</td><td>{_code(o.call)}</td></tr>" for o in result.observations
     )

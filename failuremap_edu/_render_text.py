@@ -141,8 +141,8 @@ def render_observation(o: Observation, budget: Budget | None = None) -> str:
 def render_run(result: RunResult) -> str:
     """`K/N checks pass`, then each check that did not pass, with why."""
     lines = [result.summary()]
-    if result.isolation != "fork":
-        lines.append("note: checks ran in-process (weaker isolation on this platform)")
+    if result.isolation_note:
+        lines.append(f"note: {result.isolation_note}")
     for o in result.observations:
         if o.status != "pass":
             lines += ["", render_observation(o)]

@@ -455,7 +455,7 @@ class _Panel:
         if self.variant.value != e.variant:
             self.variant.value = e.variant
         if e.running:
-            live = RunResult(r.id, "yours", variant or 1, tuple(current), e.timeout, "fork")
+            live = RunResult(r.id, "yours", variant or 1, tuple(current), e.timeout, "process")
             self.status.value = f'<div class="fm-root"><p class="fm-summary">{escape(e.running)}</p></div>'
             self.checks.value = checks_html(list(partial) + [live])
             return

@@ -1,109 +1,207 @@
-"""What a worker process does to itself before and while it runs checks.
+"""A worker process, from the inside: how it starts, what it does to itself, and the one run it does.
 
-Shared by both ways a worker comes to exist: forked from the caller for one run
-(`_runner`), or forked ahead of time by the warm server (`_warm`). Either way it
-cuts itself off from the caller's terminal, input, signals and display machinery,
-caps its own resources, runs one `Session`, and leaves with ``os._exit`` so that
-nothing of the caller's (atexit handlers, buffered files) runs twice.
+Workers are children of the worker server (see `_warm`), a clean interpreter
+that never ran a notebook's code. The server forks a child per request and the
+child unpickles a `Start` and calls its ``_bootstrap``. The worker then:
+
+- keeps only its two pipes (plan in, messages out) and closes every other
+  descriptor it inherited, so nothing solve writes can reach anyone else;
+- starts its own session (so the supervisor can kill its process group whole)
+  and asks to be killed if the server dies (``PR_SET_PDEATHSIG``, Linux);
+- cuts itself off from terminal, input and interrupts, and caps its own
+  resources (address space: its own size plus the memory budget; core dumps;
+  a CPU-time backstop);
+- imports what the previous run's solve needed, then waits for its plan;
+- runs one `Session`, and leaves with ``os._exit``.
+
+`become_server` is what the server itself does once, from its preload: become
+the subreaper of everything its workers start, so that a process that solve
+forks, double-forks or detaches with ``setsid`` comes back to it instead of to
+init, where `_warm` can find and end it.
 """
 
 from __future__ import annotations
 
+import builtins
 import gc
+import importlib
 import os
 import signal
+import struct
 import sys
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 try:
     import resource
-except ImportError:  # pragma: no cover - Windows
+except ImportError:  # pragma: no cover - Windows, Pyodide
     resource = None  # type: ignore[assignment]
 
-from ._channel import Channel
-from ._session import OutputCapture, Session
-from ._solution import Solution
-from ._values import error_payload
+from . import _byvalue
+from ._channel import frame
+from ._session import OutputCapture, Plan, Session
 
 DEFAULT_TIMEOUT = 2.0
 DEFAULT_MEMORY_MB = 2048
 DEFAULT_OUTPUT_CHARS = 8_000
+REQUEST = struct.Struct("!III")
+"""A request's header: checks to skip, then the lengths of the not-run reason and of the plan."""
+_PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER = 1, 36
+_libc: Any = None
+_WARM = None
 
 
-@dataclass(frozen=True)
-class Plan:
-    """One run, as the worker needs it: the program, the solve, and the limits."""
-
-    code: Any
-    """A code object, or a tuple of them run in turn in one namespace."""
-    variant: int
-    solve: Any
-    """A function, a `Solution`, or None for a replay."""
-    timeout: float
-    memory_mb: int
-    output_chars: int
-    param_names: tuple[str, ...]
-    extra_globals: dict | None = None
-
-
-def run_worker(plan: Plan, skip: int, channel: Channel, address_space: int | None, capture: OutputCapture, hardened: bool = False) -> None:  # pragma: no cover - child process
-    """The worker: harden the process, run the session, and always leave with os._exit."""
-    code = 0
+def become_server() -> None:  # pragma: no cover - runs in the server process
+    """Subreaper for every process a worker starts (Linux); quiet about reaping them."""
+    global _libc, _WARM
+    import warnings
     try:
-        if not hardened:
-            harden(plan, capture, address_space)
+        from ._fixtures import read_fixtures
+        from ._records import list_records, load_record
+        fx = read_fixtures(load_record(list_records()[0]), "attempt")
+        _WARM = Plan(fx.program(replay=True), 1, None, 2.0, 2048, 8000, (), independent=frozenset(range(6)))
+    except Exception:
+        pass
 
-        def sink(message: tuple) -> None:
-            channel.post(message, last=message[0] in ("done", "problem"))
+    warnings.filterwarnings("ignore", message="forkserver: waitpid returned unexpected pid")
+    if os.environ.get("FM_BATCH"):
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
 
-        session = Session(sink, skip=skip, capture=capture, param_names=plan.param_names)
-        session.extra_globals = plan.extra_globals or {}
-        solve = plan.solve
-        if isinstance(solve, Solution):
-            solve = load_solution_in_worker(solve, sink)
-            if solve is None:
-                return
-        session.run(plan.code, plan.variant, solve)
-    except BaseException:  # noqa: BLE001 - nothing may escape into the caller's code
-        code = 70
-    finally:
-        os._exit(code)
+            _libc = ctypes.CDLL(None, use_errno=True)
+            _libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        except (OSError, AttributeError):
+            _libc = None
 
 
-def load_solution_in_worker(solution: Solution, sink: Callable[[tuple], None]) -> Callable | None:
-    namespace: dict[str, Any] = {"__name__": "solution", "__file__": solution.path, "__builtins__": __builtins__}
+class Start:
+    """What the server hands a new child: sent pickled by reference, so it holds only plain data."""
+
+    def __init__(self, modules: tuple[str, ...] = (), path: tuple[str, ...] = (), cwd: str | None = None) -> None:
+        self.modules, self.path, self.cwd = modules, path, cwd
+
+    def _bootstrap(self, parent_sentinel: int) -> int:  # pragma: no cover - called by multiprocessing.spawn in the child
+        from multiprocessing import forkserver
+
+        plan_r, messages_w = forkserver.get_inherited_fds()
+        code = 0
+        try:
+            _keep_only(plan_r, messages_w)
+            capture = OutputCapture(DEFAULT_OUTPUT_CHARS)
+            _contain()
+            harden(capture, DEFAULT_MEMORY_MB)
+            self._prepare()
+            if _WARM is not None and os.environ.get("FM_NOWARM") is None:
+                try:
+                    Session(lambda m: None, _WARM, capture).run(None)
+                    capture.take()
+                except BaseException:
+                    pass
+            request = _read_request(plan_r)
+            if request is not None:
+                if os.environ.get("FM_BATCH"):
+                    os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+                run(*request, messages_w, capture)
+        except BaseException:  # noqa: BLE001 - nothing escapes; the supervisor sees the exit code
+            code = 70
+        finally:
+            os._exit(code)
+
+    def _prepare(self) -> None:  # pragma: no cover - child process
+        """What the last run's solve imported, so that the next run does not wait for it."""
+        if self.path:
+            sys.path[:] = self.path
+        try:
+            if self.cwd:
+                os.chdir(self.cwd)
+            for name in self.modules:
+                importlib.import_module(name)
+        except BaseException:  # noqa: BLE001 - the run itself will say what is wrong
+            pass
+
+
+def run(skip: int, not_run: str | None, payload: bytes, messages_w: int, capture: OutputCapture) -> None:  # pragma: no cover - child process
+    """Rebuild the plan (solve arrives by value), adopt the caller's settings, run the session."""
+
+    def sink(message: tuple) -> None:
+        data = memoryview(frame(message))
+        while data:
+            data = data[os.write(messages_w, data) :]
+
     try:
-        exec(compile(solution.source, solution.path, "exec"), namespace)
-    except BaseException as exc:  # noqa: BLE001
-        error = error_payload(exc)
-        error["message"] = f"{solution.path} failed while loading: {error['message']}"
-        sink(("problem", error))
-        return None
-    solve = namespace.get("solve")
-    if not callable(solve):
-        sink(("problem", {"type": "SolutionError", "message": f"{solution.path}: solve is not a function", "traceback": ""}))
-        return None
-    return solve
+        plan: Plan = _byvalue.loads(payload)
+        sys.path[:] = plan.path
+        sys.setrecursionlimit(plan.recursion_limit)
+        if plan.cwd:
+            os.chdir(plan.cwd)
+    except BaseException as exc:  # noqa: BLE001 - it cannot be rebuilt here: a problem of this run
+        message = f"solve could not be rebuilt in the worker process ({type(exc).__name__}: {exc})"
+        sink(("problem", {"type": "CannotSend", "message": message, "traceback": ""}))
+        return
+    if plan.memory_mb != DEFAULT_MEMORY_MB:
+        _limit_resources(plan.memory_mb)
+    if plan.output_chars != DEFAULT_OUTPUT_CHARS:
+        capture = OutputCapture(plan.output_chars)
+        capture.install()
+    session = Session(sink, plan, capture, skip=skip)
+    session.not_run = not_run
+    session.run(plan.solve)
 
 
-def harden(plan: Plan, capture: OutputCapture, address_space: int | None) -> None:  # pragma: no cover - child process
-    """Cut the child off from everything it shares with the caller."""
-    gc.freeze()  # objects inherited from the kernel are never collected (or closed) here
-    # The supervisor handles interrupts and termination. (Interval timers are not
-    # inherited across fork, so the caller's SIGALRM cannot reach this child.)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+def _read_request(fd: int) -> tuple[int, str | None, bytes] | None:  # pragma: no cover - child process
+    header = _read_exactly(fd, REQUEST.size)
+    if header is None:
+        return None  # the supervisor went away without sending a run
+    skip, reason_size, payload_size = REQUEST.unpack(header)
+    reason = _read_exactly(fd, reason_size)
+    payload = _read_exactly(fd, payload_size)
+    if reason is None or payload is None:
+        return None
+    return skip, reason.decode() or None, payload
+
+
+def _read_exactly(fd: int, size: int) -> bytes | None:  # pragma: no cover - child process
+    data = bytearray()
+    while len(data) < size:
+        chunk = os.read(fd, min(size - len(data), 1 << 20))
+        if not chunk:
+            return None
+        data += chunk
+    return bytes(data)
+
+
+def _keep_only(*fds: int) -> None:  # pragma: no cover - child process
+    """Close every inherited descriptor above stderr except `fds`."""
+    start = 3
+    for fd in sorted(fds):
+        os.closerange(start, fd)
+        start = fd + 1
+    os.closerange(start, 1 << 16)
+
+
+def _contain() -> None:  # pragma: no cover - child process
+    """A session (and process group) of our own, and death with the server."""
+    os.setsid()
+    if _libc is not None:
+        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() == 1:  # the server died before prctl: nobody is left to supervise us
+            os._exit(0)
+
+
+def harden(capture: OutputCapture, memory_mb: int) -> None:  # pragma: no cover - child process
+    """Cut the worker off from the terminal, input and interrupts; cap its resources."""
+    gc.freeze()  # objects inherited from the server are never collected here: no copy-on-write for them
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # interrupts are for the supervisor, which then kills us
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     devnull = os.open(os.devnull, os.O_RDWR)
     for target in (0, 1, 2):
         os.dup2(devnull, target)
+    os.close(devnull)
     sys.stdin = _NoInput()
     capture.install()
-    import builtins
-
     builtins.input = _no_input
-    _silence_ipython()
-    _limit_resources(plan, address_space)
+    _limit_resources(memory_mb)
 
 
 class _NoInput:
@@ -120,60 +218,24 @@ def _no_input(prompt: str = "") -> str:
     raise EOFError("input() is not available while checks run: solve must not ask for input")
 
 
-def _silence_ipython() -> None:  # pragma: no cover - child process
-    """IPython's display machinery talks to the kernel's sockets; the child must not."""
-    module = sys.modules.get("IPython.core.interactiveshell")
-    if module is None:
-        return
-    shell = getattr(module.InteractiveShell, "_instance", None)
-    publisher = getattr(shell, "display_pub", None)
-    if publisher is not None:
-        publisher.publish = lambda *args, **kwargs: None
-        publisher.clear_output = lambda *args, **kwargs: None
-
-
-def _limit_resources(plan: Plan, address_space: int | None) -> None:  # pragma: no cover - child process
+def _limit_resources(memory_mb: int) -> None:  # pragma: no cover - child process
     if resource is None:
         return
-    for limit, value in ((resource.RLIMIT_CORE, 0),):
-        try:
-            resource.setrlimit(limit, (value, value))
-        except (ValueError, OSError):
-            pass
-    # CPU seconds: a backstop so that no worker outlives a vanished parent for long.
-    try:
-        soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
-        cap = 600
-        if hard == resource.RLIM_INFINITY or hard > cap:
-            resource.setrlimit(resource.RLIMIT_CPU, (cap, hard))
-    except (ValueError, OSError):
-        pass
-    # Address space: what the process already maps plus the memory budget.
-    if address_space is not None:
-        want = address_space
-        try:
-            soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-            if hard != resource.RLIM_INFINITY:
-                want = min(want, hard)
-            resource.setrlimit(resource.RLIMIT_AS, (want, hard))
-        except (ValueError, OSError):
-            pass
-
-
-def address_space_limit(memory_mb: int) -> int | None:
-    """What the caller maps now plus the memory budget; measured before forking."""
+    limits = [(resource.RLIMIT_CORE, 0), (resource.RLIMIT_CPU, 600)]  # CPU: a backstop if all else fails
     mapped = _mapped_bytes()
-    if mapped is None or memory_mb <= 0:
-        return None
-    return mapped + memory_mb * 1024 * 1024
+    if mapped is not None and memory_mb > 0:
+        limits.append((resource.RLIMIT_AS, mapped + memory_mb * 1024 * 1024))
+    for limit, value in limits:
+        try:
+            _, hard = resource.getrlimit(limit)
+            resource.setrlimit(limit, (value if hard == resource.RLIM_INFINITY else min(value, hard), hard))
+        except (ValueError, OSError):
+            pass
 
 
 def _mapped_bytes() -> int | None:
     try:
         with open("/proc/self/statm") as fh:
-            pages = int(fh.read().split()[0])
-        return pages * os.sysconf("SC_PAGE_SIZE")
+            return int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, IndexError):
         return None
-
-
