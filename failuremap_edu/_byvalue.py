@@ -32,6 +32,7 @@ import builtins
 import dis
 import functools
 import importlib
+import importlib.util
 import io
 import linecache
 import marshal
@@ -124,7 +125,8 @@ class _Pickler(pickle.Pickler):
 
     def _function_by_value(self, fn: types.FunctionType) -> Any:
         code = fn.__code__
-        names = _global_names(code)
+        names, imports = _global_names(code)
+        self.modules.update(imports)  # for the next worker to import ahead (see `_warm`)
         if names & _DYNAMIC_NAMES:
             raise Unshippable(f"{fn.__qualname__} looks names up dynamically ({', '.join(sorted(names & _DYNAMIC_NAMES))})")
         if fn.__dict__ and set(fn.__dict__) - {"__wrapped__"}:
@@ -240,13 +242,20 @@ def _cell_filled(cell: types.CellType) -> bool:
 
 
 @functools.lru_cache(maxsize=1024)
-def _global_names(code: types.CodeType) -> frozenset[str]:
-    """Every global name the code and its nested functions and classes read, write or delete."""
-    names = {i.argval for i in dis.get_instructions(code) if i.opname in _GLOBAL_OPS}
+def _global_names(code: types.CodeType) -> tuple[frozenset[str], frozenset[str]]:
+    """The global names the code and its nested functions and classes use, and the modules they import."""
+    names, imports = set(), set()
+    for i in dis.get_instructions(code):
+        if i.opname in _GLOBAL_OPS:
+            names.add(i.argval)
+        elif i.opname == "IMPORT_NAME":
+            imports.add(i.argval)
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            names |= _global_names(const)
-    return frozenset(names)
+            more = _global_names(const)
+            names |= more[0]
+            imports |= more[1]
+    return frozenset(names), frozenset(imports)
 
 
 def _importable(obj: Any) -> bool:
@@ -287,6 +296,11 @@ def installed(module_name: str) -> bool:
     if top == __name__.partition(".")[0] or top in sys.builtin_module_names:
         return True
     module = sys.modules.get(top)
+    if module is None:  # not imported here: where would it come from? (finding a top-level spec runs nothing)
+        try:
+            return installed_origin(getattr(importlib.util.find_spec(top), "origin", None))
+        except (ImportError, ValueError):
+            return False
     return installed_origin(getattr(getattr(module, "__spec__", None), "origin", None))
 
 

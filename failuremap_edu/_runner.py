@@ -43,7 +43,7 @@ from ._channel import Undecodable
 from ._fixtures import VARIANTS, CheckSite, FixtureScript, read_fixtures
 from ._records import Record
 from ._results import ERROR, STATUSES, TIMEOUT, CallResult, Comparison, ErrorInfo, Observation, RunResult
-from ._session import CheckTimeout, OutputCapture, Plan, Session
+from ._session import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, DEFAULT_TIMEOUT, CheckTimeout, OutputCapture, Plan, Session
 from ._signature import Params, mismatch
 from ._solution import Solution, SolutionError, load_solution
 from ._values import render_call
@@ -61,9 +61,6 @@ __all__ = [
     "try_call",
 ]
 
-DEFAULT_TIMEOUT = 2.0
-DEFAULT_MEMORY_MB = 2048
-DEFAULT_OUTPUT_CHARS = 8_000
 PROCESS, INPROCESS = "process", "inprocess"
 UNGUARDED = "unguarded"
 """Internal: in-process with no time limit at all, for code that already runs in a
@@ -439,13 +436,13 @@ def _supervise(plan: Plan, collector: _Collector) -> None:
         not_run = f"this check did not run: solve cannot be sent to the worker process that runs the checks ({exc})"
         collector.problem = ErrorInfo("CannotSend", f"solve cannot be sent to the worker process that runs the checks: {exc}")
         payload, modules = _byvalue.dumps(replace(plan, solve=None))  # still list the checks, without solve
-    unavailable = 0
+    unsent = 0
     while True:
         worker = pool.take()
         try:
             if not worker.send(collector.next_ordinal, not_run or collector.not_run(), payload, time.monotonic() + SETUP_TIMEOUT):
-                unavailable += 1  # a standby that died before it could start (killed from outside, say)
-                if unavailable < 3:
+                unsent += 1  # a standby that died before it could start (killed from outside, say)
+                if unsent < 3:
                     pool.stop(worker)
                     continue
             _drain(worker, plan, collector)

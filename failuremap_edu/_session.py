@@ -47,6 +47,9 @@ from ._results import ERROR, FAIL, PASS, TIMEOUT
 from ._solution import Solution
 from ._values import Opaque, error_payload, portable, render_call, safe_repr
 
+DEFAULT_TIMEOUT = 2.0
+DEFAULT_MEMORY_MB = 2048
+DEFAULT_OUTPUT_CHARS = 8_000
 MAX_CHECKS = 10_000
 """A run stops with a problem after this many checks (a fixture loop gone wrong)."""
 _CALL_LIMIT = 500

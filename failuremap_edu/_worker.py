@@ -1,23 +1,24 @@
-"""A worker process, from the inside: how it starts, what it does to itself, and the one run it does.
+"""A worker process from the inside: how it starts, what it does to itself, and its one run.
 
-Workers are children of the worker server (see `_warm`), a clean interpreter
-that never ran a notebook's code. The server forks a child per request and the
-child unpickles a `Start` and calls its ``_bootstrap``. The worker then:
+Workers are children of the worker server (`_warm`), a clean interpreter that
+never ran a notebook's code. The server forks a child per request; the child
+unpickles a `Start` and calls its ``_bootstrap``, which
 
-- keeps only its two pipes (plan in, messages out) and closes every other
-  descriptor it inherited, so nothing solve writes can reach anyone else;
-- starts its own session (so the supervisor can kill its process group whole)
-  and asks to be killed if the server dies (``PR_SET_PDEATHSIG``, Linux);
-- cuts itself off from terminal, input and interrupts, and caps its own
-  resources (address space: its own size plus the memory budget; core dumps;
-  a CPU-time backstop);
-- imports what the previous run's solve needed, then waits for its plan;
-- runs one `Session`, and leaves with ``os._exit``.
+- keeps only its two pipes (plan in, messages out), closing every other
+  descriptor it inherited, so nothing solve writes reaches anyone else;
+- starts a session of its own, so that its process group can be killed whole,
+  and asks to die with the server (``PR_SET_PDEATHSIG``, Linux);
+- cuts itself off from terminal, input and interrupts, and caps its resources:
+  address space (its own size plus the memory budget), no core dumps, and a
+  CPU-time backstop;
+- imports what the previous run's solve used, then waits for its plan, runs
+  one `Session`, and waits to be killed: exiting at once would put its teardown
+  on the CPU just when the supervisor reads the results.
 
-`become_server` is what the server itself does once, from its preload: become
-the subreaper of everything its workers start, so that a process that solve
-forks, double-forks or detaches with ``setsid`` comes back to it instead of to
-init, where `_warm` can find and end it.
+`become_server` is what the server does once, from its preload (`_serve`):
+become the subreaper of everything below it, so that a process solve forks,
+double-forks or detaches with ``setsid`` comes back to it instead of to init,
+where `_warm` finds and ends it.
 """
 
 from __future__ import annotations
@@ -38,33 +39,20 @@ except ImportError:  # pragma: no cover - Windows, Pyodide
 
 from . import _byvalue
 from ._channel import frame
-from ._session import OutputCapture, Plan, Session
+from ._session import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, OutputCapture, Plan, Session
 
-DEFAULT_TIMEOUT = 2.0
-DEFAULT_MEMORY_MB = 2048
-DEFAULT_OUTPUT_CHARS = 8_000
 REQUEST = struct.Struct("!III")
 """A request's header: checks to skip, then the lengths of the not-run reason and of the plan."""
 _PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER = 1, 36
 _libc: Any = None
-_WARM = None
 
 
 def become_server() -> None:  # pragma: no cover - runs in the server process
-    """Subreaper for every process a worker starts (Linux); quiet about reaping them."""
-    global _libc, _WARM
+    """Subreaper of every process a worker starts (Linux), and quiet about reaping them."""
+    global _libc
     import warnings
-    try:
-        from ._fixtures import read_fixtures
-        from ._records import list_records, load_record
-        fx = read_fixtures(load_record(list_records()[0]), "attempt")
-        _WARM = Plan(fx.program(replay=True), 1, None, 2.0, 2048, 8000, (), independent=frozenset(range(6)))
-    except Exception:
-        pass
 
     warnings.filterwarnings("ignore", message="forkserver: waitpid returned unexpected pid")
-    if os.environ.get("FM_BATCH"):
-        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
     if sys.platform.startswith("linux"):
         try:
             import ctypes
@@ -76,7 +64,7 @@ def become_server() -> None:  # pragma: no cover - runs in the server process
 
 
 class Start:
-    """What the server hands a new child: sent pickled by reference, so it holds only plain data."""
+    """What the server hands a new child, pickled by reference: plain data only."""
 
     def __init__(self, modules: tuple[str, ...] = (), path: tuple[str, ...] = (), cwd: str | None = None) -> None:
         self.modules, self.path, self.cwd = modules, path, cwd
@@ -88,31 +76,26 @@ class Start:
         code = 0
         try:
             _keep_only(plan_r, messages_w)
+            os.setsid()
+            if _libc is not None:
+                _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
             capture = OutputCapture(DEFAULT_OUTPUT_CHARS)
-            _contain()
             harden(capture, DEFAULT_MEMORY_MB)
-            self._prepare()
-            if _WARM is not None and os.environ.get("FM_NOWARM") is None:
-                try:
-                    Session(lambda m: None, _WARM, capture).run(None)
-                    capture.take()
-                except BaseException:
-                    pass
-            request = _read_request(plan_r)
-            if request is not None:
-                if os.environ.get("FM_BATCH"):
-                    os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
-                run(*request, messages_w, capture)
+            self._import_ahead()
+            header = _read(plan_r, REQUEST.size)
+            if header:
+                skip, reason_size, payload_size = REQUEST.unpack(header)
+                reason = _read(plan_r, reason_size).decode() or None
+                run(skip, reason, _read(plan_r, payload_size), messages_w, capture)
+                os.read(plan_r, 1)  # wait to be killed
         except BaseException:  # noqa: BLE001 - nothing escapes; the supervisor sees the exit code
             code = 70
         finally:
             os._exit(code)
 
-    def _prepare(self) -> None:  # pragma: no cover - child process
-        """What the last run's solve imported, so that the next run does not wait for it."""
-        if self.path:
-            sys.path[:] = self.path
+    def _import_ahead(self) -> None:  # pragma: no cover - child process
         try:
+            sys.path[:] = self.path or sys.path
             if self.cwd:
                 os.chdir(self.cwd)
             for name in self.modules:
@@ -149,24 +132,13 @@ def run(skip: int, not_run: str | None, payload: bytes, messages_w: int, capture
     session.run(plan.solve)
 
 
-def _read_request(fd: int) -> tuple[int, str | None, bytes] | None:  # pragma: no cover - child process
-    header = _read_exactly(fd, REQUEST.size)
-    if header is None:
-        return None  # the supervisor went away without sending a run
-    skip, reason_size, payload_size = REQUEST.unpack(header)
-    reason = _read_exactly(fd, reason_size)
-    payload = _read_exactly(fd, payload_size)
-    if reason is None or payload is None:
-        return None
-    return skip, reason.decode() or None, payload
-
-
-def _read_exactly(fd: int, size: int) -> bytes | None:  # pragma: no cover - child process
+def _read(fd: int, size: int) -> bytes:  # pragma: no cover - child process
+    """Exactly `size` bytes, or b"" if the supervisor went away first."""
     data = bytearray()
     while len(data) < size:
         chunk = os.read(fd, min(size - len(data), 1 << 20))
         if not chunk:
-            return None
+            return b""
         data += chunk
     return bytes(data)
 
@@ -180,18 +152,9 @@ def _keep_only(*fds: int) -> None:  # pragma: no cover - child process
     os.closerange(start, 1 << 16)
 
 
-def _contain() -> None:  # pragma: no cover - child process
-    """A session (and process group) of our own, and death with the server."""
-    os.setsid()
-    if _libc is not None:
-        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if os.getppid() == 1:  # the server died before prctl: nobody is left to supervise us
-            os._exit(0)
-
-
 def harden(capture: OutputCapture, memory_mb: int) -> None:  # pragma: no cover - child process
     """Cut the worker off from the terminal, input and interrupts; cap its resources."""
-    gc.freeze()  # objects inherited from the server are never collected here: no copy-on-write for them
+    gc.freeze()  # what it inherited from the server is never collected here: no copy-on-write for that
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # interrupts are for the supervisor, which then kills us
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     devnull = os.open(os.devnull, os.O_RDWR)
@@ -200,7 +163,7 @@ def harden(capture: OutputCapture, memory_mb: int) -> None:  # pragma: no cover 
     os.close(devnull)
     sys.stdin = _NoInput()
     capture.install()
-    builtins.input = _no_input
+    builtins.input = _NoInput.input
     _limit_resources(memory_mb)
 
 
@@ -213,9 +176,9 @@ class _NoInput:
     def isatty(self) -> bool:
         return False
 
-
-def _no_input(prompt: str = "") -> str:
-    raise EOFError("input() is not available while checks run: solve must not ask for input")
+    @staticmethod
+    def input(prompt: str = "") -> str:
+        raise EOFError("input() is not available while checks run: solve must not ask for input")
 
 
 def _limit_resources(memory_mb: int) -> None:  # pragma: no cover - child process

@@ -14,7 +14,7 @@ def obs(index, status, check="partial marker held", **kw):
 
 
 def run(*observations, solver="yours", problem=None):
-    return RunResult("FA-100786", solver, 1, tuple(observations), 2.0, "fork", problem)
+    return RunResult("FA-100786", solver, 1, tuple(observations), 2.0, "process", problem)
 
 
 def test_failing_check_explains_why():
