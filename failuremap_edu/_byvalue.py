@@ -1,29 +1,20 @@
 """Send a learner's `solve` to a worker process by value, or say why it cannot go.
 
-A function or class defined in a notebook cell cannot be pickled by reference:
-the worker never saw that cell. So what lives in ``__main__`` (or nowhere
-importable) travels by value, recursively:
-
-- a function as its code object, defaults, closure and the globals its code
-  reads (read from the bytecode, so ``obj.eval`` is an attribute, not ``eval``);
-- a class as its name, bases and namespace (its methods travel as functions),
-  when it is a plain class: made by ``type``, no ``__slots__``;
-- an instance of such a class as its ``__dict__``, when every class in its MRO is
-  such a class (besides ``object``), so that its state is all in that dict;
-- ``staticmethod``, ``classmethod``, ``property`` and ``functools.lru_cache``
-  wrappers around such functions.
-
-Everything else pickles as usual. Modules travel by name and are imported
-afresh in the worker, a module of the learner's own included (from its file,
-through the caller's ``sys.path`` and working directory).
+What a notebook cell defines cannot be pickled by reference (the worker never
+saw the cell), so what lives in ``__main__`` or nowhere importable travels by
+value, recursively: a function as its code, defaults, closure and the globals
+its bytecode uses; a plain class (made by ``type``, no ``__slots__``) as its
+name, bases and namespace; an instance of plain classes as its ``__dict__``;
+``staticmethod``, ``classmethod``, ``property`` and ``lru_cache`` around them.
+Modules travel by name and are imported afresh in the worker (a module of the
+learner's too, from its file). Everything else pickles as usual.
 
 The rule that keeps the caller safe: pickling never runs the learner's code in
-the caller's process. Nothing here calls a method of a learner's class: a class
-is read through its ``__dict__``, an instance through ``object.__getattribute__``
-on a plain ``__dict__``, and an object of a learner's class that is not plain
-is refused. Functions that look names up dynamically (``globals()``, ``eval``)
-are refused too: what they need cannot be known. The payload is size-capped, so
-a huge global does not stall the caller while being copied.
+the caller's process. No method of a learner's class is called: a class is read
+through its ``__dict__``, an instance through ``object.__getattribute__`` on a
+plain ``__dict__``, and only ``type(obj)`` is consulted, never ``__class__``.
+Functions that look names up dynamically (``globals()``, ``eval``) are refused:
+what they need cannot be known. The payload is size-capped.
 """
 
 from __future__ import annotations

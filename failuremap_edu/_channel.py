@@ -1,17 +1,13 @@
-"""Worker -> supervisor messages: length-prefixed pickles on a pipe, read with an allow-list.
+"""Worker -> supervisor messages: length-prefixed pickles on a pipe, read through an allow-list.
 
-One frame per message, written with one ``os.write`` as soon as the worker knows
-something (a check began, solve was entered, a check ended), so a worker that is
-killed or dies has already told everything it knew. The supervisor reads what
-arrives into a buffer and decodes whole frames only.
-
-The worker ran untrusted code, and that code can write to the pipe too. So the
-supervisor unpickles only the classes in an allow-list, refuses frames larger
-than `MAX_FRAME`, and turns anything it cannot decode into `Undecodable`, which
-the runner treats as the worker's death: nothing a worker writes can raise in
-the caller. (A shared-memory log once spared a wake-up per message; measured
-with the standby worker, a pipe costs about 20 µs a message, which no learner
-notices; see `benchmarks/bench_core.py`.)
+One frame per message, written with one ``os.write`` as soon as the worker
+knows something, so a worker that is killed or dies has told all it knew. The
+worker ran untrusted code, and that code can write to the pipe too: the
+supervisor unpickles only allow-listed classes, refuses oversized frames, and
+trusts nothing after the first bytes it cannot decode (`Undecodable`, which the
+runner counts as the worker's death). Nothing a worker writes raises in the
+caller. (A shared-memory log once spared the supervisor a wake-up per message;
+`benchmarks/bench_core.py` shows that a pipe costs a learner nothing visible.)
 """
 
 from __future__ import annotations

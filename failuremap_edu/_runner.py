@@ -1,35 +1,33 @@
 """Runner: run a record's checks against a `solve`, so that nothing `solve` does can hurt the caller.
 
 Isolation (``process``, wherever the OS can fork): the checks run in a worker
-process that comes from a clean server, never from a fork of the caller (see
-`_warm`); the solve travels to it by value (`_byvalue`). The worker reports as
-it goes (`_channel`): a check began, solve was entered with these arguments, the
-check ended. The supervisor here gives every check its own time limit; a worker
-that overruns it is killed (a bare ``except:`` cannot catch SIGKILL), one that
-dies (``os._exit``, a segfault, the memory limit) or sends garbage is noted,
-and a fresh worker carries on with the next check, so every check is reported,
-with its call and, where that is safe (`_session`), its expected value.
+process from a clean server, never a fork of the caller (`_warm`); solve travels
+to it by value (`_byvalue`), and it reports as it goes (`_channel`): a check
+began, solve was entered with these arguments, the check ended. Each check has
+its own time limit. A worker that overruns it is killed (a bare ``except:``
+cannot catch SIGKILL); one that dies (``os._exit``, a segfault, the memory
+limit) or sends garbage is noted; either way a fresh worker carries on with the
+next check, so every check is reported, with its call and, where that is safe
+(`_session`), its expected value. A solve that cannot travel (``eval``, say) is
+the run's problem, and its checks are listed as not run.
 
-A solve that loops on every check. After one check has timed out, each later
-check gets an eighth of the limit (the message says so, and why), and after
-`MAX_TIMEOUTS` timeouts the remaining checks are only listed, not run: with the
-default 2 s limit every check is reported within 3.5 s instead of 6 x 2 s. Runs
-without a timeout are unaffected.
-
-When the solve cannot travel (it looks names up with ``eval``, say), the run
-reports that as its problem and lists the checks as not run: the caller is
-never forked instead.
+A solve that loops on every check: after one check timed out, each later one
+gets `SHORT_LIMIT` of the limit (its message says so and why), and after
+`MAX_TIMEOUTS` timeouts the rest are only listed. With the default 2 s limit
+every check is reported within 3.5 s, not 6 x 2 s; runs without a timeout are
+unaffected.
 
 Fallback (``inprocess``, where there is no ``fork``: Windows, Pyodide): the same
 checks run in the calling process under a trace-function time limit. It still
-survives exceptions, ``sys.exit()`` and plain pure-Python infinite loops, but not
-``os._exit()``, a loop wrapped in a bare ``except:``, waits inside C code,
-runaway memory, or processes that solve starts. The result says which ran.
+survives exceptions, ``sys.exit()`` and pure-Python infinite loops, but not
+``os._exit()``, a loop inside a bare ``except:``, waits in C code, runaway
+memory, or processes solve starts. The result says which ran.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import os
 import signal
@@ -48,18 +46,8 @@ from ._signature import Params, mismatch
 from ._solution import Solution, SolutionError, load_solution
 from ._values import render_call
 
-__all__ = [
-    "DEFAULT_TIMEOUT",
-    "Solution",
-    "SolutionError",
-    "compare",
-    "isolation_available",
-    "load_solution",
-    "parse_call_arguments",
-    "replay",
-    "run_checks",
-    "try_call",
-]
+__all__ = ["DEFAULT_TIMEOUT", "Solution", "SolutionError", "compare", "isolation_available", "load_solution"]
+__all__ += ["parse_call_arguments", "replay", "run_checks", "try_call"]
 
 PROCESS, INPROCESS = "process", "inprocess"
 UNGUARDED = "unguarded"
@@ -70,27 +58,20 @@ SETUP_TIMEOUT = 10.0
 SHORT_LIMIT = 1 / 8
 """After a timeout, each later check of the run gets this share of the limit."""
 MAX_TIMEOUTS = 7
-"""After this many timeouts in one run, the remaining checks are listed without running solve."""
+"""After this many timeouts in one run, the remaining checks are listed without calling solve."""
 
 
 def isolation_available() -> str:
     """The isolation mode this platform supports: ``process`` or ``inprocess``."""
     forced = os.environ.get("FAILUREMAP_ISOLATION", "").strip().lower()
     if forced in (PROCESS, "fork", INPROCESS):
-        return PROCESS if forced == "fork" else forced
+        return INPROCESS if forced == INPROCESS else PROCESS
     return PROCESS if hasattr(os, "fork") and sys.platform not in ("emscripten", "wasi", "win32") else INPROCESS
 
 
 def run_checks(
-    record: Record,
-    solve: Callable | Solution,
-    variant: int = 1,
-    timeout: float = DEFAULT_TIMEOUT,
-    *,
-    isolation: str | None = None,
-    memory_mb: int = DEFAULT_MEMORY_MB,
-    output_chars: int = DEFAULT_OUTPUT_CHARS,
-    progress: Callable[[Observation], None] | None = None,
+    record: Record, solve: Callable | Solution, variant: int = 1, timeout: float = DEFAULT_TIMEOUT, *, isolation: str | None = None,
+    memory_mb: int = DEFAULT_MEMORY_MB, output_chars: int = DEFAULT_OUTPUT_CHARS, progress: Callable[[Observation], None] | None = None,
 ) -> RunResult:
     """Run every check of `record` against `solve`, one observation per check.
 
@@ -104,41 +85,24 @@ def run_checks(
     return _run(fixtures, record, "yours", solve, variant, timeout, isolation, memory_mb, output_chars, progress)
 
 
-def replay(
-    record: Record,
-    implementation: str,
-    variant: int = 1,
-    timeout: float = DEFAULT_TIMEOUT,
-    *,
-    isolation: str | None = None,
-) -> RunResult:
+def replay(record: Record, implementation: str, variant: int = 1, timeout: float = DEFAULT_TIMEOUT, *, isolation: str | None = None) -> RunResult:
     """Run one of the record's own scripts (``attempt`` or ``broken``) through the runner."""
     fixtures = read_fixtures(record, implementation)
     return _run(fixtures, record, implementation, None, variant, timeout, isolation, DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS)
 
 
 def compare(
-    record: Record,
-    solve: Callable | Solution | None = None,
-    variant: int = 1,
-    timeout: float = DEFAULT_TIMEOUT,
-    *,
-    isolation: str | None = None,
+    record: Record, solve: Callable | Solution | None = None, variant: int = 1, timeout: float = DEFAULT_TIMEOUT, *, isolation: str | None = None
 ) -> Comparison:
     """The record's broken and attempt runs, and yours when `solve` is given, side by side."""
-    runs = [replay(record, "broken", variant, timeout, isolation=isolation), replay(record, "attempt", variant, timeout, isolation=isolation)]
-    names = ["broken", "attempt"]
+    names = ["broken", "attempt"] + (["yours"] if solve is not None else [])
+    runs = [replay(record, name, variant, timeout, isolation=isolation) for name in names[:2]]
     if solve is not None:
         runs.append(run_checks(record, solve, variant, timeout, isolation=isolation))
-        names.append("yours")
     return Comparison(record.id, tuple(runs), tuple(names))
 
 
-_CALL_CODE = compile(
-    "__fm_check__(0, lambda: 'playground', lambda: solve(*__fm_args__, **__fm_kwargs__), lambda: None)",
-    "<playground>",
-    "exec",
-)
+_CALL_CODE = compile("__fm_check__(0, lambda: 'playground', lambda: solve(*__fm_args__, **__fm_kwargs__), lambda: None)", "<playground>", "exec")
 
 
 def parse_call_arguments(text: str) -> tuple[tuple, dict]:
@@ -152,35 +116,20 @@ def parse_call_arguments(text: str) -> tuple[tuple, dict]:
     try:
         call = ast.parse(f"f({source}\n)", mode="eval").body
     except SyntaxError as exc:
-        column = max((exc.offset or 3) - 2, 1)
-        unclosed = ("never closed", "does not match", "unterminated", "EOF")
-        what = "a bracket or quote is not closed" if any(w in exc.msg for w in unclosed) else f"near column {column}: {exc.msg}"
-        raise ValueError(
-            f"could not read the inputs ({what}). "
-            "Type Python literals separated by commas, for example: 'hello<st', ['<stop>']"
-        ) from None
+        unclosed = any(w in exc.msg for w in ("never closed", "does not match", "unterminated", "EOF"))
+        what = "a bracket or quote is not closed" if unclosed else f"near column {max((exc.offset or 3) - 2, 1)}: {exc.msg}"
+        raise ValueError(f"could not read the inputs ({what}). Type Python literals separated by commas, for example: 'hello<st', ['<stop>']") from None
     if not isinstance(call, ast.Call) or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         raise ValueError("type the arguments only, as Python literals separated by commas")
     try:
-        args = tuple(ast.literal_eval(a) for a in call.args)
-        kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+        return tuple(ast.literal_eval(a) for a in call.args), {k.arg: ast.literal_eval(k.value) for k in call.keywords}
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        raise ValueError(
-            "only literal values can be used here (strings, numbers, lists, tuples, dicts, sets, True/False/None), not names or calls"
-        ) from None
-    return args, kwargs
+        raise ValueError("only literal values can be used here (strings, numbers, lists, tuples, dicts, sets, True/False/None), not names or calls") from None
 
 
 def try_call(
-    record: Record,
-    solve: Callable | Solution | None,
-    args: tuple,
-    kwargs: dict | None = None,
-    *,
-    implementation: str | None = None,
-    variant: int = 1,
-    timeout: float = DEFAULT_TIMEOUT,
-    isolation: str | None = None,
+    record: Record, solve: Callable | Solution | None, args: tuple, kwargs: dict | None = None, *, implementation: str | None = None,
+    variant: int = 1, timeout: float = DEFAULT_TIMEOUT, isolation: str | None = None,
 ) -> CallResult:
     """Call one solve on arbitrary inputs with the runner's safety: for playgrounds.
 
@@ -194,12 +143,12 @@ def try_call(
     plan = replace(plan, extra_globals={"__fm_args__": tuple(args), "__fm_kwargs__": dict(kwargs or {})})
     collector = _Collector(plan)
     _execute(plan, collector, _mode(isolation))
-    if collector.observations:
-        o = collector.observations[0]
-        status = "returned" if o.status in ("pass", "fail") else o.status
-        return CallResult(o.call or render_call(tuple(args), dict(kwargs or {})), status, o.actual if status == "returned" else None, o.error, o.stdout, o.elapsed_ms)
-    problem = collector.problem or ErrorInfo("NotRun", "the call did not run")
-    return CallResult(render_call(tuple(args), dict(kwargs or {})), ERROR, None, problem)
+    call = render_call(tuple(args), dict(kwargs or {}))
+    if not collector.observations:
+        return CallResult(call, ERROR, None, collector.problem or ErrorInfo("NotRun", "the call did not run"))
+    o = collector.observations[0]
+    status = "returned" if o.status in ("pass", "fail") else o.status
+    return CallResult(o.call or call, status, o.actual if status == "returned" else None, o.error, o.stdout, o.elapsed_ms)
 
 
 def _check_fits(record: Record, fixtures: FixtureScript, solve: Callable | Solution) -> None:
@@ -213,10 +162,9 @@ def _check_fits(record: Record, fixtures: FixtureScript, solve: Callable | Solut
             params = None  # a builtin or C function: let the checks speak
     else:
         raise SolutionError(f"solve must be a function, got {type(solve).__name__}")
-    if params is not None:
-        problem = mismatch(record.params, params, fixtures.keywords_used)
-        if problem:
-            raise SolutionError(f"{name}({params}) does not fit the contract solve({record.params}): {problem}")
+    problem = params is not None and mismatch(record.params, params, fixtures.keywords_used)
+    if problem:
+        raise SolutionError(f"{name}({params}) does not fit the contract solve({record.params}): {problem}")
 
 
 def _plan(code, record: Record, solve, variant: int, timeout: float, memory_mb: int, output_chars: int, sites: tuple[CheckSite, ...] = ()) -> Plan:
@@ -224,20 +172,9 @@ def _plan(code, record: Record, solve, variant: int, timeout: float, memory_mb: 
         raise ValueError(f"variant must be one of {', '.join(map(str, VARIANTS))}, got {variant!r}")
     if not isinstance(timeout, (int, float)) or not timeout > 0:
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
-    return Plan(
-        code=code,
-        variant=variant,
-        solve=solve,
-        timeout=float(timeout),
-        memory_mb=memory_mb,
-        output_chars=output_chars,
-        param_names=tuple(p.name for p in record.params.positional),
-        independent=_independent(sites),
-        expected_ahead=solve is not None,
-        cwd=os.getcwd(),
-        path=tuple(sys.path),
-        recursion_limit=sys.getrecursionlimit(),
-    )
+    names = tuple(p.name for p in record.params.positional)
+    return Plan(code, variant, solve, float(timeout), memory_mb, output_chars, names, None, _independent(sites), solve is not None,
+                os.getcwd(), tuple(sys.path), sys.getrecursionlimit())
 
 
 @functools.lru_cache(maxsize=256)
@@ -247,8 +184,7 @@ def _independent(sites: tuple[CheckSite, ...]) -> frozenset[int]:
     for s in sites:
         try:
             parts = [ast.parse(source, mode="eval") for source in (s.actual_source, s.expected_source)]
-            if not s.label_is_literal:
-                parts.append(ast.parse(s.label, mode="eval"))
+            parts += [] if s.label_is_literal else [ast.parse(s.label, mode="eval")]
         except SyntaxError:
             continue
         bound = {n.target.id for part in parts for n in ast.walk(part) if isinstance(n, ast.NamedExpr)}
@@ -257,33 +193,15 @@ def _independent(sites: tuple[CheckSite, ...]) -> frozenset[int]:
     return frozenset(found)
 
 
-def _run(
-    fixtures: FixtureScript,
-    record: Record,
-    solver: str,
-    solve: Callable | Solution | None,
-    variant: int,
-    timeout: float,
-    isolation: str | None,
-    memory_mb: int,
-    output_chars: int,
-    progress: Callable[[Observation], None] | None = None,
-) -> RunResult:
+def _run(fixtures: FixtureScript, record: Record, solver: str, solve, variant: int, timeout: float, isolation, memory_mb: int, output_chars: int, progress=None) -> RunResult:
     plan = _plan(fixtures.program(replay=solve is None), record, solve, variant, timeout, memory_mb, output_chars, fixtures.sites)
     mode = _mode(isolation)
     started = time.perf_counter()
     collector = _Collector(plan, progress)
     _execute(plan, collector, mode)
-    return RunResult(
-        record_id=record.id,
-        solver=solver,
-        variant=variant,
-        observations=collector.finish(fixtures),
-        timeout=plan.timeout,
-        isolation=PROCESS if mode == PROCESS else INPROCESS,
-        problem=collector.problem,
-        elapsed_ms=(time.perf_counter() - started) * 1000,
-    )
+    isolated = PROCESS if mode == PROCESS else INPROCESS
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    return RunResult(record.id, solver, variant, collector.finish(fixtures), plan.timeout, isolated, collector.problem, elapsed_ms)
 
 
 def _mode(isolation: str | None) -> str:
@@ -304,7 +222,7 @@ def _execute(plan: Plan, collector: "_Collector", mode: str) -> None:
 _RESULT_FIELDS = {
     "index": int, "site": int, "check": str, "status": str, "passed": bool, "call": str, "stdout": str,
     "stdout_dropped": int, "elapsed_ms": float, "mutation": (str, type(None)), "error": (dict, type(None)),
-}  # fmt: skip
+}
 
 
 class _Collector:
@@ -314,8 +232,8 @@ class _Collector:
         self.plan, self.progress = plan, progress
         self.observations: dict[int, Observation] = {}
         self.unreported: list[Observation] = []
-        self.current: tuple[int, int, str, object] | None = None
-        self.calls: list[str] = []
+        self.current: tuple | None = None
+        """The check under way: ordinal, site, label, expected (or why not), calls so far."""
         self.problem: ErrorInfo | None = None
         self.done = False
         self.timeouts: list[str] = []
@@ -354,25 +272,22 @@ class _Collector:
         if kind == "begin":
             _, ordinal, site, label, expected = message
             _require(ordinal == self.next_ordinal and type(site) is int and type(label) is str)
-            self.current, self.calls = (ordinal, site, label, expected), []
+            self.current = (ordinal, site, label, expected, [])
         elif kind == "call":
             _require(self.current is not None and message[1] == self.current[0] and type(message[2]) is str)
-            self.calls.append(message[2])
+            self.current[4].append(message[2])
         elif kind == "result":
             self._add(_observation(message[1], self.current))
-        elif kind == "done":
-            self.done = True
-        elif kind == "problem":
-            self.problem = _error(message[1])
+        elif kind in ("done", "problem"):
+            self.problem = _error(message[1]) if kind == "problem" else self.problem
             self.done = True
         else:
             raise ValueError(kind)
 
     def interrupt(self, status: str, error: ErrorInfo, elapsed_ms: float) -> None:
         """The running check ended without a result: it timed out, or its worker died."""
-        ordinal, site, label, expected = self.current
-        call = "; ".join(self.calls)[:500]
-        self._add(Observation(ordinal, label, status, False, None, expected, call, site, error=error, elapsed_ms=elapsed_ms))
+        ordinal, site, label, expected, calls = self.current
+        self._add(Observation(ordinal, label, status, False, None, expected, "; ".join(calls)[:500], site, error=error, elapsed_ms=elapsed_ms))
 
     def _add(self, o: Observation) -> None:
         self.observations[o.index] = o
@@ -389,16 +304,14 @@ class _Collector:
                 self.progress(o)
 
     def finish(self, fixtures: FixtureScript) -> tuple[Observation, ...]:
-        observations = [self.observations[k] for k in sorted(self.observations)]
         sites = {s.site: s for s in fixtures.sites}
-        observations = [replace(o, lineno=sites[o.site].lineno) if o.site in sites else o for o in observations]
+        observations = [replace(o, lineno=sites[o.site].lineno) if o.site in sites else o for _, o in sorted(self.observations.items())]
         if self.problem is not None and fixtures.static_count is not None:
             # The fixture code stopped: still list every check it never reached.
-            reached = {o.site for o in observations}
-            for site in fixtures.sites:
-                if site.site not in reached and site.site > max(reached, default=-1):
-                    error = ErrorInfo("NotRun", f"this check did not run because the run stopped: {self.problem}")
-                    observations.append(Observation(len(observations), site.label, ERROR, False, site=site.site, lineno=site.lineno, error=error))
+            last = max((o.site for o in observations), default=-1)
+            error = ErrorInfo("NotRun", f"this check did not run because the run stopped: {self.problem}")
+            for site in fixtures.sites[last + 1 :]:
+                observations.append(Observation(len(observations), site.label, ERROR, False, site=site.site, lineno=site.lineno, error=error))
         return tuple(observations)
 
 
@@ -416,8 +329,8 @@ def _observation(data: dict, current) -> Observation:
     _require(type(data) is dict and current is not None and data.get("index") == current[0] and data.get("status") in STATUSES)
     _require(all(isinstance(data.get(k), kind) for k, kind in _RESULT_FIELDS.items()))
     error = None if data["error"] is None else _error(data["error"])
-    fields = {k: data[k] for k in _RESULT_FIELDS if k not in ("error", "site")}
-    return Observation(**fields, site=data["site"], actual=data.get("actual"), expected=data.get("expected"), error=error)
+    fields = {k: data[k] for k in _RESULT_FIELDS if k != "error"}
+    return Observation(**fields, actual=data.get("actual"), expected=data.get("expected"), error=error)
 
 
 # ------------------------------------------------------------------------- process
@@ -428,15 +341,13 @@ def _supervise(plan: Plan, collector: _Collector) -> None:
     from . import _warm  # here, not at the top: platforms without fork never import multiprocessing
     from ._worker import Start
 
-    pool = _warm.pool()
-    not_run = None
+    pool, not_run, unsent = _warm.pool(), None, 0
     try:
         payload, modules = _byvalue.dumps(plan)
     except _byvalue.Unshippable as exc:
         not_run = f"this check did not run: solve cannot be sent to the worker process that runs the checks ({exc})"
         collector.problem = ErrorInfo("CannotSend", f"solve cannot be sent to the worker process that runs the checks: {exc}")
         payload, modules = _byvalue.dumps(replace(plan, solve=None))  # still list the checks, without solve
-    unsent = 0
     while True:
         worker = pool.take()
         try:
@@ -464,10 +375,10 @@ def _drain(worker, plan: Plan, collector: _Collector) -> None:
     from ._warm import WorkerDied
 
     setup_limit = max(SETUP_TIMEOUT, plan.timeout)
-    last_event = check_started = time.monotonic()
+    last_event = started = time.monotonic()
     limit = collector.limit()
     while True:
-        deadline = check_started + limit if collector.current is not None else last_event + setup_limit
+        deadline = started + limit if collector.current is not None else last_event + setup_limit
         try:
             messages = worker.messages(deadline)
             for stamp, message in messages:
@@ -476,18 +387,16 @@ def _drain(worker, plan: Plan, collector: _Collector) -> None:
                     return
                 stamp = min(stamp, time.monotonic())  # never a deadline later than the worker could mean
                 if message[0] == "begin":
-                    check_started, limit = stamp, collector.limit()
-                else:
-                    last_event = stamp
+                    started, limit = stamp, collector.limit()
+                last_event = stamp
         except (WorkerDied, Undecodable, ValueError, TypeError, KeyError, IndexError) as exc:
-            garbage = not isinstance(exc, WorkerDied)
-            what = "sent bytes that are not a message of ours (does solve write to a file it did not open?), so it was stopped" if garbage else _describe_exit(worker.exitcode)
+            what = _describe_exit(worker.exitcode) if isinstance(exc, WorkerDied) else (
+                "sent bytes that are not a message of ours (does solve write to a file it did not open?), so it was stopped")
             if collector.current is None:
-                collector.problem = ErrorInfo("WorkerDied", f"the check process ended outside any check: {what}")
-                collector.done = True
+                collector.problem, collector.done = ErrorInfo("WorkerDied", f"the check process ended outside any check: {what}"), True
             else:
-                elapsed = (time.monotonic() - check_started) * 1000
-                collector.interrupt(ERROR, ErrorInfo("ProcessDied", f"the process running solve ended abruptly: {what}"), elapsed)
+                error = ErrorInfo("ProcessDied", f"the process running solve ended abruptly: {what}")
+                collector.interrupt(ERROR, error, (time.monotonic() - started) * 1000)
             return
         finally:
             collector.report()
@@ -497,8 +406,16 @@ def _drain(worker, plan: Plan, collector: _Collector) -> None:
             collector.problem = ErrorInfo("Timeout", f"the fixture code outside the checks took longer than {setup_limit:g} s")
             collector.done = True
         else:
-            collector.interrupt(TIMEOUT, collector.timeout_error(limit), (time.monotonic() - check_started) * 1000)
+            collector.interrupt(TIMEOUT, collector.timeout_error(limit), (time.monotonic() - started) * 1000)
         return
+
+
+_SIGNAL_HINTS = {
+    "SIGSEGV": "a crash, often from recursion deeper than the C stack",
+    "SIGKILL": "killed, usually for using too much memory",
+    "SIGXCPU": "it used too much CPU time",
+    "SIGABRT": "it aborted",
+}
 
 
 def _describe_exit(exitcode: int | None) -> str:
@@ -510,13 +427,7 @@ def _describe_exit(exitcode: int | None) -> str:
         name = signal.Signals(-exitcode).name
     except ValueError:
         name = f"signal {-exitcode}"
-    hints = {
-        "SIGSEGV": "a crash, often from recursion deeper than the C stack",
-        "SIGKILL": "killed, usually for using too much memory",
-        "SIGXCPU": "it used too much CPU time",
-        "SIGABRT": "it aborted",
-    }
-    return f"it was ended by {name}" + (f" ({hints[name]})" if name in hints else "")
+    return f"it was ended by {name}" + (f" ({_SIGNAL_HINTS[name]})" if name in _SIGNAL_HINTS else "")
 
 
 # ---------------------------------------------------------------------- in-process
@@ -535,7 +446,7 @@ def _run_in_process(plan: Plan, collector: _Collector, guarded: bool = True) -> 
             failed.append(exc)
             raise
 
-    session = Session(sink, plan, capture, guard=(lambda: _TraceDeadline(collector)) if guarded else None)
+    session = Session(sink, plan, capture, guard=functools.partial(_trace_deadline, collector) if guarded else None)
     saved = sys.stdout, sys.stderr
     capture.install()
     try:
@@ -546,7 +457,8 @@ def _run_in_process(plan: Plan, collector: _Collector, guarded: bool = True) -> 
         raise failed[0]
 
 
-class _TraceDeadline:
+@contextlib.contextmanager
+def _trace_deadline(collector: _Collector):
     """A time limit for pure-Python code, enforced by a trace function.
 
     Known limits of this fallback: CPython removes a trace function that raises,
@@ -554,25 +466,17 @@ class _TraceDeadline:
     the loop running; and C calls (``time.sleep``) are not interrupted. The
     process mode has neither limit.
     """
+    limit = collector.limit()
+    deadline, clock, package = time.monotonic() + limit, time.monotonic, os.path.dirname(os.path.abspath(__file__))
 
-    def __init__(self, collector: _Collector) -> None:
-        self.collector = collector
-        self.previous = None
+    def tracer(frame, event, arg):
+        if clock() > deadline and not frame.f_code.co_filename.startswith(package):
+            raise CheckTimeout(collector.timeout_error(limit).message)
+        return tracer
 
-    def __enter__(self) -> "_TraceDeadline":
-        limit = self.collector.limit()
-        deadline = time.monotonic() + limit
-        package = os.path.dirname(os.path.abspath(__file__))
-        clock = time.monotonic
-
-        def tracer(frame, event, arg):
-            if clock() > deadline and not frame.f_code.co_filename.startswith(package):
-                raise CheckTimeout(self.collector.timeout_error(limit).message)
-            return tracer
-
-        self.previous = sys.gettrace()
-        sys.settrace(tracer)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        sys.settrace(self.previous)
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        yield
+    finally:
+        sys.settrace(previous)

@@ -1,35 +1,28 @@
 """One check session: a fixture program run one check at a time, reported as plain data.
 
 A `Session` executes a fixture program (see `_fixtures`) and turns each
-``__fm_check__`` call into messages for its sink, sent the moment they are known,
-so that a supervisor that has to kill a stuck worker still knows everything:
-
-- ``begin``: the check's label, and its expected value when it may be computed
-  before the actual (see below);
-- ``call``: each call of solve, as solve is entered;
-- ``result``: status, values, error, output, timing, mutation note.
-
-Values leave as plain Python data only (`portable`), so the receiving side never
-unpickles an object whose class it cannot trust.
+``__fm_check__`` call into messages for its sink, sent the moment they are
+known, so that a supervisor that kills a stuck worker still knows everything:
+``begin`` (the label, and the expected value when it may be computed ahead),
+``call`` (each call of solve, as it is entered) and ``result``. Values leave as
+plain Python data only (`portable`): the caller never unpickles a class it
+cannot trust. The same Session runs in a worker process (the supervisor kills
+it at a limit) and, as the fallback, in the caller (a trace function stops it).
 
 The expected value of a check that never finished. The harness evaluates
-``check(label, actual, expected)`` in that order, and the expected may depend on
-the actual (``check('a', (res := solve(x)), res)``) or have side effects. So the
-real verdict always uses the expected evaluated after the actual, in the
-harness's order. Ahead of the actual, and only to be shown if the check times
-out or its process dies, the expected is computed when that cannot differ from
-the harness's value: in a learner's run (the learner's solve runs in its own
-namespace and gets deep copies of its arguments, so it cannot change what the
-expected reads), when the check call binds no name with ``:=`` that the expected
-reads (`Plan.independent`, decided from the source), and when every name the
-expected reads holds plain data or is a pure builtin such as ``len`` or
-``sorted`` (checked here, just before). After a solve that raised, the expected
-is evaluated in order if the check binds nothing with ``:=`` that it reads.
-Otherwise it is reported as not computed, with the reason, never as ``None``.
-
-The same Session serves both isolation modes: in a worker process (the
-supervisor enforces time limits by killing it) and, as a weaker fallback, in the
-calling process itself (a trace function enforces time limits).
+``check(label, actual, expected)`` in that order, and the expected may depend
+on the actual (``check('a', (res := solve(x)), res)``) or have side effects, so
+the verdict always uses the expected evaluated after the actual. Ahead of the
+actual, only to be shown should the check time out or its process die, the
+expected is computed where that cannot differ from the harness's value: in a
+learner's run (that solve lives in its own namespace and gets deep copies, so
+it cannot change what the expected reads; not in a replay, where the record's
+solve shares the script's variables), for a check that binds no name the
+expected reads with ``:=`` (`Plan.independent`), and when every name the
+expected reads holds plain data or is a pure builtin such as ``len`` (checked
+just before). After a solve that raised, the expected is evaluated in order,
+unless it reads such a ``:=`` name. Otherwise it is shown as not computed,
+with the reason: never as ``None``.
 """
 
 from __future__ import annotations
@@ -108,23 +101,16 @@ class _BoundedSink(io.RawIOBase):
 
     def __init__(self, limit: int) -> None:
         super().__init__()
-        self.limit = limit
-        self.kept = bytearray()
-        self.dropped = 0
+        self.limit, self.kept, self.dropped = limit, bytearray(), 0
 
     def writable(self) -> bool:
         return True
 
     def write(self, data) -> int:
-        n = len(data)
-        room = self.limit - len(self.kept)
-        if room >= n:
-            self.kept += data
-        else:
-            if room > 0:
-                self.kept += bytes(data[:room])
-            self.dropped += n - max(room, 0)
-        return n
+        room = max(self.limit - len(self.kept), 0)
+        self.kept += bytes(data[:room])
+        self.dropped += max(len(data) - room, 0)
+        return len(data)
 
 
 class OutputCapture:
@@ -136,8 +122,7 @@ class OutputCapture:
     """
 
     def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self._sink = _BoundedSink(limit)
+        self.limit, self._sink = limit, _BoundedSink(limit)
         self.stream = self._new_stream()
 
     def _new_stream(self) -> io.TextIOWrapper:

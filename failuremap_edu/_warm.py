@@ -1,35 +1,28 @@
 """Worker processes: a clean server forks them, one waits on standby, and none outlives its run.
 
-Never fork the caller. A notebook kernel has threads (CPython 3.12 warns about
-forking one; 3.14 makes forkserver the default on Linux), and a fork copies all
-its memory. So workers come from a server process started once from a clean
-interpreter: the standard library's forkserver (`multiprocessing.forkserver`),
-preloaded with this package's worker side (`_serve`), so each worker is a cheap
-fork of a process that has imported everything already.
+Never fork the caller: a notebook kernel has threads (CPython 3.12 warns about
+forking one; 3.14 makes forkserver the default on Linux) and a fork copies all
+its memory. Workers come from the standard library's forkserver, a server
+started once from a clean interpreter and preloaded with the worker side
+(`_serve`, `_worker`), so each worker is a cheap fork of it. We use a private
+``ForkServer`` rather than ``get_context("forkserver").Process``, which shares
+one server and preload list with the notebook's own multiprocessing, makes each
+child import the caller's ``__main__`` again (a script calling `run_checks`
+without ``if __name__ == "__main__"`` would run again in every worker), and
+pickles with multiprocessing's pickler, where `_byvalue` must send solve. We ask
+the server for a child and send it a `_worker.Start` ourselves.
 
-Why a private ``ForkServer`` and not ``get_context("forkserver").Process``:
-that API shares one server and one preload list per process with whatever
-multiprocessing the notebook does itself (a private one keeps the learner's
-processes and our sweep apart); each ``Process.start`` makes the child import
-the caller's ``__main__`` again (a learner's script that calls `run_checks` at
-top level, without ``if __name__ == "__main__"``, would run again in every
-worker); and the plan must not go through multiprocessing's pickler (`_byvalue`
-sends solve by value, never running learner code in the caller). So we ask the
-server for a child ourselves and send it a `_worker.Start`, with no main module.
+A standby: a run on a fresh child takes about twice as long as on one already
+waiting (`benchmarks/bench_core.py`), so after each run a child is started for
+the next, having imported what this run's solve used. That, killing the
+finished worker and the sweep happen on a background thread, off the wait.
 
-A standby. A run on a fresh child takes about twice as long as on one already
-waiting (the server wakes, forks and reports, the child starts; measured in
-`benchmarks/bench_core.py`), so when a run ends one child is started for the
-next, and has imported what this run's solve used. That, the sweep below, and
-killing the finished worker happen on a background thread: not on the wait.
-Within a run, a worker replaced after a timeout or a death comes fresh.
-
-Contained processes. Each worker has its own session and process group, killed
-whole when its run ends. The server is the subreaper below it (Linux), so what
-solve detached (double fork, ``setsid``) comes back to the server, not to init;
-after a run any child of the server that is not one of our workers is killed,
-with its group, until none is left. Only processes outside the caller's own
-session are ever killed. Without ``/proc`` (macOS) only the group is killed.
+Contained processes: each worker has a session and process group of its own,
+killed whole at the end of its run. The server is the subreaper below it
+(Linux), so what solve detached (double fork, ``setsid``) comes back to it, not
+to init; after a run, every child of the server that is not one of our workers
+is killed with its group, until none is left. Nothing in the caller's own
+session is ever killed. Without ``/proc`` (macOS) only the group is killed.
 """
 
 from __future__ import annotations
