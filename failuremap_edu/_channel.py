@@ -1,13 +1,12 @@
-"""Worker -> supervisor messages: length-prefixed pickles on a pipe, read through an allow-list.
+"""Worker -> supervisor messages: length-prefixed pickles on pipes, read through an allow-list.
 
 One frame per message, written with one ``os.write`` as soon as the worker
-knows something, so a worker that is killed or dies has told all it knew. The
-worker ran untrusted code, and that code can write to the pipe too: the
-supervisor unpickles only allow-listed classes, refuses oversized frames, and
-trusts nothing after the first bytes it cannot decode (`Undecodable`, which the
-runner counts as the worker's death). Nothing a worker writes raises in the
-caller. (A shared-memory log once spared the supervisor a wake-up per message;
-`benchmarks/bench_core.py` shows that a pipe costs a learner nothing visible.)
+knows something, so a worker that is killed or dies has told all it knew (which
+pipe a frame takes is `_worker._Sink`'s business). The worker ran untrusted
+code, and that code can write to the pipes too: the supervisor unpickles only
+allow-listed classes, refuses oversized frames, and trusts nothing after the
+first bytes it cannot decode (`Undecodable`, which the runner counts as the
+worker's death). Nothing a worker writes can raise in the caller.
 """
 
 from __future__ import annotations

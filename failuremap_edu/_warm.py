@@ -43,11 +43,13 @@ try:
 except ImportError:  # pragma: no cover - Pyodide: no processes at all (the runner never gets here)
     forkserver = None  # type: ignore[assignment]
 
-from ._channel import Reader
+from ._channel import Reader, Undecodable
 from ._worker import REQUEST, Start
 
 _SIGNED = struct.Struct("q")  # how the server reports a child's pid, then its exit code
 _PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+POLL = 0.025
+"""Seconds between reads of a running worker's log: for live progress, and to learn when a check began."""
 SWEEP_LIMIT = 2.0
 """Seconds spent at most ending what one worker left behind."""
 
@@ -59,14 +61,16 @@ class WorkerDied(Exception):
 class Worker:
     """One worker process, from the supervisor's side: its pipes and its fate."""
 
-    def __init__(self, status_r: int, plan_w: int, messages_r: int) -> None:
-        self.status_r, self.plan_w, self.messages_r = status_r, plan_w, messages_r
-        self.reader = Reader()
+    def __init__(self, status_r: int, plan_w: int, log_r: int, wake_r: int) -> None:
+        self.status_r, self.plan_w, self.log_r, self.wake_r = status_r, plan_w, log_r, wake_r
+        self.readers = {log_r: Reader(), wake_r: Reader()}  # a frame never spans the two pipes
         self._status = b""
         self.pid: int | None = None
         self.exitcode: int | None = None
         """How it ended, as multiprocessing reports it: the exit code, or minus the signal."""
         self.gone = False
+        self.hung_up = False
+        """The wake pipe has closed: nothing will wake us any more but the exit status."""
 
     def _wait_status(self, until_pid: bool, timeout: float) -> None:
         """Read what the server reports (pid, then exit code) until the pid is known or it has ended."""
@@ -108,30 +112,39 @@ class Worker:
         and `_channel.Undecodable` for bytes that are no message of ours.
         """
         while True:
-            if self.reader.broken is not None:
-                self.reader.feed(b"")  # raises
-            if self.gone:
-                os.set_blocking(self.messages_r, False)
-                with contextlib.suppress(BlockingIOError):
-                    while chunk := os.read(self.messages_r, 1 << 20):
-                        if arrived := self.reader.feed(chunk):
-                            return arrived
+            for reader in self.readers.values():
+                if reader.broken is not None:
+                    reader.feed(b"")  # raises: nothing it sends from here on is trusted
+            gone, arrived = self.gone, []
+            for fd in (self.log_r, self.wake_r):  # the log first: see `_worker._Sink`
+                try:
+                    arrived += self._read(fd)
+                except Undecodable:
+                    if not arrived:
+                        raise
+                    break  # what came before the garbage now; the garbage at the next call
+            if arrived:
+                return arrived
+            if gone:
                 raise WorkerDied
             remaining = until - time.monotonic()
             if remaining <= 0:
                 return []
-            ready = select.select([self.messages_r, self.status_r], [], [], remaining)[0]
-            if self.status_r in ready:
+            watched = [self.status_r] + ([] if self.hung_up else [self.wake_r])
+            if self.status_r in select.select(watched, [], [], min(remaining, POLL))[0]:
                 self._wait_status(False, 0)
-            if self.messages_r in ready:
-                chunk = os.read(self.messages_r, 1 << 20)
-                if not chunk:  # nobody can write any more: wait for the server to say it has ended
-                    self._wait_status(False, remaining)
-                elif arrived := self.reader.feed(chunk):
-                    return arrived
+
+    def _read(self, fd: int) -> list:
+        """Whatever is in one pipe now, as messages (never blocks)."""
+        reader, arrived = self.readers[fd], []
+        with contextlib.suppress(BlockingIOError):
+            while reader.broken is None and (chunk := os.read(fd, 1 << 20)):
+                arrived += reader.feed(chunk)
+            self.hung_up |= fd == self.wake_r and reader.broken is None  # end of file: every writer has gone
+        return arrived
 
     def close(self) -> None:
-        for fd in (self.status_r, self.plan_w, self.messages_r):
+        for fd in (self.status_r, self.plan_w, self.log_r, self.wake_r):
             with contextlib.suppress(OSError):
                 os.close(fd)
 
@@ -163,25 +176,25 @@ class Pool:
 
     def launch(self, start: Start) -> Worker:
         """Ask the server for a child; it starts in the background, and is never waited for here."""
-        plan_r, plan_w = os.pipe()
-        messages_r, messages_w = os.pipe()
+        (plan_r, plan_w), (log_r, log_w), (wake_r, wake_w) = os.pipe(), os.pipe(), os.pipe()
         try:
             if not self.started:
                 with _package_importable():
                     self.server.ensure_running()
                 self.started = True
             with self.lock:  # known before it exists, so that no sweep takes it for a stray
-                status_r, data_w = self.server.connect_to_new_process([plan_r, messages_w])
-                worker = Worker(status_r, plan_w, messages_r)
+                status_r, data_w = self.server.connect_to_new_process([plan_r, log_w, wake_w])
+                worker = Worker(status_r, plan_w, log_r, wake_r)
                 self.workers.add(worker)
         except BaseException:
-            os.close(plan_w)
-            os.close(messages_r)
+            for fd in (plan_w, log_r, wake_r):
+                os.close(fd)
             raise
         finally:
-            os.close(plan_r)
-            os.close(messages_w)
-        os.set_blocking(plan_w, False)
+            for fd in (plan_r, log_w, wake_w):
+                os.close(fd)
+        for fd in (plan_w, log_r, wake_r):
+            os.set_blocking(fd, False)
         with open(data_w, "wb") as channel:
             channel.write(pickle.dumps({}) + pickle.dumps(start))  # no preparation data: no __main__ to import
         return worker
@@ -197,9 +210,9 @@ class Pool:
     def _run_errands(self, errands: queue.SimpleQueue) -> None:
         while True:
             worker, start = errands.get()
-            self.stop(worker)
-            if errands.empty():
+            if errands.empty():  # first the next run's worker, then the sweep (which waits for the old one to end)
                 self.line_up(start)
+            self.stop(worker)
 
     def line_up(self, start: Start) -> None:
         """Start a standby, unless there is one."""

@@ -4,7 +4,7 @@ Workers are children of the worker server (`_warm`), a clean interpreter that
 never ran a notebook's code. The server forks a child per request; the child
 unpickles a `Start` and calls its ``_bootstrap``, which
 
-- keeps only its two pipes (plan in, messages out), closing every other
+- keeps only its pipes (plan in, messages out: see `_Sink`), closing every other
   descriptor it inherited, so nothing solve writes reaches anyone else;
 - starts a session of its own, so that its process group can be killed whole,
   and asks to die with the server (``PR_SET_PDEATHSIG``, Linux);
@@ -27,6 +27,7 @@ import builtins
 import gc
 import importlib
 import os
+import select
 import signal
 import struct
 import sys
@@ -72,10 +73,10 @@ class Start:
     def _bootstrap(self, parent_sentinel: int) -> int:  # pragma: no cover - called by multiprocessing.spawn in the child
         from multiprocessing import forkserver
 
-        plan_r, messages_w = forkserver.get_inherited_fds()
+        plan_r, log_w, wake_w = forkserver.get_inherited_fds()
         code = 0
         try:
-            _keep_only(plan_r, messages_w)
+            _keep_only(plan_r, log_w, wake_w)
             os.setsid()
             if _libc is not None:
                 _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
@@ -86,7 +87,7 @@ class Start:
             if header:
                 skip, reason_size, payload_size = REQUEST.unpack(header)
                 reason = _read(plan_r, reason_size).decode() or None
-                run(skip, reason, _read(plan_r, payload_size), messages_w, capture)
+                run(skip, reason, _read(plan_r, payload_size), _Sink(log_w, wake_w), capture)
                 os.read(plan_r, 1)  # wait to be killed
         except BaseException:  # noqa: BLE001 - nothing escapes; the supervisor sees the exit code
             code = 70
@@ -104,14 +105,38 @@ class Start:
             pass
 
 
-def run(skip: int, not_run: str | None, payload: bytes, messages_w: int, capture: OutputCapture) -> None:  # pragma: no cover - child process
-    """Rebuild the plan (solve arrives by value), adopt the caller's settings, run the session."""
+class _Sink:
+    """Posts messages without waking the supervisor, except for the last one of a run.
 
-    def sink(message: tuple) -> None:
+    Every message goes down a pipe as it is known, so a killed worker has told all
+    it knew; but a pipe write wakes a sleeping reader, and on a virtual machine a
+    dozen wake-ups per run double its time (the two processes take turns on one
+    core). So messages go to a *log* pipe that the supervisor reads without waiting
+    on it (whenever it wakes: at the end, at a deadline, every `_warm.POLL`), and
+    only ``done`` or ``problem`` go to the *wake* pipe it waits on. A frame that
+    does not fit the log (a big result, or a full pipe) switches this worker to the
+    wake pipe for good, which keeps the order: the log is always read first.
+    """
+
+    def __init__(self, log_w: int, wake_w: int) -> None:
+        self.log_w, self.wake_w = log_w, wake_w
+        os.set_blocking(log_w, False)
+
+    def __call__(self, message: tuple) -> None:
         data = memoryview(frame(message))
+        if self.log_w >= 0 and len(data) <= select.PIPE_BUF and message[0] not in ("done", "problem"):
+            try:
+                os.write(self.log_w, data)  # up to PIPE_BUF bytes are written whole, or not at all
+                return
+            except BlockingIOError:
+                pass
+        self.log_w = -1
         while data:
-            data = data[os.write(messages_w, data) :]
+            data = data[os.write(self.wake_w, data) :]
 
+
+def run(skip: int, not_run: str | None, payload: bytes, sink: _Sink, capture: OutputCapture) -> None:  # pragma: no cover - child process
+    """Rebuild the plan (solve arrives by value), adopt the caller's settings, run the session."""
     try:
         plan: Plan = _byvalue.loads(payload)
         sys.path[:] = plan.path

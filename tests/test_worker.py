@@ -46,7 +46,7 @@ def test_a_worker_is_cut_off_from_the_caller():
     facts = _facts()
     assert facts["pid"] != os.getpid() and facts["parent"] == _warm.pool().server._forkserver_pid
     assert facts["own session"] and os.getsid(0) != facts["pid"]
-    assert facts["descriptors"] == 5, "stdin, stdout, stderr (all /dev/null), its plan and its messages"
+    assert facts["descriptors"] == 6, "stdin, stdout, stderr (all /dev/null), its plan, its log and its wake-up pipe"
     assert facts["interrupts"] and not facts["reads input"]
     assert facts["core dumps"] == 0
     assert facts["main module"] is None, "the caller's __main__ is not imported again"
