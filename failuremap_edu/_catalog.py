@@ -18,7 +18,7 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from ._channel import ALLOWED, Reader, Undecodable, frame
+from ._channel import ALLOWED, Reader, frame
 from ._parity import ParityReport, verify_record
 from ._records import RecordError, list_records, load_record
 from ._runner import UNGUARDED
@@ -117,20 +117,18 @@ def _in_forked_child(refs: list[str]) -> list[CatalogEntry]:
     entries: list[CatalogEntry] = []
     try:
         while len(entries) < len(refs):
-            if not select.select([read_fd], [], [], SECONDS_PER_RECORD)[0]:
+            poller = select.poll()
+            poller.register(read_fd, select.POLLIN)
+            if not poller.poll(SECONDS_PER_RECORD * 1000):
                 break  # overran: the rest goes the careful way
             chunk = os.read(read_fd, 1 << 20)
             if not chunk:
                 break  # died: the rest goes the careful way
-            try:
-                arrived = reader.feed(chunk)
-            except Undecodable:  # a damaged answer: the careful way from here
-                break
-            for _, entry in arrived:
+            for _, entry in reader.feed(chunk):
                 if not isinstance(entry, CatalogEntry):
                     return entries
                 entries.append(entry)
-            if reader.broken is not None:
+            if reader.broken is not None:  # a damaged answer: the careful way from here
                 break
     finally:
         os.close(read_fd)

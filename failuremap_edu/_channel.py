@@ -74,10 +74,7 @@ class Reader:
         """Set at the first bytes that are no message: everything from there on is refused."""
 
     def feed(self, data: bytes) -> list[tuple[float, Any]]:
-        """The (stamp, message) pairs completed by `data`, up to any garbage.
-
-        Raises Undecodable when there is garbage and no good message before it.
-        """
+        """The (stamp, message) pairs completed by `data`, up to any garbage (then `broken` says what)."""
         self.buffer += data
         messages = []
         while self.broken is None and len(self.buffer) >= _HEADER.size:
@@ -97,6 +94,9 @@ class Reader:
                 self.broken = f"{type(exc).__name__}: {exc}"
                 break
             messages.append((stamp, message))
-        if self.broken is not None and not messages:
-            raise Undecodable(self.broken)
         return messages
+
+    def check(self) -> None:
+        """Raises Undecodable once garbage has been seen."""
+        if self.broken is not None:
+            raise Undecodable(self.broken)

@@ -43,7 +43,7 @@ try:
 except ImportError:  # pragma: no cover - Pyodide: no processes at all (the runner never gets here)
     forkserver = None  # type: ignore[assignment]
 
-from ._channel import Reader, Undecodable
+from ._channel import Reader
 from ._worker import REQUEST, Start
 
 _SIGNED = struct.Struct("q")  # how the server reports a child's pid, then its exit code
@@ -64,7 +64,7 @@ class Worker:
     def __init__(self, status_r: int, plan_w: int, log_r: int, wake_r: int) -> None:
         self.status_r, self.plan_w, self.log_r, self.wake_r = status_r, plan_w, log_r, wake_r
         self.readers = {log_r: Reader(), wake_r: Reader()}  # a frame never spans the two pipes
-        self._status = b""
+        self._status, self._lock = b"", threading.Lock()
         self.pid: int | None = None
         self.exitcode: int | None = None
         """How it ended, as multiprocessing reports it: the exit code, or minus the signal."""
@@ -76,15 +76,20 @@ class Worker:
         """Read what the server reports (pid, then exit code) until the pid is known or it has ended."""
         deadline = time.monotonic() + timeout
         while not self.gone and not (until_pid and self.pid is not None):
-            if not select.select([self.status_r], [], [], max(deadline - time.monotonic(), 0))[0]:
-                return
-            data = os.read(self.status_r, 64)
-            self._status += data
-            if self.pid is None and len(self._status) >= 8:
-                (self.pid,) = _SIGNED.unpack_from(self._status)
-            if len(self._status) >= 16:
-                (self.exitcode,) = _SIGNED.unpack_from(self._status, 8)
-            self.gone = not data or self.exitcode is not None  # no data: the server itself has gone
+            remaining = deadline - time.monotonic()
+            # In short waits: another thread may read what woke us (the sweep asks every worker's pid).
+            if not _ready([self.status_r], min(max(remaining, 0), 0.01)):
+                if remaining <= 0:
+                    return
+                continue
+            with self._lock, contextlib.suppress(BlockingIOError):  # the sweep's thread reads it too
+                data = os.read(self.status_r, 64)
+                self._status += data
+                if self.pid is None and len(self._status) >= 8:
+                    (self.pid,) = _SIGNED.unpack_from(self._status)
+                if len(self._status) >= 16:
+                    (self.exitcode,) = _SIGNED.unpack_from(self._status, 8)
+                self.gone = not data or self.exitcode is not None  # no data: the server itself has gone
 
     def wait_pid(self, timeout: float = 5.0) -> int | None:
         self._wait_status(True, timeout)
@@ -95,7 +100,7 @@ class Worker:
         reason = (not_run or "").encode()
         data = memoryview(REQUEST.pack(skip, len(reason), len(payload)) + reason + payload)
         while data and not self.gone and time.monotonic() < deadline:
-            if select.select([], [self.plan_w], [], 0.05)[1]:
+            if _ready([self.plan_w], 0.05, select.POLLOUT):
                 try:
                     data = data[os.write(self.plan_w, data) :]
                 except BlockingIOError:
@@ -112,26 +117,21 @@ class Worker:
         and `_channel.Undecodable` for bytes that are no message of ours.
         """
         while True:
-            for reader in self.readers.values():
-                if reader.broken is not None:
-                    reader.feed(b"")  # raises: nothing it sends from here on is trusted
-            gone, arrived = self.gone, []
-            for fd in (self.log_r, self.wake_r):  # the log first: see `_worker._Sink`
-                try:
-                    arrived += self._read(fd)
-                except Undecodable:
-                    if not arrived:
-                        raise
-                    break  # what came before the garbage now; the garbage at the next call
+            gone = self.gone
+            arrived = self._read(self.log_r)  # the log first: see `_worker._Sink`
+            if self.readers[self.log_r].broken is None:
+                arrived += self._read(self.wake_r)
             if arrived:
-                return arrived
+                return arrived  # what came before any garbage; the garbage is raised at the next call
+            for reader in self.readers.values():
+                reader.check()  # nothing is read after garbage
             if gone:
                 raise WorkerDied
             remaining = until - time.monotonic()
             if remaining <= 0:
                 return []
             watched = [self.status_r] + ([] if self.hung_up else [self.wake_r])
-            if self.status_r in select.select(watched, [], [], min(remaining, POLL))[0]:
+            if self.status_r in _ready(watched, min(remaining, POLL)):
                 self._wait_status(False, 0)
 
     def _read(self, fd: int) -> list:
@@ -193,7 +193,7 @@ class Pool:
         finally:
             for fd in (plan_r, log_w, wake_w):
                 os.close(fd)
-        for fd in (plan_w, log_r, wake_r):
+        for fd in (status_r, plan_w, log_r, wake_r):
             os.set_blocking(fd, False)
         with open(data_w, "wb") as channel:
             channel.write(pickle.dumps({}) + pickle.dumps(start))  # no preparation data: no __main__ to import
@@ -259,6 +259,14 @@ class Pool:
                     groups.add(os.getpgid(stray))
                     os.kill(stray, signal.SIGKILL)
             time.sleep(0.002)
+
+
+def _ready(fds: list[int], timeout: float, events: int = select.POLLIN) -> list[int]:
+    """The descriptors among `fds` that are ready (poll: select() fails above descriptor 1023)."""
+    poller = select.poll()
+    for fd in fds:
+        poller.register(fd, events)
+    return [fd for fd, _ in poller.poll(timeout * 1000)]
 
 
 def _kill_group(group: int) -> bool:
