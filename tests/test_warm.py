@@ -151,3 +151,19 @@ def test_no_server_where_checks_run_in_process(monkeypatch):
     assert _warm._POOL is None
     assert run_checks(load_record("FA-100786"), reference_stopping).isolation == "inprocess"
     assert _warm._POOL is None
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts descriptors through /proc")
+def test_back_to_back_runs_do_not_pile_up_workers_or_descriptors(stopping):
+    """Each run's end is handled in the background; it must keep up, not queue workers and their pipes."""
+    run_checks(stopping, reference_stopping)
+    _standby_pid()
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(40):
+        run_checks(stopping, reference_stopping)
+    pool = _warm.pool()
+    deadline = time.monotonic() + 10
+    while (pool.errands.qsize() or len(pool.workers) > 1) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert len(pool.workers) <= 1, "only the standby is left"
+    assert len(os.listdir("/proc/self/fd")) <= before + 4
