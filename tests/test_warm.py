@@ -159,11 +159,25 @@ def test_back_to_back_runs_do_not_pile_up_workers_or_descriptors(stopping):
     run_checks(stopping, reference_stopping)
     _standby_pid()
     before = len(os.listdir("/proc/self/fd"))
+    pool, queued = _warm.pool(), []
     for _ in range(40):
         run_checks(stopping, reference_stopping)
-    pool = _warm.pool()
+        queued.append(pool.errands.qsize())
+    assert max(queued) <= 3, f"the background fell behind: {queued}"
     deadline = time.monotonic() + 10
     while (pool.errands.qsize() or len(pool.workers) > 1) and time.monotonic() < deadline:
         time.sleep(0.01)
     assert len(pool.workers) <= 1, "only the standby is left"
     assert len(os.listdir("/proc/self/fd")) <= before + 4
+
+
+def test_only_processes_outside_the_callers_session_are_ever_killed(stopping):
+    """The last line of defence of the sweep: the caller, its session and the server are never strays."""
+    run_checks(stopping, reference_stopping)
+    standby = _standby_pid()
+    deadline = time.monotonic() + 10
+    while os.getsid(standby) != standby:  # the worker leaves our session first thing
+        assert time.monotonic() < deadline
+        time.sleep(0.005)
+    assert _warm._contained(standby)
+    assert not _warm._contained(os.getpid()) and not _warm._contained(_warm.pool().server._forkserver_pid)
