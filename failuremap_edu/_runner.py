@@ -363,7 +363,8 @@ def _supervise(plan: Plan, collector: _Collector) -> None:
         if collector.done:
             break
         pool.stop(worker)
-    pool.finish(worker, Start(tuple(sorted(m for m in modules if _byvalue.installed(m))), plan.path, plan.cwd))
+    rehearsal = replace(plan, solve=None, extra_globals=None)  # the record's code only: nothing of the learner's
+    pool.finish(worker, Start(tuple(sorted(m for m in modules if _byvalue.installed(m))), plan.path, plan.cwd, rehearsal))
 
 
 def _drain(worker, plan: Plan, collector: _Collector) -> None:

@@ -43,6 +43,7 @@ try:
 except ImportError:  # pragma: no cover - Pyodide: no processes at all (the runner never gets here)
     forkserver = None  # type: ignore[assignment]
 
+from . import _byvalue
 from ._channel import Reader
 from ._worker import REQUEST, Start
 
@@ -195,8 +196,12 @@ class Pool:
                 os.close(fd)
         for fd in (status_r, plan_w, log_r, wake_r):
             os.set_blocking(fd, False)
+        try:
+            start_data = _byvalue.dumps(start)[0]  # a plain pickle stream; by value for the code objects
+        except _byvalue.Unshippable:
+            start_data = pickle.dumps(Start(start.modules, start.path, start.cwd))
         with open(data_w, "wb") as channel:
-            channel.write(pickle.dumps({}) + pickle.dumps(start))  # no preparation data: no __main__ to import
+            channel.write(pickle.dumps({}) + start_data)  # no preparation data: no __main__ to import
         return worker
 
     def finish(self, worker: Worker, start: Start) -> None:
