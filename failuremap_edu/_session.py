@@ -271,26 +271,10 @@ class Session:
         elapsed_ms = (time.perf_counter() - started) * 1000
         self._current = None
         output, dropped = self.capture.take()
-        self.sink(
-            (
-                "result",
-                {
-                    "index": ordinal,
-                    "site": site,
-                    "check": label_text,
-                    "status": status,
-                    "passed": passed,
-                    "actual": portable(actual) if status in (PASS, FAIL) else None,
-                    "expected": expected if type(expected) is Opaque else portable(expected),
-                    "call": "; ".join(self._calls)[:_CALL_LIMIT],
-                    "error": error,
-                    "stdout": output,
-                    "stdout_dropped": dropped,
-                    "elapsed_ms": elapsed_ms,
-                    "mutation": self._mutation,
-                },
-            )
-        )
+        result = dict(index=ordinal, site=site, check=label_text, status=status, passed=passed, error=error, mutation=self._mutation)
+        result.update(actual=portable(actual) if status in (PASS, FAIL) else None, expected=expected if type(expected) is Opaque else portable(expected))
+        result.update(call="; ".join(self._calls)[:_CALL_LIMIT], stdout=output, stdout_dropped=dropped, elapsed_ms=elapsed_ms)
+        self.sink(("result", result))
 
     def _guarded(self, thunk):
         if self.guard is None:
@@ -350,18 +334,13 @@ def _reads_plain_data(thunk: Callable, g: dict) -> bool:
 
 def _describe_mutation(args, kwargs, fresh_args, fresh_kwargs, names: tuple[str, ...]) -> str | None:
     try:
-        changed = [
-            (names[i] if i < len(names) else f"argument {i + 1}", before, after)
-            for i, (before, after) in enumerate(zip(args, fresh_args))
-            if type(before) is not type(after) or before != after
-        ]
+        changed = [(names[i] if i < len(names) else f"argument {i + 1}", before, after) for i, (before, after) in enumerate(zip(args, fresh_args))
+                   if type(before) is not type(after) or before != after]
         changed += [(k, kwargs[k], fresh_kwargs[k]) for k in kwargs if kwargs[k] != fresh_kwargs.get(k)]
     except BaseException:  # noqa: BLE001 - a hostile __eq__: say nothing rather than guess
         return None
     if not changed:
         return None
     name, before, after = changed[0]
-    return (
-        f"solve modified its argument {name!r}: it was {safe_repr(before, 120)} and became "
-        f"{safe_repr(after, 120)}. Each check passes a fresh copy, so other checks are unaffected."
-    )
+    return (f"solve modified its argument {name!r}: it was {safe_repr(before, 120)} and became {safe_repr(after, 120)}."
+            " Each check passes a fresh copy, so other checks are unaffected.")

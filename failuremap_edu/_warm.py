@@ -196,12 +196,8 @@ class Pool:
                 os.close(fd)
         for fd in (status_r, plan_w, log_r, wake_r):
             os.set_blocking(fd, False)
-        try:
-            start_data = _byvalue.dumps(start)[0]  # a plain pickle stream; by value for the code objects
-        except _byvalue.Unshippable:
-            start_data = pickle.dumps(Start(start.modules, start.path, start.cwd))
-        with open(data_w, "wb") as channel:
-            channel.write(pickle.dumps({}) + start_data)  # no preparation data: no __main__ to import
+        with open(data_w, "wb") as channel:  # no preparation data: no __main__ to import; by value: the rehearsal's code
+            channel.write(pickle.dumps({}) + _byvalue.dumps(start)[0])
         return worker
 
     def finish(self, worker: Worker, start: Start) -> None:
