@@ -69,7 +69,7 @@ class Worker:
         self.pid: int | None = None
         self.exitcode: int | None = None
         """How it ended, as multiprocessing reports it: the exit code, or minus the signal."""
-        self.gone = False
+        self.gone = self.closed = False
         self.hung_up = False
         """The wake pipe has closed: nothing will wake us any more but the exit status."""
 
@@ -84,6 +84,8 @@ class Worker:
                     return
                 continue
             with self._lock, contextlib.suppress(BlockingIOError):  # the sweep's thread reads it too
+                if self.closed:  # by another thread: its descriptor may belong to a new pipe by now
+                    return
                 data = os.read(self.status_r, 64)
                 self._status += data
                 if self.pid is None and len(self._status) >= 8:
@@ -145,9 +147,11 @@ class Worker:
         return arrived
 
     def close(self) -> None:
-        for fd in (self.status_r, self.plan_w, self.log_r, self.wake_r):
-            with contextlib.suppress(OSError):
-                os.close(fd)
+        with self._lock:
+            self.closed = True
+            for fd in (self.status_r, self.plan_w, self.log_r, self.wake_r):
+                with contextlib.suppress(OSError):
+                    os.close(fd)
 
 
 class Pool:
@@ -211,9 +215,11 @@ class Pool:
     def _run_errands(self, errands: queue.SimpleQueue) -> None:
         while True:
             worker, start = errands.get()
-            if errands.empty():  # first the next run's worker, then the sweep (which waits for the old one to end)
-                self.line_up(start)
-            self.stop(worker)
+            with contextlib.suppress(OSError):  # no standby this time (the server restarting, say): runs start fresh
+                if errands.empty():  # first the next run's worker, then the sweep (which waits for the old one to end)
+                    self.line_up(start)
+            with contextlib.suppress(OSError):
+                self.stop(worker)
 
     def line_up(self, start: Start) -> None:
         """Start a standby, unless there is one."""

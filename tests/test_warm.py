@@ -181,3 +181,13 @@ def test_only_processes_outside_the_callers_session_are_ever_killed(stopping):
         time.sleep(0.005)
     assert _warm._contained(standby)
     assert not _warm._contained(os.getpid()) and not _warm._contained(_warm.pool().server._forkserver_pid)
+
+
+def test_a_worker_closed_by_one_thread_is_not_read_by_another():
+    """The sweep asks every worker's pid from its own thread; one may be closed meanwhile (its numbers reused)."""
+    fds = [fd for _ in range(4) for fd in os.pipe()]
+    worker = _warm.Worker(*fds[::2])
+    worker.close()
+    assert worker.wait_pid(0.1) is None
+    for fd in fds[1::2]:
+        os.close(fd)
