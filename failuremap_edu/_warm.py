@@ -121,9 +121,11 @@ class Worker:
         """
         while True:
             gone = self.gone
-            arrived = self._read(self.log_r)  # the log first: see `_worker._Sink`
-            if self.readers[self.log_r].broken is None:
-                arrived += self._read(self.wake_r)
+            # The wake pipe first: once it holds a frame the log holds all that came before, and the log's
+            # frames go first (`_worker._Sink`). What follows garbage in the log is not trusted.
+            woken = self._read(self.wake_r)
+            arrived = self._read(self.log_r)
+            arrived += woken if self.readers[self.log_r].broken is None else []
             if arrived:
                 return arrived  # what came before any garbage; the garbage is raised at the next call
             for reader in self.readers.values():

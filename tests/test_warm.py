@@ -191,3 +191,24 @@ def test_a_worker_closed_by_one_thread_is_not_read_by_another():
     assert worker.wait_pid(0.1) is None
     for fd in fds[1::2]:
         os.close(fd)
+
+
+def test_what_the_worker_logged_is_never_overtaken_by_its_last_message():
+    """The worker may run between the supervisor's reads of its two pipes: ``done`` must not come first."""
+    from failuremap_edu._channel import frame
+
+    (status_r, status_w), (plan_r, plan_w), (log_r, log_w), (wake_r, wake_w) = (os.pipe() for _ in range(4))
+    for fd in (log_r, wake_r):
+        os.set_blocking(fd, False)
+    worker, real_read, raced = _warm.Worker(status_r, plan_w, log_r, wake_r), _warm.Worker._read, []
+
+    def read_while_the_worker_runs(fd):
+        if fd == wake_r and not raced:  # the worker logs a check and ends, just before this read
+            raced.append(os.write(log_w, frame(("begin", 0, 0, "a", None))) + os.write(wake_w, frame(("done", 1))))
+        return real_read(worker, fd)
+
+    worker._read = read_while_the_worker_runs
+    assert [m[0] for _, m in worker.messages(time.monotonic() + 1)] == ["begin", "done"]
+    worker.close()
+    for fd in (status_w, plan_r, log_w, wake_w):
+        os.close(fd)
