@@ -33,8 +33,8 @@ PACE = 0.05
 """Seconds between runs at a learner's pace (untimed; a learner never re-runs faster)."""
 HEAVY = ("matplotlib", "ipywidgets", "nbformat", "IPython")
 RUNNER = ("_runner", "_session", "_channel", "_worker", "_byvalue", "_warm", "_serve")
-RUNNER_BEFORE = 1932
-"""Lines of the runner before the single worker path (_runner, _session, _channel, _worker, _byvalue, _warm)."""
+RUNNER_BEFORE = (1932, 1409)
+"""Lines (all, and code alone) of the runner before the single worker path (_runner, _session, _channel, _worker, _byvalue, _warm)."""
 
 
 def _median_ms(samples: list[float]) -> float:
@@ -156,9 +156,18 @@ def bench_loop_on_every_check(record_id: str, repeats: int = 3) -> dict:
 
 
 def runner_lines() -> dict:
+    """Lines of each runner module, and of code alone (no docstrings, comments or blank lines)."""
+    import ast
+
     package = Path(fm.__file__).resolve().parent
-    lines = {name: len((package / f"{name}.py").read_text(encoding="utf-8").splitlines()) for name in RUNNER}
-    return {"total": sum(lines.values()), **lines}
+    lines, code = {}, 0
+    for name in RUNNER:
+        source = (package / f"{name}.py").read_text(encoding="utf-8")
+        strings = {n for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+                   for n in range(node.lineno, node.end_lineno + 1)}
+        lines[name] = len(source.splitlines())
+        code += sum(1 for i, line in enumerate(source.splitlines(), 1) if line.strip() and not line.strip().startswith("#") and i not in strings)
+    return {"total": sum(lines.values()), "code": code, **lines}
 
 
 def bench_import() -> dict:
@@ -213,7 +222,11 @@ def main() -> int:
         )
     lines = runner_lines()
     parts = ", ".join(f"{name} {lines[name]}" for name in RUNNER)
-    print(f"  runner size: {lines['total']} lines ({parts}); before: {RUNNER_BEFORE} (target about 1,300)")
+    met = lines["total"] <= 1300
+    print(
+        f"  runner size: {lines['total']:,} lines, {lines['code']:,} of them code ({parts}); before: {RUNNER_BEFORE[0]:,} lines,"
+        f" {RUNNER_BEFORE[1]:,} code (target about 1,300 lines: {_verdict(met)}; reported, not a gate: it is a guide, not a limit)"
+    )
     i = bench_import()
     cost = i["with_import_ms"] - i["python_start_ms"]
     print(
