@@ -11,7 +11,6 @@ import os
 import select
 import signal
 import sys
-import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import get_context
