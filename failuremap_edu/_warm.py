@@ -120,6 +120,8 @@ class Worker:
         and `_channel.Undecodable` for bytes that are no message of ours.
         """
         while True:
+            for reader in self.readers.values():
+                reader.check()  # garbage was read: from then on the worker counts as dead
             gone = self.gone
             # The wake pipe first: once it holds a frame the log holds all that came before, and the log's
             # frames go first (`_worker._Sink`). What follows garbage in the log is not trusted.
@@ -127,9 +129,9 @@ class Worker:
             arrived = self._read(self.log_r)
             arrived += woken if self.readers[self.log_r].broken is None else []
             if arrived:
-                return arrived  # what came before any garbage; the garbage is raised at the next call
-            for reader in self.readers.values():
-                reader.check()  # nothing is read after garbage
+                return arrived  # what came with the garbage, if any, is raised at the next call
+            if any(reader.broken for reader in self.readers.values()):
+                continue
             if gone:
                 raise WorkerDied
             remaining = until - time.monotonic()

@@ -33,6 +33,14 @@ def _standby_pid(timeout: float = 10) -> int:
     return pool.standby.wait_pid()
 
 
+def _swept(timeout: float = 10) -> None:
+    """Until the background has stopped every finished worker and swept what it left (or `timeout`)."""
+    pool = _warm.pool()
+    deadline = time.monotonic() + timeout
+    while (pool.errands is not None and pool.errands.qsize() or len(pool.workers) > 1) and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
 def test_a_run_takes_the_standby_lined_up_after_the_one_before(stopping):
     run_checks(stopping, reference_stopping)
     standby = _standby_pid()
@@ -94,7 +102,7 @@ def test_the_server_is_ours_alone_and_learners_processes_are_left_alone(stopping
             return reference_stopping(text, stops)
 
         assert run_checks(stopping, leaves_a_process).passed
-        time.sleep(0.5)  # what the run left is swept by then; the learner's process must still be there
+        _swept()  # what the run left is swept by then; the learner's process must still be there
         assert learners.is_alive()
     finally:
         learners.kill()
@@ -164,9 +172,7 @@ def test_back_to_back_runs_do_not_pile_up_workers_or_descriptors(stopping):
         run_checks(stopping, reference_stopping)
         queued.append(pool.errands.qsize())
     assert max(queued) <= 3, f"the background fell behind: {queued}"
-    deadline = time.monotonic() + 10
-    while (pool.errands.qsize() or len(pool.workers) > 1) and time.monotonic() < deadline:
-        time.sleep(0.01)
+    _swept()
     assert len(pool.workers) <= 1, "only the standby is left"
     assert len(os.listdir("/proc/self/fd")) <= before + 4
 
