@@ -1,24 +1,29 @@
-"""Send a learner's `solve` to another process by value, or say why it cannot go.
+"""Send a learner's `solve` to a worker process by value, or say why it cannot go.
 
-A function defined in a notebook cell cannot be pickled by reference: the warm
-worker (see `_warm`) never saw that cell. So functions that live in ``__main__``
-(or nowhere importable) travel as their code object, defaults, closure and the
-globals their code names, recursively; everything else pickles as usual.
+What a notebook cell defines cannot be pickled by reference (the worker never
+saw the cell), so what lives in ``__main__`` or nowhere importable travels by
+value, recursively: a function as its code, defaults, closure and the globals
+its bytecode uses; a plain class (made by ``type``, no ``__slots__``) as its
+name, bases and namespace; an instance of plain classes as its ``__dict__``;
+``staticmethod``, ``classmethod``, ``property`` and ``lru_cache`` around them.
+Modules travel by name and are imported afresh in the worker (a module of the
+learner's too, from its file). Everything else pickles as usual.
 
-The rule that keeps the caller safe: pickling must never run the learner's code in
-the caller's process. Instances of classes defined in the notebook, and the
-classes themselves, are refused (their ``__reduce__`` is the learner's code), so
-are functions that look names up dynamically (``globals()``, ``eval``), whose
-needs cannot be known. A refusal is not an error: the runner then forks the
-caller as before. The payload is size-capped, so a huge global does not stall
-the caller while being copied.
+The rule that keeps the caller safe: pickling never runs the learner's code in
+the caller's process. No method of a learner's class is called: a class is read
+through its ``__dict__``, an instance through ``object.__getattribute__`` on a
+plain ``__dict__``, and only ``type(obj)`` is consulted, never ``__class__``.
+Functions that look names up dynamically (``globals()``, ``eval``) are refused:
+what they need cannot be known. The payload is size-capped.
 """
 
 from __future__ import annotations
 
 import builtins
+import dis
 import functools
 import importlib
+import importlib.util
 import io
 import linecache
 import marshal
@@ -29,12 +34,14 @@ import types
 from typing import Any
 
 MAX_BYTES = 8 * 1024 * 1024
-_DYNAMIC_NAMES = frozenset({"globals", "locals", "vars", "eval", "exec", "__import__"})
+_DYNAMIC_NAMES = frozenset({"globals", "locals", "eval", "exec"})
+_GLOBAL_OPS = frozenset({"LOAD_GLOBAL", "LOAD_NAME", "STORE_GLOBAL", "DELETE_GLOBAL"})
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement or type(), not built in
 _LOCAL_MODULES = frozenset({"__main__", "__failuremap__", "solution"})
 
 
 class Unshippable(Exception):
-    """This object graph cannot be sent by value without risk; fork instead."""
+    """This object graph cannot be sent by value without risk."""
 
 
 class _CappedBuffer(io.BytesIO):
@@ -45,7 +52,7 @@ class _CappedBuffer(io.BytesIO):
 
 
 def dumps(obj: Any) -> tuple[bytes, frozenset[str]]:
-    """Pickle `obj`, carrying notebook-defined functions by value. Raises Unshippable.
+    """Pickle `obj`, carrying notebook-defined functions and classes by value. Raises Unshippable.
 
     Also returns the modules the receiver will import to load it.
     """
@@ -57,7 +64,7 @@ def dumps(obj: Any) -> tuple[bytes, frozenset[str]]:
         raise
     except RecursionError:
         raise Unshippable("nested too deeply") from None
-    except Exception as exc:  # noqa: BLE001 - anything pickle refuses means: fork instead
+    except Exception as exc:  # noqa: BLE001 - anything pickle refuses cannot travel
         raise Unshippable(f"{type(exc).__name__}: {exc}") from None
     return buffer.getvalue(), frozenset(pickler.modules)
 
@@ -83,28 +90,34 @@ class _Pickler(pickle.Pickler):
             return marshal.loads, (marshal.dumps(obj),)
         if kind is types.ModuleType:
             name = obj.__name__
-            if sys.modules.get(name) is not obj or getattr(obj, "__spec__", None) is None:
+            if sys.modules.get(name) is not obj or getattr(obj, "__spec__", None) is None or name.partition(".")[0] in _LOCAL_MODULES:
                 raise Unshippable(f"module {name} cannot be imported by name")
-            if not installed(name):
-                # The learner's own module: the kernel's copy may have been changed
-                # since it was imported; only a fork of the kernel sees those changes.
-                raise Unshippable(f"module {name} is the learner's own")
             self.modules.add(name)
             return importlib.import_module, (name,)
-        if isinstance(obj, type):
-            if not _importable(obj):
-                raise Unshippable(f"class {obj.__qualname__} is the learner's code")
-            self.modules.add(obj.__module__)
-            return NotImplemented
-        if not installed(getattr(kind, "__module__", None) or "__main__"):
-            raise Unshippable(f"a {kind.__qualname__} object (its class is the learner's code)")
+        if kind in (staticmethod, classmethod):
+            return kind, (obj.__func__,)
+        if kind is property:
+            return property, (obj.fget, obj.fset, obj.fdel, obj.__doc__)
+        if kind is types.MappingProxyType:  # a dataclass field's metadata, say
+            return _mapping_proxy, (dict(obj),)
+        # Only type(obj) is asked from here on: isinstance() could call a learner's __class__.
+        if issubclass(kind, type):
+            if _importable(obj):
+                self.modules.add(_module_of(obj))
+                return NotImplemented
+            return _class_by_value(obj)
+        if kind is functools._lru_cache_wrapper and not _importable(obj):
+            return _lru_cache, (obj.__wrapped__, obj.cache_parameters())
         if kind is types.CellType:
             raise Unshippable("a bare closure cell")
+        if not installed(_module_of(kind) or "__main__"):
+            return _instance_by_value(obj)
         return NotImplemented
 
     def _function_by_value(self, fn: types.FunctionType) -> Any:
         code = fn.__code__
-        names = _names(code)
+        names, imports = _global_names(code)
+        self.modules.update(imports)  # for the next worker to import ahead (see `_warm`)
         if names & _DYNAMIC_NAMES:
             raise Unshippable(f"{fn.__qualname__} looks names up dynamically ({', '.join(sorted(names & _DYNAMIC_NAMES))})")
         if fn.__dict__ and set(fn.__dict__) - {"__wrapped__"}:
@@ -127,6 +140,55 @@ class _Pickler(pickle.Pickler):
             "lines": _source_lines(code.co_filename),
         }
         return _skeleton, (marshal.dumps(code), fn.__name__, len(closure), namespace), state, None, None, _fill
+
+
+def _class_by_value(cls: type) -> Any:
+    if not cls.__flags__ & _HEAP_TYPE:
+        raise Unshippable(f"the built-in type {cls.__qualname__} cannot be found by name")
+    if type(cls) is not type:
+        raise Unshippable(f"class {cls.__qualname__} has a metaclass ({type(cls).__qualname__})")
+    namespace = dict(cls.__dict__)  # a mappingproxy read: no code of the class runs
+    if "__slots__" in namespace:
+        raise Unshippable(f"class {cls.__qualname__} uses __slots__")
+    state = {k: v for k, v in namespace.items() if k not in ("__dict__", "__weakref__", "__module__", "__qualname__")}
+    return _class_skeleton, (cls.__name__, cls.__bases__, cls.__module__, cls.__qualname__), state, None, None, _fill_class
+
+
+def _instance_by_value(obj: Any) -> Any:
+    cls = type(obj)
+    for klass in cls.__mro__[:-1]:
+        own = vars(klass)
+        if type(klass) is not type or _importable(klass) or "__slots__" in own or not isinstance(own.get("__dict__", _PLAIN_DICT), types.GetSetDescriptorType):
+            raise Unshippable(f"a {cls.__qualname__} object: only instances of plain classes defined in the notebook can be sent")
+    return _new_instance, (cls,), object.__getattribute__(obj, "__dict__")
+
+
+class _Plain:
+    pass
+
+
+_PLAIN_DICT = vars(_Plain)["__dict__"]
+
+
+def _class_skeleton(name: str, bases: tuple, module: str, qualname: str) -> type:
+    return type(name, bases, {"__module__": module, "__qualname__": qualname})
+
+
+def _fill_class(cls: type, state: dict) -> None:
+    for key, value in state.items():
+        setattr(cls, key, value)
+
+
+def _mapping_proxy(mapping: dict) -> types.MappingProxyType:
+    return types.MappingProxyType(mapping)
+
+
+def _new_instance(cls: type) -> Any:
+    return object.__new__(cls)
+
+
+def _lru_cache(fn, parameters: dict):
+    return functools.lru_cache(maxsize=parameters["maxsize"], typed=parameters["typed"])(fn)
 
 
 class _Empty:
@@ -170,13 +232,21 @@ def _cell_filled(cell: types.CellType) -> bool:
     return True
 
 
-def _names(code: types.CodeType) -> frozenset[str]:
-    """Every global (or attribute) name the code and its nested functions mention."""
-    names = set(code.co_names)
+@functools.lru_cache(maxsize=1024)
+def _global_names(code: types.CodeType) -> tuple[frozenset[str], frozenset[str]]:
+    """The global names the code and its nested functions and classes use, and the modules they import."""
+    names, imports = set(), set()
+    for i in dis.get_instructions(code):
+        if i.opname in _GLOBAL_OPS:
+            names.add(i.argval)
+        elif i.opname == "IMPORT_NAME":
+            imports.add(i.argval)
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            names |= _names(const)
-    return frozenset(names)
+            more = _global_names(const)
+            names |= more[0]
+            imports |= more[1]
+    return frozenset(names), frozenset(imports)
 
 
 def _importable(obj: Any) -> bool:
@@ -187,9 +257,9 @@ def _importable(obj: Any) -> bool:
     learner code. A function from a module of the learner's (or a test file)
     travels by value instead, so the module is not imported again on every run.
     """
-    module_name = getattr(obj, "__module__", None)
-    qualname = getattr(obj, "__qualname__", "")
-    if not module_name or "<" in qualname or not installed(module_name):
+    module_name = _module_of(obj)
+    qualname = type.__getattribute__(obj, "__qualname__") if isinstance(obj, type) else getattr(obj, "__qualname__", "")
+    if not isinstance(module_name, str) or not isinstance(qualname, str) or "<" in qualname or not installed(module_name):
         return False
     module = sys.modules.get(module_name)
     if module is None:
@@ -198,6 +268,14 @@ def _importable(obj: Any) -> bool:
     for part in qualname.split("."):
         found = getattr(found, part, None)
     return found is obj
+
+
+def _module_of(obj: Any) -> str | None:
+    """A function's or class's module, read without running a metaclass of the learner's."""
+    try:
+        return type.__getattribute__(obj, "__module__") if isinstance(obj, type) else getattr(obj, "__module__", None)
+    except AttributeError:
+        return None
 
 
 @functools.lru_cache(maxsize=512)
@@ -209,6 +287,11 @@ def installed(module_name: str) -> bool:
     if top == __name__.partition(".")[0] or top in sys.builtin_module_names:
         return True
     module = sys.modules.get(top)
+    if module is None:  # not imported here: where would it come from? (finding a top-level spec runs nothing)
+        try:
+            return installed_origin(getattr(importlib.util.find_spec(top), "origin", None))
+        except (ImportError, ValueError):
+            return False
     return installed_origin(getattr(getattr(module, "__spec__", None), "origin", None))
 
 

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import sys
-import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from ._channel import ALLOWED, Channel, WorkerDied
+from ._channel import ALLOWED, Reader, frame
 from ._parity import ParityReport, verify_record
 from ._records import RecordError, list_records, load_record
 from ._runner import UNGUARDED
@@ -97,36 +97,40 @@ _ENTRY_CLASSES = ALLOWED | {
 
 def _in_forked_child(refs: list[str]) -> list[CatalogEntry]:
     """The entries a forked child verified before it finished, died or overran."""
-    channel = Channel(wake_each=True, allowed=_ENTRY_CLASSES)
+    read_fd, write_fd = os.pipe()
     pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child reports through the channel
+    if pid == 0:  # pragma: no cover - the child reports through the pipe
         code = 0
         try:
-            channel.worker_side()
+            os.close(read_fd)
             for ref in refs:
-                channel.post(_verify_one(ref, isolation=UNGUARDED))
+                data = memoryview(frame(_verify_one(ref, isolation=UNGUARDED)))
+                while data:
+                    data = data[os.write(write_fd, data) :]
         except BaseException:  # noqa: BLE001
             code = 70
         finally:
             os._exit(code)
-    channel.supervisor_side()
+    os.close(write_fd)
+    reader = Reader(_ENTRY_CLASSES)
     entries: list[CatalogEntry] = []
     try:
         while len(entries) < len(refs):
-            try:
-                arrived = channel.wait(time.monotonic() + SECONDS_PER_RECORD)
-            except WorkerDied:
-                break  # died: the rest goes the careful way
-            except Exception:  # noqa: BLE001 - a damaged answer: the careful way from here
-                return entries
-            if not arrived:
+            poller = select.poll()
+            poller.register(read_fd, select.POLLIN)
+            if not poller.poll(SECONDS_PER_RECORD * 1000):
                 break  # overran: the rest goes the careful way
-            for _, entry in arrived:
+            chunk = os.read(read_fd, 1 << 20)
+            if not chunk:
+                break  # died: the rest goes the careful way
+            for _, entry in reader.feed(chunk):
                 if not isinstance(entry, CatalogEntry):
                     return entries
                 entries.append(entry)
+            if reader.broken is not None:  # a damaged answer: the careful way from here
+                break
     finally:
-        channel.close()
+        os.close(read_fd)
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)

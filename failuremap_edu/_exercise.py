@@ -140,7 +140,7 @@ class Exercise:
 
                 def progress(o: Observation, variant=variant, done=done) -> None:
                     done.append(o)
-                    live = RunResult(self.record.id, "yours", variant, tuple(done), self.timeout, "fork")
+                    live = RunResult(self.record.id, "yours", variant, tuple(done), self.timeout, "process")
                     self.partial = (*finished, live)
                     self._changed()
                     if on_progress is not None:

@@ -16,7 +16,7 @@ from ._diff import Budget, Diff, TextDetail, diff
 from ._fixtures import FixtureScript
 from ._records import Record
 from ._results import FAIL, PASS, TIMEOUT, Observation, RunResult, check_labels
-from ._values import STATUS_SYMBOLS, clip, safe_repr
+from ._values import STATUS_SYMBOLS, clip, is_not_computed, safe_repr
 
 __all__ = [
     "COMPARISON_NOTE",
@@ -146,9 +146,9 @@ def render_diff(result: Diff, indent: str = "  ") -> list[str]:
 
 def expected_text(o: Observation, limit: int) -> str:
     """The expected value, or why it is not known (the check ended before it was computed)."""
-    if o.expected_known:
-        return safe_repr(o.expected, limit)
-    return "(not known: the check ended before the record's expected value was computed)"
+    if is_not_computed(o.expected):
+        return f"(not known: {o.expected.reason})"
+    return safe_repr(o.expected, limit)
 
 
 def render_observation(o: Observation, budget: Budget | None = None, *, missing_return: bool = False) -> str:
@@ -195,10 +195,8 @@ def run_notes(result: RunResult) -> list[str]:
     if mutated:
         where = f" (in {len(mutated)} checks)" if len(mutated) > 1 else f" (in the check '{clip(mutated[0].check, 60)}')"
         notes.append(f"{mutated[0].mutation}{where}")
-    if result.isolation == "inprocess":
-        notes.append("checks ran in-process (weaker isolation on this platform)")
-    elif result.isolation == "recorded":
-        notes.append("recorded by the record's author; nothing ran here")
+    if result.isolation_note:
+        notes.append(result.isolation_note)
     return notes
 
 

@@ -12,10 +12,16 @@ from typing import Any
 
 from ._values import Opaque, safe_repr
 
-__all__ = ["CallResult", "Comparison", "ErrorInfo", "check_labels", "Observation", "Opaque", "RunResult", "STATUSES", "to_jsonable"]
+__all__ = ["CallResult", "Comparison", "ErrorInfo", "ISOLATIONS", "check_labels", "Observation", "Opaque", "RunResult", "STATUSES", "to_jsonable"]
 
 PASS, FAIL, ERROR, TIMEOUT = "pass", "fail", "error", "timeout"
 STATUSES = (PASS, FAIL, ERROR, TIMEOUT)
+ISOLATIONS = {
+    "process": "",
+    "inprocess": "checks ran in-process (weaker isolation on this platform)",
+    "recorded": "as recorded in the record; nothing ran here",
+}
+"""What `RunResult.isolation` may say, with the note a display adds (none for a separate process)."""
 
 
 @dataclass(frozen=True)
@@ -64,8 +70,6 @@ class Observation:
     elapsed_ms: float = 0.0
     mutation: str | None = None
     """Set when solve modified an argument. Each call gets a fresh copy, so later checks are unaffected."""
-    expected_known: bool = True
-    """False when the check ended (a timeout, a dead worker) before its expected value was computed."""
 
     def __repr__(self) -> str:
         return f"Observation({self.index}, {self.check!r}, {self.status})"
@@ -115,11 +119,22 @@ class RunResult:
     observations: tuple[Observation, ...]
     timeout: float
     isolation: str
-    """``fork`` (each run in a killable child process) or ``inprocess`` (the weaker fallback)."""
+    """What actually happened: ``process`` (the checks ran in a separate worker process, killed
+    at a limit), ``inprocess`` (in the calling process: the weaker fallback) or ``recorded``
+    (nothing ran: the record's recorded run). One of `ISOLATIONS`."""
     problem: ErrorInfo | None = None
     """A failure outside every check (the fixture code itself), which stopped the run."""
     elapsed_ms: float = 0.0
     notes: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        if self.isolation not in ISOLATIONS:
+            raise ValueError(f"isolation must be one of {', '.join(ISOLATIONS)}, got {self.isolation!r}")
+
+    @property
+    def isolation_note(self) -> str:
+        """What a display should add about `isolation`: nothing for a separate process."""
+        return ISOLATIONS[self.isolation]
 
     @property
     def total(self) -> int:

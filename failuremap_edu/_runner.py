@@ -1,82 +1,77 @@
 """Runner: run a record's checks against a `solve`, so that nothing `solve` does can hurt the caller.
 
-Isolation (``fork``, the default where the OS has it): the checks run in a
-worker process. Usually that is a warm standby kept ready by a small server
-(`_warm`; the solve travels to it by value), otherwise a child forked from the
-caller, which is how any function defined in a notebook cell reaches it. The
-worker reports each check as plain data (`_channel`). The supervisor here gives
-every check its own time limit; a worker that overruns it is killed (a bare
-``except:`` cannot catch SIGKILL), and one that dies (``os._exit``, a segfault,
-the memory limit) is noted. Either way a fresh worker continues with the next
-check, so every check is reported. A run costs one worker when nothing goes wrong.
+Isolation (``process``, wherever the OS can fork): the checks run in a worker
+process from a clean server, never a fork of the caller (`_warm`); solve travels
+to it by value (`_byvalue`), and it reports as it goes (`_channel`): a check
+began, solve was entered with these arguments, the check ended. Each check has
+its own time limit. A worker that overruns it is killed (a bare ``except:``
+cannot catch SIGKILL); one that dies (``os._exit``, a segfault, the memory
+limit) or sends garbage is noted; either way a fresh worker carries on with the
+next check, so every check is reported, with its call and, where that is safe
+(`_session`), its expected value. A solve that cannot travel (``eval``, say) is
+the run's problem, and its checks are listed as not run.
+
+A solve that loops on every check: after one check timed out, each later one
+gets `SHORT_LIMIT` of the limit (its message says so and why), and after
+`MAX_TIMEOUTS` timeouts the rest are only listed. With the default 2 s limit
+every check is reported within 3.5 s, not 6 x 2 s; runs without a timeout are
+unaffected.
 
 Fallback (``inprocess``, where there is no ``fork``: Windows, Pyodide): the same
 checks run in the calling process under a trace-function time limit. It still
-survives exceptions, ``sys.exit()`` and plain pure-Python infinite loops, but not
-``os._exit()``, a loop wrapped in a bare ``except:``, waits inside C code, or
-runaway memory. The result says which mode ran.
+survives exceptions, ``sys.exit()`` and pure-Python infinite loops, but not
+``os._exit()``, a loop inside a bare ``except:``, waits in C code, runaway
+memory, or processes solve starts. The result says which ran.
 """
 
 from __future__ import annotations
 
 import ast
-import atexit
+import contextlib
+import functools
 import os
 import signal
 import sys
 import time
-import warnings
+from dataclasses import replace
 from typing import Callable
 
-from . import _warm
-from ._channel import Channel, WorkerDied
-from ._fixtures import VARIANTS, FixtureScript, read_fixtures
+from . import _byvalue
+from ._channel import Undecodable
+from ._fixtures import VARIANTS, CheckSite, FixtureScript, read_fixtures
 from ._records import Record
-from ._results import ERROR, TIMEOUT, CallResult, Comparison, ErrorInfo, Observation, RunResult
-from ._session import CheckTimeout, OutputCapture, Session
+from ._results import ERROR, STATUSES, TIMEOUT, CallResult, Comparison, ErrorInfo, Observation, RunResult
+from ._session import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, DEFAULT_TIMEOUT, CheckTimeout, OutputCapture, Plan, Session
 from ._signature import Params, mismatch
 from ._solution import Solution, SolutionError, load_solution
-from ._values import render_call, safe_repr
-from ._worker import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, DEFAULT_TIMEOUT, Plan, address_space_limit, load_solution_in_worker, run_worker
+from ._values import not_computed, render_call, safe_repr
 
-__all__ = [
-    "DEFAULT_TIMEOUT",
-    "Solution",
-    "SolutionError",
-    "compare",
-    "parse_call_arguments",
-    "try_call",
-    "isolation_available",
-    "load_solution",
-    "replay",
-    "run_checks",
-]
+__all__ = ["DEFAULT_TIMEOUT", "Solution", "SolutionError", "compare", "isolation_available", "load_solution"]
+__all__ += ["parse_call_arguments", "replay", "run_checks", "try_call"]
 
+PROCESS, INPROCESS = "process", "inprocess"
 UNGUARDED = "unguarded"
 """Internal: in-process with no time limit at all, for code that already runs in a
 process someone else supervises and can kill (the catalog's chunk workers)."""
 SETUP_TIMEOUT = 10.0
 """Limit for work outside any check (the fixture preamble, loading a solution file)."""
+SHORT_LIMIT = 1 / 8
+"""After a timeout, each later check of the run gets this share of the limit."""
+MAX_TIMEOUTS = 7
+"""After this many timeouts in one run, the remaining checks are listed without calling solve."""
 
 
 def isolation_available() -> str:
-    """The isolation mode this platform supports: ``fork`` or ``inprocess``."""
+    """The isolation mode this platform supports: ``process`` or ``inprocess``."""
     forced = os.environ.get("FAILUREMAP_ISOLATION", "").strip().lower()
-    if forced in ("fork", "inprocess"):
-        return forced
-    return "fork" if hasattr(os, "fork") and sys.platform not in ("emscripten", "wasi") else "inprocess"
+    if forced in (PROCESS, "fork", INPROCESS):
+        return INPROCESS if forced == INPROCESS else PROCESS
+    return PROCESS if hasattr(os, "fork") and sys.platform not in ("emscripten", "wasi", "win32") else INPROCESS
 
 
 def run_checks(
-    record: Record,
-    solve: Callable | Solution,
-    variant: int = 1,
-    timeout: float = DEFAULT_TIMEOUT,
-    *,
-    isolation: str | None = None,
-    memory_mb: int = DEFAULT_MEMORY_MB,
-    output_chars: int = DEFAULT_OUTPUT_CHARS,
-    progress: Callable[[Observation], None] | None = None,
+    record: Record, solve: Callable | Solution, variant: int = 1, timeout: float = DEFAULT_TIMEOUT, *, isolation: str | None = None,
+    memory_mb: int = DEFAULT_MEMORY_MB, output_chars: int = DEFAULT_OUTPUT_CHARS, progress: Callable[[Observation], None] | None = None,
 ) -> RunResult:
     """Run every check of `record` against `solve`, one observation per check.
 
@@ -90,41 +85,24 @@ def run_checks(
     return _run(fixtures, record, "yours", solve, variant, timeout, isolation, memory_mb, output_chars, progress)
 
 
-def replay(
-    record: Record,
-    implementation: str,
-    variant: int = 1,
-    timeout: float = DEFAULT_TIMEOUT,
-    *,
-    isolation: str | None = None,
-) -> RunResult:
+def replay(record: Record, implementation: str, variant: int = 1, timeout: float = DEFAULT_TIMEOUT, *, isolation: str | None = None) -> RunResult:
     """Run one of the record's own scripts (``attempt`` or ``broken``) through the runner."""
     fixtures = read_fixtures(record, implementation)
     return _run(fixtures, record, implementation, None, variant, timeout, isolation, DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS)
 
 
 def compare(
-    record: Record,
-    solve: Callable | Solution | None = None,
-    variant: int = 1,
-    timeout: float = DEFAULT_TIMEOUT,
-    *,
-    isolation: str | None = None,
+    record: Record, solve: Callable | Solution | None = None, variant: int = 1, timeout: float = DEFAULT_TIMEOUT, *, isolation: str | None = None
 ) -> Comparison:
     """The record's broken and attempt runs, and yours when `solve` is given, side by side."""
-    runs = [replay(record, "broken", variant, timeout, isolation=isolation), replay(record, "attempt", variant, timeout, isolation=isolation)]
-    names = ["broken", "attempt"]
+    names = ["broken", "attempt"] + (["yours"] if solve is not None else [])
+    runs = [replay(record, name, variant, timeout, isolation=isolation) for name in names[:2]]
     if solve is not None:
         runs.append(run_checks(record, solve, variant, timeout, isolation=isolation))
-        names.append("yours")
     return Comparison(record.id, tuple(runs), tuple(names))
 
 
-_CALL_CODE = compile(
-    "__fm_check__(0, lambda: 'playground', lambda: solve(*__fm_args__, **__fm_kwargs__), lambda: None)",
-    "<playground>",
-    "exec",
-)
+_CALL_CODE = compile("__fm_check__(0, lambda: 'playground', lambda: solve(*__fm_args__, **__fm_kwargs__), lambda: None)", "<playground>", "exec")
 
 
 def parse_call_arguments(text: str, example: str | None = None) -> tuple[tuple, dict]:
@@ -149,25 +127,14 @@ def parse_call_arguments(text: str, example: str | None = None) -> tuple[tuple, 
     if not isinstance(call, ast.Call) or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         raise ValueError("type the arguments only, as Python literals separated by commas")
     try:
-        args = tuple(ast.literal_eval(a) for a in call.args)
-        kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+        return tuple(ast.literal_eval(a) for a in call.args), {k.arg: ast.literal_eval(k.value) for k in call.keywords}
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        raise ValueError(
-            "only literal values can be used here (strings, numbers, lists, tuples, dicts, sets, True/False/None), not names or calls"
-        ) from None
-    return args, kwargs
+        raise ValueError("only literal values can be used here (strings, numbers, lists, tuples, dicts, sets, True/False/None), not names or calls") from None
 
 
 def try_call(
-    record: Record,
-    solve: Callable | Solution | None,
-    args: tuple,
-    kwargs: dict | None = None,
-    *,
-    implementation: str | None = None,
-    variant: int = 1,
-    timeout: float = DEFAULT_TIMEOUT,
-    isolation: str | None = None,
+    record: Record, solve: Callable | Solution | None, args: tuple, kwargs: dict | None = None, *, implementation: str | None = None,
+    variant: int = 1, timeout: float = DEFAULT_TIMEOUT, isolation: str | None = None,
 ) -> CallResult:
     """Call one solve on arbitrary inputs with the runner's safety: for playgrounds.
 
@@ -184,28 +151,16 @@ def try_call(
     if implementation is None:
         _check_fits(record, fixtures, solve)
     code = (fixtures.setup(replay=implementation is not None), _CALL_CODE)
-    plan = Plan(
-        code=code,
-        variant=variant,
-        solve=None if implementation else solve,
-        timeout=float(timeout),
-        memory_mb=DEFAULT_MEMORY_MB,
-        output_chars=DEFAULT_OUTPUT_CHARS,
-        param_names=tuple(p.name for p in record.params.positional),
-        extra_globals={"__fm_args__": tuple(args), "__fm_kwargs__": dict(kwargs or {})},
-    )
+    plan = _plan(code, record, None if implementation else solve, variant, timeout, DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS)
+    plan = replace(plan, extra_globals={"__fm_args__": tuple(args), "__fm_kwargs__": dict(kwargs or {})})
     collector = _Collector(plan)
     _execute(plan, collector, _mode(isolation))
-    if collector.observations:
-        o = collector.observations[0]
-        status = "returned" if o.status in ("pass", "fail") else o.status
-        return CallResult(o.call or _describe_call(args, kwargs), status, o.actual if status == "returned" else None, o.error, o.stdout, o.elapsed_ms)
-    problem = collector.problem or ErrorInfo("NotRun", "the call did not run")
-    return CallResult(_describe_call(args, kwargs), ERROR, None, problem)
-
-
-def _describe_call(args: tuple, kwargs: dict | None) -> str:
-    return render_call(tuple(args), dict(kwargs or {}))
+    call = render_call(tuple(args), dict(kwargs or {}))
+    if not collector.observations:
+        return CallResult(call, ERROR, None, collector.problem or ErrorInfo("NotRun", "the call did not run"))
+    o = collector.observations[0]
+    status = "returned" if o.status in ("pass", "fail") else o.status
+    return CallResult(o.call or call, status, o.actual if status == "returned" else None, o.error, o.stdout, o.elapsed_ms)
 
 
 def _check_fits(record: Record, fixtures: FixtureScript, solve: Callable | Solution) -> None:
@@ -219,409 +174,323 @@ def _check_fits(record: Record, fixtures: FixtureScript, solve: Callable | Solut
             params = None  # a builtin or C function: let the checks speak
     else:
         raise SolutionError(f"solve must be a function, got {type(solve).__name__}")
-    if params is not None:
-        problem = mismatch(record.params, params, fixtures.keywords_used)
-        if problem:
-            raise SolutionError(f"{name}({params}) does not fit the contract solve({record.params}): {problem}")
+    problem = params is not None and mismatch(record.params, params, fixtures.keywords_used)
+    if problem:
+        raise SolutionError(f"{name}({params}) does not fit the contract solve({record.params}): {problem}")
 
 
-def _run(
-    fixtures: FixtureScript,
-    record: Record,
-    solver: str,
-    solve: Callable | Solution | None,
-    variant: int,
-    timeout: float,
-    isolation: str | None,
-    memory_mb: int,
-    output_chars: int,
-    progress: Callable[[Observation], None] | None = None,
-) -> RunResult:
+def _plan(code, record: Record, solve, variant: int, timeout: float, memory_mb: int, output_chars: int, sites: tuple[CheckSite, ...] = ()) -> Plan:
     if type(variant) is not int or variant not in VARIANTS:
         raise ValueError(f"variant must be one of {', '.join(map(str, VARIANTS))}, got {variant!r}")
     if not isinstance(timeout, (int, float)) or not timeout > 0:
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    names = tuple(p.name for p in record.params.positional)
+    return Plan(code, variant, solve, float(timeout), memory_mb, output_chars, names, None, _independent(sites), solve is not None,
+                os.getcwd(), tuple(sys.path), sys.getrecursionlimit())
+
+
+@functools.lru_cache(maxsize=256)
+def _independent(sites: tuple[CheckSite, ...]) -> frozenset[int]:
+    """Sites whose expected reads no name that the same check call binds with ``:=`` (see `_session`)."""
+    found = set()
+    for s in sites:
+        try:
+            parts = [ast.parse(source, mode="eval") for source in (s.actual_source, s.expected_source)]
+            parts += [] if s.label_is_literal else [ast.parse(s.label, mode="eval")]
+        except SyntaxError:
+            continue
+        bound = {n.target.id for part in parts for n in ast.walk(part) if isinstance(n, ast.NamedExpr)}
+        if not bound & {n.id for n in ast.walk(parts[1]) if isinstance(n, ast.Name)}:
+            found.add(s.site)
+    return frozenset(found)
+
+
+def _run(fixtures: FixtureScript, record: Record, solver: str, solve, variant: int, timeout: float, isolation, memory_mb: int, output_chars: int, progress=None) -> RunResult:
+    plan = _plan(fixtures.program(replay=solve is None), record, solve, variant, timeout, memory_mb, output_chars, fixtures.sites)
     mode = _mode(isolation)
-    plan = Plan(
-        code=fixtures.program(replay=solve is None),
-        variant=variant,
-        solve=solve,
-        timeout=float(timeout),
-        memory_mb=memory_mb,
-        output_chars=output_chars,
-        param_names=tuple(p.name for p in record.params.positional),
-    )
     started = time.perf_counter()
     collector = _Collector(plan, progress)
     _execute(plan, collector, mode)
-    observations = collector.finish(fixtures)
-    return RunResult(
-        record_id=record.id,
-        solver=solver,
-        variant=variant,
-        observations=observations,
-        timeout=plan.timeout,
-        isolation=mode,
-        problem=collector.problem,
-        elapsed_ms=(time.perf_counter() - started) * 1000,
-    )
+    isolated = PROCESS if mode == PROCESS else INPROCESS
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    return RunResult(record.id, solver, variant, collector.finish(fixtures), plan.timeout, isolated, collector.problem, elapsed_ms)
 
 
 def _mode(isolation: str | None) -> str:
     """The isolation mode to use: the one asked for (checked), or the platform's best."""
     mode = isolation or isolation_available()
-    if mode not in ("fork", "inprocess", UNGUARDED):
-        raise ValueError(f"isolation must be 'fork' or 'inprocess', got {mode!r}")
-    return mode
+    if mode not in (PROCESS, "fork", INPROCESS, UNGUARDED):
+        raise ValueError(f"isolation must be 'process' or 'inprocess', got {mode!r}")
+    return PROCESS if mode == "fork" else mode
 
 
 def _execute(plan: Plan, collector: "_Collector", mode: str) -> None:
-    if mode == "fork":
-        _supervise_forked(plan, collector)
+    if mode == PROCESS:
+        _supervise(plan, collector)
     else:
         _run_in_process(plan, collector, guarded=mode != UNGUARDED)
 
 
+_RESULT_FIELDS = {
+    "index": int, "site": int, "check": str, "status": str, "passed": bool, "call": str, "stdout": str,
+    "stdout_dropped": int, "elapsed_ms": float, "mutation": (str, type(None)), "error": (dict, type(None)),
+}
+
+
 class _Collector:
-    """Turns the worker's messages into Observations, in the parent."""
+    """Turns a worker's messages into Observations, in the caller; refuses any it did not expect."""
 
     def __init__(self, plan: Plan, progress: Callable[[Observation], None] | None = None) -> None:
-        self.plan = plan
-        self.progress = progress
+        self.plan, self.progress = plan, progress
         self.observations: dict[int, Observation] = {}
-        self.current: tuple[int, int, str] | None = None
+        self.unreported: list[Observation] = []
+        self.current: tuple | None = None
+        """The check under way: ordinal, site, label, expected (or why not), calls so far."""
         self.problem: ErrorInfo | None = None
         self.done = False
-        self.unavailable = False
+        self.timeouts: list[str] = []
+        """The checks of this run that timed out, as ``check 2 ('label')``."""
 
     @property
     def next_ordinal(self) -> int:
         return max(self.observations, default=-1) + 1
 
+    def limit(self) -> float:
+        """The time limit of the next check: the full one, or a short one once a check has timed out."""
+        return self.plan.timeout * (SHORT_LIMIT if self.timeouts else 1)
+
+    def not_run(self) -> str | None:
+        """Why the remaining checks are only listed, or None while they still run."""
+        if len(self.timeouts) < MAX_TIMEOUTS:
+            return None
+        return (
+            f"this check did not run: {len(self.timeouts)} checks had already timed out in this run ({self.timeouts[0]} "
+            f"after {self.plan.timeout:g} s, then {len(self.timeouts) - 1} more after {self.limit():g} s each), so the "
+            "remaining checks are listed without calling solve, to not keep you waiting. Fix the loop and run again."
+        )
+
+    def timeout_error(self, limit: float) -> ErrorInfo:
+        text = f"no result after {limit:g} s, so this check was stopped. Is there an infinite loop, or a loop whose condition never changes?"
+        if limit < self.plan.timeout:
+            text += (
+                f" (Its limit was cut from {self.plan.timeout:g} s to {limit:g} s because {self.timeouts[0]} already timed out"
+                " in this run: a solve that loops once usually loops again, and the checks after it should not keep you waiting.)"
+            )
+        return ErrorInfo("Timeout", text)
+
     def accept(self, message: tuple) -> None:
+        """Raises ValueError (or TypeError) for anything but the messages a Session sends, in order."""
         kind = message[0]
         if kind == "begin":
-            _, ordinal, site, label = message
-            self.current = (ordinal, site, label)
+            _, ordinal, site, label, expected = message
+            _require(ordinal == self.next_ordinal and type(site) is int and type(label) is str)
+            self.current = (ordinal, site, label, expected, [])
+        elif kind == "call":
+            _require(self.current is not None and message[1] == self.current[0] and type(message[2]) is str)
+            self.current[4].append(message[2])
         elif kind == "result":
-            data = message[1]
-            error = data["error"]
-            self.observations[data["index"]] = Observation(
-                index=data["index"],
-                check=data["check"],
-                status=data["status"],
-                passed=data["passed"],
-                actual=data["actual"],
-                expected=data["expected"],
-                call=data["call"],
-                site=data["site"],
-                error=None if error is None else ErrorInfo(**error),
-                stdout=data["stdout"],
-                stdout_dropped=data["stdout_dropped"],
-                elapsed_ms=data["elapsed_ms"],
-                mutation=data["mutation"],
-            )
-            self.current = None
-            self._report(data["index"])
-        elif kind == "done":
+            self._add(_observation(message[1], self.current))
+        elif kind in ("done", "problem"):
+            self.problem = _error(message[1]) if kind == "problem" else self.problem
             self.done = True
-        elif kind == "unavailable":
-            self.unavailable = True
-        elif kind == "problem":
-            self.problem = ErrorInfo(**message[1])
-            self.done = True
+        else:
+            raise ValueError(kind)
 
     def interrupt(self, status: str, error: ErrorInfo, elapsed_ms: float) -> None:
-        """The running check ended without a result: it timed out or its worker died."""
-        assert self.current is not None
-        ordinal, site, label = self.current
-        self.observations[ordinal] = Observation(
-            index=ordinal, check=label, status=status, passed=False, site=site, error=error, elapsed_ms=elapsed_ms,
-            expected_known=False,
-        )
-        self.current = None
-        self._report(ordinal)
+        """The running check ended without a result: it timed out, or its worker died."""
+        ordinal, site, label, expected, calls = self.current
+        self._add(Observation(ordinal, label, status, False, None, expected, "; ".join(calls)[:500], site, error=error, elapsed_ms=elapsed_ms))
 
-    def _report(self, ordinal: int) -> None:
-        if self.progress is not None:
-            self.progress(self.observations[ordinal])
+    def _add(self, o: Observation) -> None:
+        self.observations[o.index] = o
+        self.current = None
+        if o.status == TIMEOUT:
+            self.timeouts.append(f"check {o.index + 1} ({o.check!r})")
+        self.unreported.append(o)
+
+    def report(self) -> None:
+        """Hand new observations to `progress`: the caller's code, so never inside our error handling."""
+        while self.unreported:
+            o = self.unreported.pop(0)
+            if self.progress is not None:
+                self.progress(o)
 
     def finish(self, fixtures: FixtureScript) -> tuple[Observation, ...]:
-        observations = [self.observations[k] for k in sorted(self.observations)]
         sites = {s.site: s for s in fixtures.sites}
-        observations = [
-            _with_line(o, sites[o.site].lineno) if o.site in sites else o for o in observations
-        ]
+        observations = [replace(o, lineno=sites[o.site].lineno) if o.site in sites else o for _, o in sorted(self.observations.items())]
         if self.problem is not None and fixtures.static_count is not None:
             # The fixture code stopped: still list every check it never reached.
-            reached = {o.site for o in observations}
-            for site in fixtures.sites:
-                if site.site not in reached and site.site > max(reached, default=-1):
-                    observations.append(
-                        Observation(
-                            index=len(observations),
-                            check=site.label,
-                            status=ERROR,
-                            passed=False,
-                            site=site.site,
-                            lineno=site.lineno,
-                            error=ErrorInfo("NotRun", f"this check did not run because the run stopped: {self.problem}"),
-                            expected_known=False,
-                        )
-                    )
+            last = max((o.site for o in observations), default=-1)
+            error = ErrorInfo("NotRun", f"this check did not run because the run stopped: {self.problem}")
+            expected = not_computed("this check did not run")
+            for site in fixtures.sites[last + 1 :]:
+                observations.append(Observation(len(observations), site.label, ERROR, False, None, expected, site=site.site, lineno=site.lineno, error=error))
         return tuple(observations)
 
 
-def _with_line(o: Observation, lineno: int) -> Observation:
-    from dataclasses import replace
-
-    return replace(o, lineno=lineno)
-
-
-# --------------------------------------------------------------------------- fork
+def _require(condition: bool) -> None:
+    if not condition:
+        raise ValueError("unexpected message")
 
 
-def _supervise_forked(plan: Plan, collector: _Collector) -> None:
-    """Run the plan in worker processes until every check is reported.
+def _error(data: dict) -> ErrorInfo:
+    _require(type(data) is dict and all(type(data.get(k)) is str for k in ("type", "message", "traceback")))
+    return ErrorInfo(data["type"], data["message"], data["traceback"])
 
-    A warm standby takes the run when the solve can travel to it (`_warm`);
-    otherwise, or if that standby cannot load it, the caller forks a worker.
-    After a timeout or a death, a fresh worker carries on with the next check.
-    """
-    shipment = _warm.ship(plan)
-    while not collector.done:
-        worker = _warm.start(shipment, skip=collector.next_ordinal) if shipment is not None else None
-        if worker is None:
-            worker = _Worker.start(plan, skip=collector.next_ordinal)
+
+def _observation(data: dict, current) -> Observation:
+    _require(type(data) is dict and current is not None and data.get("index") == current[0] and data.get("status") in STATUSES)
+    _require(all(isinstance(data.get(k), kind) for k, kind in _RESULT_FIELDS.items()))
+    error = None if data["error"] is None else _error(data["error"])
+    fields = {k: data[k] for k in _RESULT_FIELDS if k != "error"}
+    return Observation(**fields, actual=data.get("actual"), expected=data.get("expected"), error=error)
+
+
+# ------------------------------------------------------------------------- process
+
+
+def _supervise(plan: Plan, collector: _Collector) -> None:
+    """Run the plan in worker processes until every check is reported; then line up the next worker."""
+    from . import _warm  # here, not at the top: platforms without fork never import multiprocessing
+    from ._worker import Start
+
+    pool, not_run, unsent = _warm.pool(), None, 0
+    try:
+        payload, modules = _byvalue.dumps(plan)
+    except _byvalue.Unshippable as exc:
+        not_run = f"this check did not run: solve cannot be sent to the worker process that runs the checks ({exc})"
+        collector.problem = ErrorInfo("CannotSend", f"solve cannot be sent to the worker process that runs the checks: {exc}")
+        payload, modules = _byvalue.dumps(replace(plan, solve=None))  # still list the checks, without solve
+    while True:
+        worker = pool.take()
         try:
+            if not worker.send(collector.next_ordinal, not_run or collector.not_run(), payload, time.monotonic() + SETUP_TIMEOUT):
+                unsent += 1  # a standby that died before it could start (killed from outside, say)
+                if unsent < 3:
+                    pool.stop(worker)
+                    continue
             _drain(worker, plan, collector)
-        finally:
-            worker.stop()
-        if collector.unavailable:
-            shipment, collector.unavailable = None, False  # the standby could not load it: fork instead
+        except BaseException:
+            pool.stop(worker)  # an interrupt (the kernel's Stop button): the worker goes at once
+            raise
+        if collector.done:
+            break
+        pool.stop(worker)
+    rehearsal = replace(plan, solve=None, extra_globals=None)  # the record's code only: nothing of the learner's
+    pool.finish(worker, Start(tuple(sorted(m for m in modules if _byvalue.installed(m))), plan.path, plan.cwd, rehearsal))
 
 
-LOG_POLL = 0.025
-"""How often the supervisor reads a worker's log while waiting (seconds): for progress
-shown live, and to learn when a check began, so its deadline is kept."""
-
-
-def _drain(worker: "_Worker", plan: Plan, collector: _Collector) -> None:
-    """Read one worker's messages until it finishes, overruns a limit, or dies.
+def _drain(worker, plan: Plan, collector: _Collector) -> None:
+    """Read one worker's messages until it finishes, overruns a limit, dies, or sends garbage.
 
     Deadlines run from the worker's own timestamps: a check's limit starts when
     the check began, not when the supervisor happened to read about it.
     """
+    from ._warm import WorkerDied
+
     setup_limit = max(SETUP_TIMEOUT, plan.timeout)
-    last_event = time.monotonic()
-    check_started = last_event
+    last_event = started = time.monotonic()
+    limit = collector.limit()
     while True:
-        deadline = check_started + plan.timeout if collector.current is not None else last_event + setup_limit
-        polls = collector.progress is not None or not worker.channel.wake_each  # the log is read only on waking
-        wake = min(deadline, time.monotonic() + LOG_POLL) if polls else deadline
+        deadline = started + limit if collector.current is not None else last_event + setup_limit
         try:
-            messages = worker.channel.wait(wake)
-        except WorkerDied:
-            worker.finished = True
-            status = worker.wait_status()
-            if collector.current is None:
-                collector.problem = ErrorInfo("WorkerDied", f"the check process ended outside any check: {_describe_exit(status)}")
-                collector.done = True
-                return
-            elapsed = (time.monotonic() - check_started) * 1000
-            collector.interrupt(ERROR, _death_error(status), elapsed)
-            return
-        for stamp, message in messages:
-            collector.accept(message)
-            if collector.done or collector.unavailable:
-                worker.finished = True
-                return
-            if message[0] == "begin":
-                check_started = stamp
-            else:
+            messages = worker.messages(deadline)
+            for stamp, message in messages:
+                collector.accept(message)
+                if collector.done:
+                    return
+                stamp = min(stamp, time.monotonic())  # never a deadline later than the worker could mean
+                if message[0] == "begin":
+                    started, limit = stamp, collector.limit()
                 last_event = stamp
+        except (WorkerDied, Undecodable, ValueError, TypeError, KeyError, IndexError) as exc:
+            what = _describe_exit(worker.exitcode) if isinstance(exc, WorkerDied) else (
+                "sent bytes that are not a message of ours (does solve write to a file it did not open?), so it was stopped")
+            if collector.current is None:
+                collector.problem, collector.done = ErrorInfo("WorkerDied", f"the check process ended outside any check: {what}"), True
+            else:
+                error = ErrorInfo("ProcessDied", f"the process running solve ended abruptly: {what}")
+                collector.interrupt(ERROR, error, (time.monotonic() - started) * 1000)
+            return
+        finally:
+            collector.report()
         if messages or time.monotonic() < deadline:
             continue
         if collector.current is None:
             collector.problem = ErrorInfo("Timeout", f"the fixture code outside the checks took longer than {setup_limit:g} s")
             collector.done = True
-            return
-        elapsed = (time.monotonic() - check_started) * 1000
-        collector.interrupt(TIMEOUT, _timeout_error(plan.timeout), elapsed)
+        else:
+            collector.interrupt(TIMEOUT, collector.timeout_error(limit), (time.monotonic() - started) * 1000)
         return
 
 
-def _timeout_error(timeout: float) -> ErrorInfo:
-    return ErrorInfo(
-        "Timeout",
-        f"no result after {timeout:g} s, so this check was stopped. Is there an infinite loop, "
-        "or a loop whose condition never changes? The other checks still ran.",
-    )
+_SIGNAL_HINTS = {
+    "SIGSEGV": "a crash, often from recursion deeper than the C stack",
+    "SIGKILL": "killed, usually for using too much memory",
+    "SIGXCPU": "it used too much CPU time",
+    "SIGABRT": "it aborted",
+}
 
 
-def _death_error(status: int | None) -> ErrorInfo:
-    return ErrorInfo("ProcessDied", f"the process running solve ended abruptly: {_describe_exit(status)}")
-
-
-def _describe_exit(status: int | None) -> str:
-    if status is None:
+def _describe_exit(exitcode: int | None) -> str:
+    if exitcode is None:
         return "its exit status is unknown"
-    if os.WIFEXITED(status):
-        code = os.WEXITSTATUS(status)
-        return f"it exited with code {code} (does solve call os._exit({code})?)"
-    if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
-        try:
-            name = signal.Signals(sig).name
-        except ValueError:
-            name = f"signal {sig}"
-        hints = {
-            "SIGSEGV": "a crash, often from recursion deeper than the C stack",
-            "SIGKILL": "killed, usually for using too much memory",
-            "SIGXCPU": "it used too much CPU time",
-            "SIGABRT": "it aborted",
-        }
-        return f"it was ended by {name}" + (f" ({hints[name]})" if name in hints else "")
-    return f"unexpected status {status}"
+    if exitcode >= 0:
+        return f"it exited with code {exitcode} (does solve call os._exit({exitcode})?)"
+    try:
+        name = signal.Signals(-exitcode).name
+    except ValueError:
+        name = f"signal {-exitcode}"
+    return f"it was ended by {name}" + (f" ({_SIGNAL_HINTS[name]})" if name in _SIGNAL_HINTS else "")
 
 
-class _Worker:
-    """One forked child running a Session, and the supervisor's end of its channel."""
-
-    def __init__(self, pid: int, channel: Channel) -> None:
-        self.pid, self.channel = pid, channel
-        self.status: int | None = None
-        self.finished = False  # our child: killed (and reaped) on stop whatever this says
-
-    @classmethod
-    def start(cls, plan: Plan, skip: int) -> "_Worker":
-        _reap_finished()
-        # Prepared here, before forking, so that each child does as little as possible.
-        channel = Channel(wake_each=True)
-        address_space = address_space_limit(plan.memory_mb)
-        capture = OutputCapture(plan.output_chars)
-        with warnings.catch_warnings():
-            # Forking from a notebook kernel (which has threads) is what we want
-            # here; the child never touches those threads' locks or sockets.
-            warnings.simplefilter("ignore", DeprecationWarning)
-            pid = os.fork()
-        if pid == 0:  # pragma: no cover - runs in the child, reported via the channel
-            channel.worker_side()
-            run_worker(plan, skip, channel, address_space, capture)
-        channel.supervisor_side()
-        return cls(pid, channel)
-
-    def wait_status(self) -> int | None:
-        if self.status is None:
-            try:
-                _, self.status = os.waitpid(self.pid, 0)
-            except ChildProcessError:
-                self.status = None
-        return self.status
-
-    def stop(self) -> None:
-        """Close the pipe and kill the worker; reap it later if it is still exiting.
-
-        A worker that reported ``done`` is already leaving. Waiting for the kernel
-        to tear down its copy of the caller's memory would add a millisecond or
-        more to every run, so it is reaped by the next run (or at exit) instead.
-        """
-        self.channel.close()
-        if self.status is not None:
-            return
-        try:
-            os.kill(self.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        try:
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            _UNREAPED.add(self.pid)
-        else:
-            self.status = status
-
-
-_UNREAPED: set[int] = set()
-
-
-def _reap_finished() -> None:
-    """Collect workers killed by earlier runs, so none lingers as a zombie."""
-    for pid in list(_UNREAPED):
-        try:
-            done, _ = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            done = pid
-        if done:
-            _UNREAPED.discard(pid)
-
-
-@atexit.register
-def _reap_all() -> None:
-    for pid in list(_UNREAPED):
-        try:
-            os.waitpid(pid, 0)
-        except ChildProcessError:
-            pass
-    _UNREAPED.clear()
-
-
-# --------------------------------------------------------------------- in-process
+# ---------------------------------------------------------------------- in-process
 
 
 def _run_in_process(plan: Plan, collector: _Collector, guarded: bool = True) -> None:
     capture = OutputCapture(plan.output_chars)
-    guard_factory = (lambda: _TraceDeadline(plan.timeout)) if guarded else None
+    failed: list[BaseException] = []
 
-    class _Sink:
-        def __call__(self, message: tuple) -> None:
-            collector.accept(message)
+    def sink(message: tuple) -> None:
+        collector.accept(message)
+        session.not_run = collector.not_run()
+        try:
+            collector.report()
+        except BaseException as exc:  # noqa: BLE001 - the caller's progress callback: re-raised below
+            failed.append(exc)
+            raise
 
-    session = Session(_Sink(), skip=0, capture=capture, param_names=plan.param_names, guard=guard_factory)
-    session.extra_globals = plan.extra_globals or {}
+    session = Session(sink, plan, capture, guard=functools.partial(_trace_deadline, collector) if guarded else None)
     saved = sys.stdout, sys.stderr
     capture.install()
     try:
-        solve = plan.solve
-        if isinstance(solve, Solution):
-            solve = load_solution_in_worker(solve, collector.accept)
-            if solve is None:
-                return
-        session.run(plan.code, plan.variant, solve)
+        session.run(plan.solve)
     finally:
         sys.stdout, sys.stderr = saved
-    if collector.current is not None:  # pragma: no cover - the session always reports
-        collector.interrupt(ERROR, ErrorInfo("Interrupted", "the check did not finish"), 0.0)
+    if failed:
+        raise failed[0]
 
 
-class _TraceDeadline:
+@contextlib.contextmanager
+def _trace_deadline(collector: _Collector):
     """A time limit for pure-Python code, enforced by a trace function.
 
     Known limits of this fallback: CPython removes a trace function that raises,
     so a bare ``except:`` that swallows the first CheckTimeout inside a loop keeps
-    the loop running; and C calls (``time.sleep``) are not interrupted. The fork
-    mode has neither limit.
+    the loop running; and C calls (``time.sleep``) are not interrupted. The
+    process mode has neither limit.
     """
+    limit = collector.limit()
+    deadline, clock, package = time.monotonic() + limit, time.monotonic, os.path.dirname(os.path.abspath(__file__))
 
-    def __init__(self, timeout: float) -> None:
-        self.timeout = timeout
-        self.previous = None
+    def tracer(frame, event, arg):
+        if clock() > deadline and not frame.f_code.co_filename.startswith(package):
+            raise CheckTimeout(collector.timeout_error(limit).message)
+        return tracer
 
-    def __enter__(self) -> "_TraceDeadline":
-        deadline = time.monotonic() + self.timeout
-        package = os.path.dirname(os.path.abspath(__file__))
-        clock = time.monotonic
-
-        def tracer(frame, event, arg):
-            if clock() > deadline and not frame.f_code.co_filename.startswith(package):
-                raise CheckTimeout(f"no result after {self.timeout:g} s: is there an infinite loop?")
-            return tracer
-
-        self.previous = sys.gettrace()
-        sys.settrace(tracer)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        sys.settrace(self.previous)
-
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        yield
+    finally:
+        sys.settrace(previous)

@@ -1,31 +1,78 @@
 """One check session: a fixture program run one check at a time, reported as plain data.
 
 A `Session` executes a fixture program (see `_fixtures`) and turns each
-``__fm_check__`` call into two messages for its sink: ``begin`` (so a supervisor
-that has to kill a stuck worker still knows which check was running) and
-``result`` (status, values, error, output, timing, mutation note). Values leave as
-plain Python data only (`portable`), so the receiving side never unpickles an
-object whose class it cannot trust.
+``__fm_check__`` call into messages for its sink, sent the moment they are
+known, so that a supervisor that kills a stuck worker still knows everything:
+``begin`` (the label, and the expected value when it may be computed ahead),
+``call`` (each call of solve, as it is entered) and ``result``. Values leave as
+plain Python data only (`portable`): the caller never unpickles a class it
+cannot trust. The same Session runs in a worker process (the supervisor kills
+it at a limit) and, as the fallback, in the caller (a trace function stops it).
 
-The same Session serves both isolation modes: in a forked worker process (the
-supervisor enforces time limits by killing it) and, as a weaker fallback, in the
-calling process itself (a trace function enforces time limits).
+The expected value of a check that never finished. The harness evaluates
+``check(label, actual, expected)`` in that order, and the expected may depend
+on the actual (``check('a', (res := solve(x)), res)``) or have side effects, so
+the verdict always uses the expected evaluated after the actual. Ahead of the
+actual, only to be shown should the check time out or its process die, the
+expected is computed where that cannot differ from the harness's value: in a
+learner's run (that solve lives in its own namespace and gets deep copies, so
+it cannot change what the expected reads; not in a replay, where the record's
+solve shares the script's variables), for a check that binds no name the
+expected reads with ``:=`` (`Plan.independent`), and when every name the
+expected reads holds plain data or is a pure builtin such as ``len`` (checked
+just before). After a solve that raised, the expected is evaluated in order,
+unless it reads such a ``:=`` name. Otherwise it is shown as not computed,
+with the reason: never as ``None``.
 """
 
 from __future__ import annotations
 
+import builtins
 import copy
 import io
 import sys
 import time
+import types
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from ._results import ERROR, FAIL, PASS, TIMEOUT
-from ._values import error_payload, portable, render_call, safe_repr
+from ._solution import Solution
+from ._values import Opaque, error_payload, not_computed, portable, render_call, safe_repr
 
+DEFAULT_TIMEOUT = 2.0
+DEFAULT_MEMORY_MB = 2048
+DEFAULT_OUTPUT_CHARS = 8_000
 MAX_CHECKS = 10_000
 """A run stops with a problem after this many checks (a fixture loop gone wrong)."""
 _CALL_LIMIT = 500
+_PURE_BUILTINS = frozenset(
+    "abs all any bool chr dict divmod enumerate float frozenset int len list max min ord range repr reversed round set sorted str sum tuple zip".split()
+)
+_PLAIN = (type(None), bool, int, float, complex, str, bytes, tuple, list, dict, set, frozenset, range)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One run, as a worker needs it: the program, the solve, the limits, and the caller's setting."""
+
+    code: Any
+    """A code object, or a tuple of them run in turn in one namespace."""
+    variant: int
+    solve: Any
+    """A function, a `Solution`, or None for a replay."""
+    timeout: float
+    memory_mb: int
+    output_chars: int
+    param_names: tuple[str, ...]
+    extra_globals: dict | None = None
+    independent: frozenset[int] = frozenset()
+    """Check sites whose expected reads no name the same check call binds with ``:=``."""
+    expected_ahead: bool = False
+    """Whether an expected may be computed before the actual (learner runs; not replays)."""
+    cwd: str | None = None
+    path: tuple[str, ...] = ()
+    recursion_limit: int = 1000
 
 
 class CheckTimeout(BaseException):
@@ -36,28 +83,29 @@ class TooManyChecks(Exception):
     """The fixture code ran more than MAX_CHECKS checks."""
 
 
+class _LoadFailed(Exception):
+    """A solution file could not be loaded; its argument is the error as plain data."""
+
+
+class _NotRun(BaseException):
+    """Raised at the entry of solve in a check that is only listed (see `Session.not_run`)."""
+
+
 class _BoundedSink(io.RawIOBase):
     """Keeps the first `limit` bytes written to it and counts the rest."""
 
     def __init__(self, limit: int) -> None:
         super().__init__()
-        self.limit = limit
-        self.kept = bytearray()
-        self.dropped = 0
+        self.limit, self.kept, self.dropped = limit, bytearray(), 0
 
     def writable(self) -> bool:
         return True
 
     def write(self, data) -> int:
-        n = len(data)
-        room = self.limit - len(self.kept)
-        if room >= n:
-            self.kept += data
-        else:
-            if room > 0:
-                self.kept += bytes(data[:room])
-            self.dropped += n - max(room, 0)
-        return n
+        room = max(self.limit - len(self.kept), 0)
+        self.kept += bytes(data[:room])
+        self.dropped += max(len(data) - room, 0)
+        return len(data)
 
 
 class OutputCapture:
@@ -69,8 +117,7 @@ class OutputCapture:
     """
 
     def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self._sink = _BoundedSink(limit)
+        self.limit, self._sink = limit, _BoundedSink(limit)
         self.stream = self._new_stream()
 
     def _new_stream(self) -> io.TextIOWrapper:
@@ -96,47 +143,39 @@ class OutputCapture:
 
 
 class Session:
-    """Runs one fixture program and reports each check to `sink` as plain data."""
+    """Runs one fixture program and reports each check to `sink` as plain data.
 
-    def __init__(
-        self,
-        sink: Callable[[tuple], None],
-        *,
-        skip: int,
-        capture: OutputCapture,
-        param_names: tuple[str, ...],
-        guard: Callable[[], Any] | None = None,
-    ) -> None:
-        self.sink = sink
-        self.skip = skip
-        self.capture = capture
-        self.param_names = param_names
-        self.guard = guard
+    Checks before `skip` were reported by an earlier worker and are passed over
+    without evaluating anything. When `not_run` holds a reason, checks are only
+    listed: label, call and expected, with solve stopped at its entry.
+    """
+
+    def __init__(self, sink: Callable[[tuple], None], plan: Plan, capture: OutputCapture, *, skip: int = 0, guard: Callable[[], Any] | None = None) -> None:
+        self.sink, self.plan, self.capture, self.skip, self.guard = sink, plan, capture, skip, guard
+        self.not_run: str | None = None
         self.ordinal = 0
         self.globals: dict[str, Any] = {}
-        self.extra_globals: dict[str, Any] = {}
+        self._current: int | None = None
         self._calls: list[str] = []
         self._mutation: str | None = None
 
-    def run(self, code, variant: int, solve: Callable | None) -> None:
+    def run(self, solve: Callable | None) -> None:
         """Execute the program (a code object, or several in turn); report ``done`` or a ``problem``."""
         g = self.globals
-        g.update(
-            {
-                "__name__": "__failuremap__",
-                "__builtins__": __builtins__,
-                "N": variant,
-                "__fm_variant__": variant,
-                "__fm_check__": self.check,
-                "__fm_wrap__": self.wrap,
-            }
-        )
-        g.update(self.extra_globals)
-        if solve is not None:
-            g["solve"] = self.wrap(solve)
+        g.update({"__name__": "__failuremap__", "__builtins__": builtins, "N": self.plan.variant, "__fm_variant__": self.plan.variant})
+        g.update({"__fm_check__": self.check, "__fm_wrap__": self.wrap})
+        g.update(self.plan.extra_globals or {})
+        code = self.plan.code
         try:
+            if isinstance(solve, Solution):
+                solve = self._load(solve)
+            if solve is not None or self.not_run is not None:  # only listing: a solve that is never called
+                g["solve"] = self.wrap(solve)
             for part in code if isinstance(code, tuple) else (code,):
                 exec(part, g)
+        except _LoadFailed as exc:
+            self.sink(("problem", exc.args[0]))
+            return
         except TooManyChecks:
             self.sink(("problem", {"type": "TooManyChecks", "message": f"the fixtures ran more than {MAX_CHECKS:,} checks", "traceback": ""}))
             return
@@ -145,19 +184,38 @@ class Session:
             return
         self.sink(("done", self.ordinal))
 
+    @staticmethod
+    def _load(solution: Solution) -> Callable:
+        """A learner's solution file, executed here, in the process that runs the checks."""
+        namespace: dict[str, Any] = {"__name__": "solution", "__file__": solution.path, "__builtins__": builtins}
+        try:
+            exec(compile(solution.source, solution.path, "exec"), namespace)
+        except BaseException as exc:  # noqa: BLE001
+            error = error_payload(exc)
+            error["message"] = f"{solution.path} failed while loading: {error['message']}"
+            raise _LoadFailed(error) from None
+        if not callable(namespace.get("solve")):
+            raise _LoadFailed({"type": "SolutionError", "message": f"{solution.path}: solve is not a function", "traceback": ""})
+        return namespace["solve"]
+
     def wrap(self, solve: Callable) -> Callable:
-        """Give every call a deep copy of its arguments, and notice mutation."""
+        """Report every call as it starts, give it a deep copy of its arguments, and notice mutation."""
         session = self
 
         def solve_called_by_the_fixture(*args, **kwargs):  # the name is SOLVE_FRAME
-            session._calls.append(render_call(args, kwargs))
+            call = render_call(args, kwargs)
+            if session._current is not None and sum(map(len, session._calls)) < _CALL_LIMIT:
+                session.sink(("call", session._current, call))
+            session._calls.append(call)
+            if session.not_run is not None:
+                raise _NotRun
             try:
                 fresh_args, fresh_kwargs = copy.deepcopy((args, kwargs))
             except Exception:  # noqa: BLE001 - uncopyable input: pass it as it is
                 fresh_args, fresh_kwargs = args, kwargs
             result = solve(*fresh_args, **fresh_kwargs)
             if session._mutation is None:
-                session._mutation = _describe_mutation(args, kwargs, fresh_args, fresh_kwargs, session.param_names)
+                session._mutation = _describe_mutation(args, kwargs, fresh_args, fresh_kwargs, session.plan.param_names)
             return result
 
         solve_called_by_the_fixture.__wrapped__ = solve  # type: ignore[attr-defined]
@@ -172,19 +230,22 @@ class Session:
             return  # an earlier worker already reported this check
         label = label_thunk()
         label_text = label if type(label) is str else safe_repr(label)
-        self.sink(("begin", ordinal, site, label_text))
-        self._calls, self._mutation = [], None
+        independent = site in self.plan.independent
+        self.sink(("begin", ordinal, site, label_text, self._expected_ahead(expected_thunk, independent)))
+        self._current, self._calls, self._mutation = ordinal, [], None
         self.capture.take()
         status, error, actual, passed = FAIL, None, None, False
         started = time.perf_counter()
         try:
             actual = self._guarded(actual_thunk)
+        except _NotRun:
+            status, error = ERROR, {"type": "NotRun", "message": self.not_run, "traceback": ""}
         except CheckTimeout as exc:
             status, error = TIMEOUT, {"type": "Timeout", "message": str(exc), "traceback": ""}
         except BaseException as exc:  # noqa: BLE001 - includes SystemExit
             status, error = ERROR, error_payload(exc)
-        expected, expected_error = self._expected(expected_thunk)
         if status == FAIL:
+            expected, expected_error = self._expected(expected_thunk)
             if expected_error is not None:
                 status, error = ERROR, expected_error
             else:
@@ -196,34 +257,34 @@ class Session:
                 except BaseException as exc:  # noqa: BLE001 - a hostile __eq__
                     status, error = ERROR, error_payload(exc)
                     error["message"] = "comparing the result with the expected value raised: " + error["message"]
+        elif independent:
+            expected, expected_error = self._expected(expected_thunk)
+            if expected_error is not None:
+                expected = not_computed(expected_error["message"])
+        else:
+            expected = not_computed("this check's expected value reads what its call to solve returned (:=), and that call did not finish")
         elapsed_ms = (time.perf_counter() - started) * 1000
+        self._current = None
         output, dropped = self.capture.take()
-        self.sink(
-            (
-                "result",
-                {
-                    "index": ordinal,
-                    "site": site,
-                    "check": label_text,
-                    "status": status,
-                    "passed": passed,
-                    "actual": portable(actual) if status in (PASS, FAIL) else None,
-                    "expected": portable(expected),
-                    "call": "; ".join(self._calls)[:_CALL_LIMIT],
-                    "error": error,
-                    "stdout": output,
-                    "stdout_dropped": dropped,
-                    "elapsed_ms": elapsed_ms,
-                    "mutation": self._mutation,
-                },
-            )
-        )
+        result = dict(index=ordinal, site=site, check=label_text, status=status, passed=passed, error=error, mutation=self._mutation)
+        result.update(actual=portable(actual) if status in (PASS, FAIL) else None, expected=expected if type(expected) is Opaque else portable(expected))
+        result.update(call="; ".join(self._calls)[:_CALL_LIMIT], stdout=output, stdout_dropped=dropped, elapsed_ms=elapsed_ms)
+        self.sink(("result", result))
 
     def _guarded(self, thunk):
         if self.guard is None:
             return thunk()
         with self.guard():
             return thunk()
+
+    def _expected_ahead(self, thunk, independent: bool) -> Any:
+        """The expected, computed before the actual where that is safe (module docstring); else why not."""
+        if not (self.plan.expected_ahead and independent and _reads_plain_data(thunk, self.globals)):
+            return not_computed("this check did not finish, and its expected value can only be computed after solve returns")
+        try:
+            return portable(self._guarded(thunk))
+        except BaseException as exc:  # noqa: BLE001 - the record's own code; its check will say more
+            return not_computed(f"computing it raised {type(exc).__name__}")
 
     def _expected(self, expected_thunk) -> tuple[Any, dict | None]:
         try:
@@ -248,20 +309,33 @@ class Session:
         return bool(actual == expected)
 
 
+def _reads_plain_data(thunk: Callable, g: dict) -> bool:
+    """Whether every name `thunk` reads is plain data (or a pure builtin): nothing it runs is code of anyone's."""
+    for cell in thunk.__closure__ or ():
+        try:
+            if type(cell.cell_contents) not in _PLAIN:
+                return False
+        except ValueError:  # an empty cell: not bound yet
+            return False
+    pending = [thunk.__code__]
+    while pending:
+        code = pending.pop()
+        pending += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+        for name in code.co_names:  # globals, and attribute names, which only pure builtins' names pass
+            if (type(g[name]) not in _PLAIN) if name in g else (name not in _PURE_BUILTINS):
+                return False
+    return True
+
+
 def _describe_mutation(args, kwargs, fresh_args, fresh_kwargs, names: tuple[str, ...]) -> str | None:
     try:
-        changed = [
-            (names[i] if i < len(names) else f"argument {i + 1}", before, after)
-            for i, (before, after) in enumerate(zip(args, fresh_args))
-            if type(before) is not type(after) or before != after
-        ]
+        changed = [(names[i] if i < len(names) else f"argument {i + 1}", before, after) for i, (before, after) in enumerate(zip(args, fresh_args))
+                   if type(before) is not type(after) or before != after]
         changed += [(k, kwargs[k], fresh_kwargs[k]) for k in kwargs if kwargs[k] != fresh_kwargs.get(k)]
     except BaseException:  # noqa: BLE001 - a hostile __eq__: say nothing rather than guess
         return None
     if not changed:
         return None
     name, before, after = changed[0]
-    return (
-        f"solve modified its argument {name!r}: it was {safe_repr(before, 120)} and became "
-        f"{safe_repr(after, 120)}. Each check passes a fresh copy, so other checks are unaffected."
-    )
+    return (f"solve modified its argument {name!r}: it was {safe_repr(before, 120)} and became {safe_repr(after, 120)}."
+            " Each check passes a fresh copy, so other checks are unaffected.")

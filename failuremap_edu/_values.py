@@ -20,6 +20,8 @@ __all__ = [
     "Opaque",
     "clip",
     "error_payload",
+    "is_not_computed",
+    "not_computed",
     "portable",
     "render_call",
     "safe_repr",
@@ -53,6 +55,10 @@ def clip(text: str, limit: int, *, one_line: bool = False) -> str:
     return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
 
 
+NOT_COMPUTED = "not computed"
+"""`Opaque.type_name` of an expected value that was never computed (`not_computed`)."""
+
+
 @dataclass(frozen=True, eq=False)
 class Opaque:
     """Stands in for a value that cannot leave the sandbox as itself.
@@ -76,6 +82,16 @@ class Opaque:
 
     def __repr__(self) -> str:
         return self.repr
+
+
+def not_computed(why: str) -> Opaque:
+    """Stands in for an expected value that was never computed, saying why (never a bare None)."""
+    return Opaque(NOT_COMPUTED, "(not computed)", why)
+
+
+def is_not_computed(value: Any) -> bool:
+    """True for the stand-in of `not_computed`: displays say why instead of showing a value."""
+    return type(value) is Opaque and value.type_name == NOT_COMPUTED
 
 
 def safe_repr(value: Any, limit: int = _REPR_LIMIT, *, keep_end: bool = False) -> str:

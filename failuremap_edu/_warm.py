@@ -1,432 +1,354 @@
-"""Warm workers: checks start in a process that is already forked, hardened and warmed up.
+"""Worker processes: a clean server forks them, one waits on standby, and none outlives its run.
 
-Forking the caller for every run puts the whole fork on the learner's wait: the
-caller's page tables (a notebook kernel maps hundreds of megabytes), the child's
-start-up, its hardening, and its copy-on-write faults as it first touches the
-runner's code. Here a small server process, started once from a clean
-interpreter (like multiprocessing's forkserver), keeps `POOL` standby children
-that have done all of that already and wait for one run each. A run sends its
-`Plan` to a standby (the solve travels by value, see `_byvalue`) and reads the
-results through a `Channel`; the server then forks a replacement while the
-learner reads.
+Never fork the caller: a notebook kernel has threads (CPython 3.12 warns about
+forking one; 3.14 makes forkserver the default on Linux) and a fork copies all
+its memory. Workers come from the standard library's forkserver, a server
+started once from a clean interpreter and preloaded with the worker side
+(`_serve`, `_worker`), so each worker is a cheap fork of it. We use a private
+``ForkServer`` rather than ``get_context("forkserver").Process``, which shares
+one server and preload list with the notebook's own multiprocessing, makes each
+child import the caller's ``__main__`` again (a script calling `run_checks`
+without ``if __name__ == "__main__"`` would run again in every worker), and
+pickles with multiprocessing's pickler, where `_byvalue` must send solve. We ask
+the server for a child and send it a `_worker.Start` ourselves.
 
-The caller itself is never forked on this path. When the solve cannot travel by
-value, the server is not running (yet), or anything about it goes wrong, the
-runner forks the caller exactly as before: the warm path is an optimisation and
-never the only way. Linux only (memfd, descriptor passing); set
-``FAILUREMAP_WARM=0`` to turn it off.
+A standby: a run on a fresh child takes about twice as long as on one already
+waiting (`benchmarks/bench_core.py`), so after each run a child is started for
+the next, having imported what this run's solve used. That, killing the
+finished worker and the sweep happen on a background thread, off the wait.
+
+Contained processes: each worker has a session and process group of its own,
+killed whole at the end of its run. The server is the subreaper below it
+(Linux), so what solve detached (double fork, ``setsid``) comes back to it, not
+to init; after a run, every child of the server that is not one of our workers
+is killed with its group, until none is left. Nothing in the caller's own
+session is ever killed. Without ``/proc`` (macOS) only the group is killed.
 """
 
 from __future__ import annotations
 
 import atexit
-import collections
-import json
+import contextlib
 import os
+import pickle
+import queue
 import select
 import signal
-import socket
 import struct
-import sys
+import threading
 import time
-from typing import Any
+
+try:
+    from multiprocessing import forkserver
+except ImportError:  # pragma: no cover - Pyodide: no processes at all (the runner never gets here)
+    forkserver = None  # type: ignore[assignment]
 
 from . import _byvalue
-from ._channel import Channel
-from ._worker import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, DEFAULT_TIMEOUT, Plan, address_space_limit, harden, run_worker
+from ._channel import Reader
+from ._worker import REQUEST, Start
 
-POOL = 2
-"""Standbys kept ready: two, so that back-to-back runs (five variants) rarely wait."""
-WAIT_FOR_STANDBY = 0.02
-"""Seconds a run waits for a standby still being made (one takes about 3 ms) before
-forking the caller instead. Never waited while the server is still starting."""
-_REQUEST = struct.Struct("!QI")  # payload bytes, checks to skip
-_STANDBY = struct.Struct("!i")
-_EXIT = struct.Struct("!ii")
+_SIGNED = struct.Struct("q")  # how the server reports a child's pid, then its exit code
+_PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+POLL = 0.025
+"""Seconds between reads of a running worker's log: for live progress, and to learn when a check began."""
+SWEEP_LIMIT = 2.0
+"""Seconds spent at most ending what one worker left behind."""
 
 
-def enabled() -> bool:
-    return (
-        sys.platform.startswith("linux")
-        and hasattr(os, "memfd_create")
-        and hasattr(socket, "send_fds")
-        and os.environ.get("FAILUREMAP_WARM", "1").strip() != "0"
-    )
+class WorkerDied(Exception):
+    """The worker's process has ended, and every message it sent has been read."""
 
 
-# --------------------------------------------------------------------------- caller side
+class Worker:
+    """One worker process, from the supervisor's side: its pipes and its fate."""
 
+    def __init__(self, status_r: int, plan_w: int, log_r: int, wake_r: int) -> None:
+        self.status_r, self.plan_w, self.log_r, self.wake_r = status_r, plan_w, log_r, wake_r
+        self.readers = {log_r: Reader(), wake_r: Reader()}  # a frame never spans the two pipes
+        self._status, self._lock = b"", threading.Lock()
+        self.pid: int | None = None
+        self.exitcode: int | None = None
+        """How it ended, as multiprocessing reports it: the exit code, or minus the signal."""
+        self.gone = self.closed = False
+        self.hung_up = False
+        """The wake pipe has closed: nothing will wake us any more but the exit status."""
 
-class WarmWorker:
-    """A standby that accepted one run: the supervisor's view, like `_runner._Worker`."""
+    def _wait_status(self, until_pid: bool, timeout: float) -> None:
+        """Read what the server reports (pid, then exit code) until the pid is known or it has ended."""
+        deadline = time.monotonic() + timeout
+        while not self.gone and not (until_pid and self.pid is not None):
+            remaining = deadline - time.monotonic()
+            # In short waits: another thread may read what woke us (the sweep asks every worker's pid).
+            if not _ready([self.status_r], min(max(remaining, 0), 0.01)):
+                if remaining <= 0:
+                    return
+                continue
+            with self._lock, contextlib.suppress(BlockingIOError):  # the sweep's thread reads it too
+                if self.closed:  # by another thread: its descriptor may belong to a new pipe by now
+                    return
+                data = os.read(self.status_r, 64)
+                self._status += data
+                if self.pid is None and len(self._status) >= 8:
+                    (self.pid,) = _SIGNED.unpack_from(self._status)
+                if len(self._status) >= 16:
+                    (self.exitcode,) = _SIGNED.unpack_from(self._status, 8)
+                self.gone = not data or self.exitcode is not None  # no data: the server itself has gone
 
-    def __init__(self, client: "_Client", pid: int, channel: Channel) -> None:
-        self.client, self.pid, self.channel = client, pid, channel
-        self.finished = False
+    def wait_pid(self, timeout: float = 5.0) -> int | None:
+        self._wait_status(True, timeout)
+        return self.pid
 
-    def wait_status(self) -> int | None:
-        return self.client.exit_status(self.pid)
+    def send(self, skip: int, not_run: str | None, payload: bytes, deadline: float) -> bool:
+        """The run's request; False if the worker ended or stopped reading before `deadline`."""
+        reason = (not_run or "").encode()
+        data = memoryview(REQUEST.pack(skip, len(reason), len(payload)) + reason + payload)
+        while data and not self.gone and time.monotonic() < deadline:
+            if _ready([self.plan_w], 0.05, select.POLLOUT):
+                try:
+                    data = data[os.write(self.plan_w, data) :]
+                except BlockingIOError:
+                    pass
+                except OSError:  # BrokenPipeError: it has gone
+                    return False
+            self._wait_status(False, 0)
+        return not data
 
-    def stop(self) -> None:
-        """Close our end; kill the standby only if it may still be running.
+    def messages(self, until: float) -> list:
+        """Messages not yet seen, in order; [] if `until` passed first.
 
-        It is the server's child, so once it has exited its pid can be reused:
-        a finished worker is never signalled.
+        Raises WorkerDied once the process has ended and all it sent has been read,
+        and `_channel.Undecodable` for bytes that are no message of ours.
         """
-        self.channel.close()
-        if not self.finished:
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-
-
-class Shipment:
-    """A run's plan, serialised once, ready for any number of standbys (one per restart)."""
-
-    def __init__(self, payload: bytes, modules: frozenset[str]) -> None:
-        self.payload, self.modules = payload, modules
-
-
-def ship(plan: Plan) -> Shipment | None:
-    """The plan as bytes for a standby, or None if the warm path cannot take it."""
-    if not enabled():
-        return None
-    request = {
-        "plan": plan,
-        "cwd": os.getcwd(),
-        "path": list(sys.path),
-        "recursion_limit": sys.getrecursionlimit(),
-    }
-    try:
-        payload, modules = _byvalue.dumps(request)
-    except _byvalue.Unshippable:
-        return None
-    return Shipment(payload, modules)
-
-
-def start(shipment: Shipment, skip: int) -> WarmWorker | None:
-    """Hand the run to a ready standby; None when there is none (the caller forks instead)."""
-    client = _client()
-    if client is None:
-        return None
-    for _ in range(POOL + 1):
-        standby = client.take(WAIT_FOR_STANDBY)
-        if standby is None:
-            return None
-        pid, sock, channel = standby
-        try:
-            with sock:
-                sock.settimeout(5)  # a standby that stopped reading (SIGSTOP) must not hang the caller
-                sock.sendall(_REQUEST.pack(len(shipment.payload), skip) + shipment.payload)
-        except OSError:  # that standby has gone (killed from outside): try the next one
-            channel.close()
-            continue
-        client.preload(shipment.modules)
-        return WarmWorker(client, pid, channel)
-    return None
-
-
-class _Client:
-    """The caller's connection to its warm server."""
-
-    def __init__(self) -> None:
-        import subprocess
-
-        self.owner = os.getpid()
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        code = f"import sys; sys.path.insert(0, {package_parent!r}); from failuremap_edu._warm import serve; serve({theirs.fileno()})"
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", code],
-            pass_fds=[theirs.fileno()],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=None if os.environ.get("FAILUREMAP_WARM_DEBUG") else subprocess.DEVNULL,
-            start_new_session=True,  # a Ctrl-C in the terminal is for the caller, not for the server
-        )
-        theirs.close()
-        self.control = ours
-        self.ready: collections.deque[tuple[int, socket.socket, Channel]] = collections.deque()
-        self.statuses: dict[int, int] = {}
-        self.preloaded: set[str] = set()
-        self.delivered = 0
-        self.closed = False
-
-    def take(self, wait: float) -> tuple[int, socket.socket, Channel] | None:
-        self._poll(0)
-        if not self.delivered:
-            wait = 0  # still starting (about a quarter of a second): forking now is quicker
-        deadline = time.monotonic() + wait
-        while not self.ready:
-            remaining = deadline - time.monotonic()
-            if self.closed or remaining <= 0:
-                return None
-            self._poll(remaining)
-        return self.ready.popleft()
-
-    def exit_status(self, pid: int, wait: float = 2.0) -> int | None:
-        deadline = time.monotonic() + wait
-        while pid not in self.statuses and not self.closed:
-            remaining = deadline - time.monotonic()
+        while True:
+            for reader in self.readers.values():
+                reader.check()  # garbage was read: from then on the worker counts as dead
+            gone = self.gone
+            # The wake pipe first: once it holds a frame the log holds all that came before, and the log's
+            # frames go first (`_worker._Sink`). What follows garbage in the log is not trusted.
+            woken = self._read(self.wake_r)
+            arrived = self._read(self.log_r)
+            arrived += woken if self.readers[self.log_r].broken is None else []
+            if arrived:
+                return arrived  # what came with the garbage, if any, is raised at the next call
+            if any(reader.broken for reader in self.readers.values()):
+                continue
+            if gone:
+                raise WorkerDied
+            remaining = until - time.monotonic()
             if remaining <= 0:
-                return None
-            self._poll(remaining)
-        return self.statuses.pop(pid, None)
+                return []
+            watched = [self.status_r] + ([] if self.hung_up else [self.wake_r])
+            if self.status_r in _ready(watched, min(remaining, POLL)):
+                self._wait_status(False, 0)
 
-    def preload(self, modules: frozenset[str]) -> None:
-        new = sorted(modules - self.preloaded)
-        if new:
-            self.preloaded.update(new)
-            self._send(b"P" + json.dumps(new).encode())
+    def _read(self, fd: int) -> list:
+        """Whatever is in one pipe now, as messages (never blocks)."""
+        reader, arrived = self.readers[fd], []
+        with contextlib.suppress(BlockingIOError):
+            while reader.broken is None and (chunk := os.read(fd, 1 << 20)):
+                arrived += reader.feed(chunk)
+            self.hung_up |= fd == self.wake_r and reader.broken is None  # end of file: every writer has gone
+        return arrived
 
     def close(self) -> None:
-        if not self.closed:
+        with self._lock:
             self.closed = True
-            self.control.close()
-        while self.ready:
-            _, sock, channel = self.ready.popleft()
-            sock.close()
-            channel.close()
-
-    def _send(self, message: bytes) -> None:
-        if self.closed:
-            return
-        try:
-            self.control.send(message)
-        except OSError:
-            self.close()
-
-    def _poll(self, timeout: float) -> None:
-        """Read what the server has said: new standbys, and exit statuses."""
-        if self.closed:
-            return
-        try:
-            ready, _, _ = select.select([self.control], [], [], max(timeout, 0))
-            while ready:
-                message, fds, _, _ = socket.recv_fds(self.control, 64, 3)
-                if not message:
-                    self.close()
-                    return
-                if message[:1] == b"S" and len(fds) == 3:
-                    (pid,) = _STANDBY.unpack_from(message, 1)
-                    sock_fd, log_fd, read_fd = fds
-                    # Mapped now, while nothing waits: a run then only writes to the socket.
-                    self.ready.append((pid, socket.socket(fileno=sock_fd), Channel.supervise(log_fd, read_fd)))
-                    self.delivered += 1
-                    fds = []
-                elif message[:1] == b"X":
-                    pid, status = _EXIT.unpack_from(message, 1)
-                    if len(self.statuses) > 1000:
-                        self.statuses.clear()
-                    self.statuses[pid] = status
-                for fd in fds:
+            for fd in (self.status_r, self.plan_w, self.log_r, self.wake_r):
+                with contextlib.suppress(OSError):
                     os.close(fd)
-                ready, _, _ = select.select([self.control], [], [], 0)
-        except OSError:
-            self.close()
 
 
-_CLIENT: _Client | None = None
+class Pool:
+    """This process's worker server, its standby, and the sweep after each worker."""
 
+    def __init__(self) -> None:
+        self.owner = os.getpid()
+        self.server = forkserver.ForkServer()
+        self.server.set_forkserver_preload(["failuremap_edu._serve"])
+        self.started = False
+        self.standby: Worker | None = None
+        self.workers: set[Worker] = set()
+        """Every worker asked for and not yet stopped: never strays."""
+        self.errands: queue.SimpleQueue | None = None
+        self.lock = threading.Lock()
 
-def _client() -> _Client | None:
-    """This process's server: started on first use, so the first run forks the caller."""
-    global _CLIENT
-    if not enabled():
-        return None
-    if _CLIENT is not None and _CLIENT.owner != os.getpid():
-        _CLIENT = None  # a forked copy of the caller: the server belongs to the original
-    if _CLIENT is not None and _CLIENT.closed and _RESTARTS[0] < MAX_RESTARTS:
-        _RESTARTS[0] += 1  # the server went away (killed, out of memory): start another
-        _CLIENT = None
-    if _CLIENT is None:
+    def take(self) -> Worker:
+        """The standby if it is still there, else a fresh worker."""
+        with self.lock:
+            worker, self.standby = self.standby, None
+        if worker is not None:
+            worker._wait_status(False, 0)
+            if not worker.gone:
+                return worker
+            self.stop(worker)
+        return self.launch(Start())
+
+    def launch(self, start: Start) -> Worker:
+        """Ask the server for a child; it starts in the background, and is never waited for here."""
+        (plan_r, plan_w), (log_r, log_w), (wake_r, wake_w) = os.pipe(), os.pipe(), os.pipe()
         try:
-            _CLIENT = _Client()
-        except OSError:
-            return None
-        return None
-    if _CLIENT.closed:
-        return None
-    return _CLIENT
+            if not self.started:
+                with _package_importable():
+                    self.server.ensure_running()
+                self.started = True
+            with self.lock:  # known before it exists, so that no sweep takes it for a stray
+                status_r, data_w = self.server.connect_to_new_process([plan_r, log_w, wake_w])
+                worker = Worker(status_r, plan_w, log_r, wake_r)
+                self.workers.add(worker)
+        except BaseException:
+            for fd in (plan_w, log_r, wake_r):
+                os.close(fd)
+            raise
+        finally:
+            for fd in (plan_r, log_w, wake_w):
+                os.close(fd)
+        for fd in (status_r, plan_w, log_r, wake_r):
+            os.set_blocking(fd, False)
+        with open(data_w, "wb") as channel:  # no preparation data: no __main__ to import; by value: the rehearsal's code
+            channel.write(pickle.dumps({}) + _byvalue.dumps(start)[0])
+        return worker
+
+    def finish(self, worker: Worker, start: Start) -> None:
+        """The run is over: its worker is stopped, and the next one lined up, on a background thread."""
+        with self.lock:
+            if self.errands is None:  # one thread for the life of the pool: starting one per run costs more
+                self.errands = queue.SimpleQueue()
+                threading.Thread(target=self._run_errands, args=(self.errands,), daemon=True).start()
+            self.errands.put((worker, start))
+
+    def _run_errands(self, errands: queue.SimpleQueue) -> None:
+        while True:
+            worker, start = errands.get()
+            with contextlib.suppress(OSError):  # no standby this time (the server restarting, say): runs start fresh
+                if errands.empty():  # first the next run's worker, then the sweep (which waits for the old one to end)
+                    self.line_up(start)
+            with contextlib.suppress(OSError):
+                self.stop(worker)
+
+    def line_up(self, start: Start) -> None:
+        """Start a standby, unless there is one."""
+        with self.lock:
+            if self.standby is not None:
+                return
+        standby = self.launch(start)
+        with self.lock:
+            self.standby, extra = (standby, None) if self.standby is None else (self.standby, standby)
+        if extra is not None:
+            self.stop(extra)
+
+    def stop(self, worker: Worker) -> None:
+        """Kill the worker's process group, then, once it has gone, whatever of it escaped."""
+        if worker.wait_pid() is not None and not worker.gone:
+            if not _kill_group(worker.pid):  # it has not made its group yet
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(worker.pid, signal.SIGKILL)
+            worker._wait_status(False, SWEEP_LIMIT)  # ended: its orphans have moved to the server by now
+        if worker.pid is not None:
+            self._sweep(worker.pid)
+        with self.lock:
+            self.workers.discard(worker)
+        worker.close()
+
+    def _strays(self) -> set[int]:
+        """Live children of the server, in sessions of their own, that are none of our workers."""
+        children = _children(getattr(self.server, "_forkserver_pid", None))  # first: see `launch`
+        with self.lock:
+            ours = list(self.workers)
+        return {pid for pid in children - {w.wait_pid(1.0) for w in ours} if _contained(pid)}
+
+    def _sweep(self, group: int) -> None:
+        """Until the worker's group is empty and the server has no stray child: kill them, with their groups."""
+        deadline = time.monotonic() + SWEEP_LIMIT
+        groups = {group}
+        while time.monotonic() < deadline:
+            groups = {g for g in groups if _kill_group(g)}
+            strays = self._strays()
+            if not strays and not groups:
+                return
+            for stray in strays:
+                with contextlib.suppress(OSError):
+                    groups.add(os.getpgid(stray))
+                    os.kill(stray, signal.SIGKILL)
+            time.sleep(0.002)
 
 
-MAX_RESTARTS = 3
-_RESTARTS = [0]
+def _ready(fds: list[int], timeout: float, events: int = select.POLLIN) -> list[int]:
+    """The descriptors among `fds` that are ready (poll: select() fails above descriptor 1023)."""
+    poller = select.poll()
+    for fd in fds:
+        poller.register(fd, events)
+    return [fd for fd, _ in poller.poll(timeout * 1000)]
+
+
+def _kill_group(group: int) -> bool:
+    """SIGKILL a process group; False if there is none (left) by that id."""
+    try:
+        os.killpg(group, signal.SIGKILL)
+        return True
+    except (ProcessLookupError, PermissionError):
+        return False
+
+
+def _contained(pid: int) -> bool:
+    """Alive, and in a session apart from ours: only such processes are ever killed.
+
+    Workers leave the caller's session first thing (the server never does), so
+    nothing in the caller's own session, the caller included, can pass for a stray.
+    """
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            alive = fh.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+        return alive and os.getsid(pid) != os.getsid(0)
+    except (OSError, IndexError):
+        return False
+
+
+def _children(pid: int | None) -> set[int]:
+    """The direct children of `pid`, from ``/proc`` (none where there is no ``/proc``)."""
+    found: set[int] = set()
+    with contextlib.suppress(OSError, TypeError):
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children") as fh:  # Linux >= 3.5 (CONFIG_PROC_CHILDREN)
+                found.update(map(int, fh.read().split()))
+    return found
+
+
+@contextlib.contextmanager
+def _package_importable():
+    """The server imports this package by name, also where it is not installed (a checkout on sys.path)."""
+    old = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, (_PACKAGE_PARENT, old)))
+    try:
+        yield
+    finally:
+        os.environ.pop("PYTHONPATH") if old is None else os.environ.update(PYTHONPATH=old)
+
+
+_POOL: Pool | None = None
+
+
+def pool() -> Pool:
+    """This process's pool, made on first use (a forked copy of a caller makes its own)."""
+    global _POOL
+    if _POOL is None or _POOL.owner != os.getpid():
+        _POOL = Pool()
+    return _POOL
 
 
 def warm_up() -> None:
-    """Start the server now, so that the next run can already use it (for example in a benchmark)."""
-    _client()
+    """Start the server and a standby now, so that the first run does not wait for them (the
+    exercise does this while the learner reads); nothing where checks run in-process."""
+    from ._runner import PROCESS, isolation_available
+
+    if isolation_available() == PROCESS:
+        pool().line_up(Start())
 
 
 @atexit.register
 def _shutdown() -> None:
-    """Close our end: the server sees it and ends its standbys and itself.
-
-    Not waited for: a server still starting up would hold a short command (the
-    CLI's ``check``) for a quarter of a second. It is reaped by init.
-    """
-    if _CLIENT is not None and _CLIENT.owner == os.getpid():
-        _CLIENT.close()
-        _CLIENT.process.returncode = 0  # tell subprocess not to warn that it still runs
-
-
-# --------------------------------------------------------------------------- server side
-
-
-def serve(control_fd: int) -> None:  # pragma: no cover - runs in the server process
-    """The server: keep POOL standbys ready, replace each one that ends, report exits."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    control = socket.socket(fileno=control_fd)
-    wake_r, wake_w = os.pipe()
-    os.set_blocking(wake_w, False)
-    signal.set_wakeup_fd(wake_w)
-    signal.signal(signal.SIGCHLD, lambda *args: None)
-    warm_code = _warm_code()
-    children: set[int] = set()
-
-    def make_standby() -> None:
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        channel, log_fd = Channel.shared()
-        pid = os.fork()
-        if pid == 0:
-            ours.close()
-            os.close(log_fd)
-            channel.worker_side()
-            signal.set_wakeup_fd(-1)
-            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-            os.close(wake_r)
-            os.close(wake_w)
-            control.close()
-            _standby(theirs, channel, warm_code)
-        theirs.close()
-        children.add(pid)
-        try:
-            socket.send_fds(control, [b"S" + _STANDBY.pack(pid)], [ours.fileno(), log_fd, channel.read_fd])
-        finally:
-            ours.close()
-            os.close(log_fd)
-            channel.close()
-
-    try:
-        for _ in range(POOL):
-            make_standby()
-        while True:
-            try:
-                ready, _, _ = select.select([control, wake_r], [], [])
-            except InterruptedError:
-                continue
-            if wake_r in ready:
-                os.read(wake_r, 4096)
-                for pid, status in _reap():
-                    children.discard(pid)
-                    control.send(b"X" + _EXIT.pack(pid, status))
-                    # Its replacement is made now that its run is over, not while it
-                    # ran: the learner is reading results, and the CPU is free.
-                    make_standby()
-            if control in ready:
-                message = control.recv(1 << 16)
-                if not message:
-                    break
-                if message[:1] == b"P":
-                    _preload(json.loads(message[1:]))
-    except OSError:
-        pass
-    finally:
-        for pid in children:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        os._exit(0)
-
-
-def _reap() -> list[tuple[int, int]]:  # pragma: no cover - server process
-    done = []
-    while True:
-        try:
-            pid, status = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return done
-        if pid == 0:
-            return done
-        done.append((pid, status))
-
-
-def _standby(sock: socket.socket, channel: Channel, warm_code: Any) -> None:  # pragma: no cover - standby process
-    """Harden, warm up on a packaged record, then wait for one run and do it."""
-    from ._session import OutputCapture, Session
-
-    try:
-        defaults = Plan(None, 1, None, DEFAULT_TIMEOUT, DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, ())
-        capture = OutputCapture(DEFAULT_OUTPUT_CHARS)
-        harden(defaults, capture, address_space_limit(DEFAULT_MEMORY_MB))
-        if warm_code is not None:
-            try:
-                Session(lambda message: None, skip=0, capture=capture, param_names=()).run(warm_code, 1, None)
-                capture.take()
-            except BaseException:  # noqa: BLE001 - warming up is optional
-                pass
-        header = b""
-        while len(header) < _REQUEST.size:
-            more = sock.recv(_REQUEST.size - len(header))
-            if not more:
-                os._exit(0)  # the caller went away without sending a run
-            header += more
-        size, skip = _REQUEST.unpack(header)
-        payload = bytearray()
-        while len(payload) < size:
-            chunk = sock.recv(min(size - len(payload), 1 << 20))
-            if not chunk:
-                os._exit(0)
-            payload += chunk
-        sock.close()
-        try:
-            request = _byvalue.loads(bytes(payload))
-            plan = request["plan"]
-            sys.path[:] = request["path"]
-            sys.setrecursionlimit(request["recursion_limit"])
-            os.chdir(request["cwd"])
-        except BaseException as exc:  # noqa: BLE001 - the caller will fork itself instead
-            channel.post(("unavailable", f"{type(exc).__name__}: {exc}"), last=True)
-            os._exit(0)
-        if plan.memory_mb != DEFAULT_MEMORY_MB:
-            harden(plan, capture, address_space_limit(plan.memory_mb))
-        if plan.output_chars != DEFAULT_OUTPUT_CHARS:
-            capture = OutputCapture(plan.output_chars)
-            capture.install()
-        run_worker(plan, skip, channel, None, capture, hardened=True)
-    finally:
-        os._exit(0)
-
-
-def _warm_code() -> Any:  # pragma: no cover - server process
-    """A packaged record's replay: the same code paths a real run takes."""
-    try:
-        from ._fixtures import read_fixtures
-        from ._records import list_records, load_record
-
-        return read_fixtures(load_record(list_records()[0]), "attempt").program(replay=True)
-    except Exception:  # noqa: BLE001 - no warm-up is still a working standby
-        return None
-
-
-def _preload(names: list[str]) -> None:  # pragma: no cover - server process
-    """Import installed modules a run used, so later standbys have them already.
-
-    Only modules from the standard library and site-packages: a solve that uses a
-    module of the learner's own never comes to a warm worker (see `_byvalue`).
-    """
-    import importlib
-    import importlib.util
-
-    for name in names:
-        if not isinstance(name, str) or name in sys.modules:
-            continue
-        try:
-            spec = importlib.util.find_spec(name.partition(".")[0])  # a top-level name: imports nothing
-            if spec is not None and _byvalue.installed_origin(spec.origin):
-                importlib.import_module(name)
-        except BaseException:  # noqa: BLE001 - a module that will not import is the run's business
-            continue
+    """End the standby and what any worker left; the server ends itself when we close our end."""
+    if _POOL is not None and _POOL.owner == os.getpid():
+        with _POOL.lock:
+            standby, _POOL.standby = _POOL.standby, None
+        if standby is not None:
+            _POOL.stop(standby)

@@ -1,109 +1,201 @@
-"""What a worker process does to itself before and while it runs checks.
+"""A worker process from the inside: how it starts, what it does to itself, and its one run.
 
-Shared by both ways a worker comes to exist: forked from the caller for one run
-(`_runner`), or forked ahead of time by the warm server (`_warm`). Either way it
-cuts itself off from the caller's terminal, input, signals and display machinery,
-caps its own resources, runs one `Session`, and leaves with ``os._exit`` so that
-nothing of the caller's (atexit handlers, buffered files) runs twice.
+Workers are children of the worker server (`_warm`), a clean interpreter that
+never ran a notebook's code. The server forks a child per request; the child
+unpickles a `Start` and calls its ``_bootstrap``, which
+
+- keeps only its pipes (plan in, messages out: see `_Sink`), closing every other
+  descriptor it inherited, so nothing solve writes reaches anyone else;
+- starts a session of its own, so that its process group can be killed whole,
+  and asks to die with the server (``PR_SET_PDEATHSIG``, Linux);
+- cuts itself off from terminal, input and interrupts, and caps its resources:
+  address space (its own size plus the memory budget), no core dumps, and a
+  CPU-time backstop;
+- imports what the previous run's solve used and rehearses that run (lists
+  its checks without calling solve: measured, the next run then takes about
+  0.7 ms less), then waits for its plan, runs one `Session`, and waits to be
+  killed: exiting at once would put its teardown on the CPU just when the
+  supervisor reads the results.
+
+`become_server` is what the server does once, from its preload (`_serve`):
+become the subreaper of everything below it, so that a process solve forks,
+double-forks or detaches with ``setsid`` comes back to it instead of to init,
+where `_warm` finds and ends it.
 """
 
 from __future__ import annotations
 
+import builtins
 import gc
+import importlib
 import os
+import select
 import signal
+import struct
 import sys
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 try:
     import resource
-except ImportError:  # pragma: no cover - Windows
+except ImportError:  # pragma: no cover - Windows, Pyodide
     resource = None  # type: ignore[assignment]
 
-from ._channel import Channel
-from ._session import OutputCapture, Session
-from ._solution import Solution
-from ._values import error_payload
+from . import _byvalue
+from ._channel import frame
+from ._session import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, OutputCapture, Plan, Session
 
-DEFAULT_TIMEOUT = 2.0
-DEFAULT_MEMORY_MB = 2048
-DEFAULT_OUTPUT_CHARS = 8_000
-
-
-@dataclass(frozen=True)
-class Plan:
-    """One run, as the worker needs it: the program, the solve, and the limits."""
-
-    code: Any
-    """A code object, or a tuple of them run in turn in one namespace."""
-    variant: int
-    solve: Any
-    """A function, a `Solution`, or None for a replay."""
-    timeout: float
-    memory_mb: int
-    output_chars: int
-    param_names: tuple[str, ...]
-    extra_globals: dict | None = None
+REQUEST = struct.Struct("!III")
+"""A request's header: checks to skip, then the lengths of the not-run reason and of the plan."""
+_PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER = 1, 36
+_libc: Any = None
 
 
-def run_worker(plan: Plan, skip: int, channel: Channel, address_space: int | None, capture: OutputCapture, hardened: bool = False) -> None:  # pragma: no cover - child process
-    """The worker: harden the process, run the session, and always leave with os._exit."""
-    code = 0
-    try:
-        if not hardened:
-            harden(plan, capture, address_space)
+def become_server() -> None:  # pragma: no cover - runs in the server process
+    """Subreaper of every process a worker starts (Linux), and quiet about reaping them."""
+    global _libc
+    import warnings
 
-        def sink(message: tuple) -> None:
-            channel.post(message, last=message[0] in ("done", "problem"))
+    warnings.filterwarnings("ignore", message="forkserver: waitpid returned unexpected pid")
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
 
-        session = Session(sink, skip=skip, capture=capture, param_names=plan.param_names)
-        session.extra_globals = plan.extra_globals or {}
-        solve = plan.solve
-        if isinstance(solve, Solution):
-            solve = load_solution_in_worker(solve, sink)
-            if solve is None:
+            _libc = ctypes.CDLL(None, use_errno=True)
+            _libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        except (OSError, AttributeError):
+            _libc = None
+
+
+class Start:
+    """What the server hands a new child, pickled by reference: plain data only."""
+
+    def __init__(self, modules: tuple[str, ...] = (), path: tuple[str, ...] = (), cwd: str | None = None, rehearsal: Plan | None = None) -> None:
+        self.modules, self.path, self.cwd, self.rehearsal = modules, path, cwd, rehearsal
+
+    def _bootstrap(self, parent_sentinel: int) -> int:  # pragma: no cover - called by multiprocessing.spawn in the child
+        from multiprocessing import forkserver
+
+        plan_r, log_w, wake_w = forkserver.get_inherited_fds()
+        code = 0
+        try:
+            _keep_only(plan_r, log_w, wake_w)
+            os.setsid()
+            if _libc is not None:
+                _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            capture = OutputCapture(DEFAULT_OUTPUT_CHARS)
+            harden(capture, DEFAULT_MEMORY_MB)
+            self._prepare()
+            header = _read(plan_r, REQUEST.size)
+            if header:
+                skip, reason_size, payload_size = REQUEST.unpack(header)
+                reason = _read(plan_r, reason_size).decode() or None
+                run(skip, reason, _read(plan_r, payload_size), _Sink(log_w, wake_w), capture)
+                os.read(plan_r, 1)  # wait to be killed
+        except BaseException:  # noqa: BLE001 - nothing escapes; the supervisor sees the exit code
+            code = 70
+        finally:
+            os._exit(code)
+
+    def _prepare(self) -> None:  # pragma: no cover - child process
+        try:
+            sys.path[:] = self.path or sys.path
+            if self.cwd:
+                os.chdir(self.cwd)
+            for name in self.modules:
+                importlib.import_module(name)
+            if self.rehearsal is not None:  # the last run's checks, listed without solve: code and memory warm up
+                session = Session(lambda message: None, self.rehearsal, OutputCapture(DEFAULT_OUTPUT_CHARS))
+                session.not_run = "rehearsal"
+                session.run(None)
+        except BaseException:  # noqa: BLE001 - the run itself will say what is wrong
+            pass
+
+
+class _Sink:
+    """Posts messages without waking the supervisor, except for the last one of a run.
+
+    Every message goes down a pipe as it is known, so a killed worker has told all
+    it knew; but a pipe write wakes a sleeping reader, and on a virtual machine a
+    dozen wake-ups per run double its time (the two processes take turns on one
+    core). So messages go to a *log* pipe that the supervisor reads without waiting
+    on it (whenever it wakes: at the end, at a deadline, every `_warm.POLL`), and
+    only ``done`` or ``problem`` go to the *wake* pipe it waits on. A frame that
+    does not fit the log (a big result, or a full pipe) switches this worker to the
+    wake pipe for good, which keeps the order: the log is always read first.
+    """
+
+    def __init__(self, log_w: int, wake_w: int) -> None:
+        self.log_w, self.wake_w = log_w, wake_w
+        os.set_blocking(log_w, False)
+
+    def __call__(self, message: tuple) -> None:
+        data = memoryview(frame(message))
+        if self.log_w >= 0 and len(data) <= select.PIPE_BUF and message[0] not in ("done", "problem"):
+            try:
+                os.write(self.log_w, data)  # up to PIPE_BUF bytes are written whole, or not at all
                 return
-        session.run(plan.code, plan.variant, solve)
-    except BaseException:  # noqa: BLE001 - nothing may escape into the caller's code
-        code = 70
-    finally:
-        os._exit(code)
+            except BlockingIOError:
+                pass
+        self.log_w = -1
+        while data:
+            data = data[os.write(self.wake_w, data) :]
 
 
-def load_solution_in_worker(solution: Solution, sink: Callable[[tuple], None]) -> Callable | None:
-    namespace: dict[str, Any] = {"__name__": "solution", "__file__": solution.path, "__builtins__": __builtins__}
+def run(skip: int, not_run: str | None, payload: bytes, sink: _Sink, capture: OutputCapture) -> None:  # pragma: no cover - child process
+    """Rebuild the plan (solve arrives by value), adopt the caller's settings, run the session."""
     try:
-        exec(compile(solution.source, solution.path, "exec"), namespace)
-    except BaseException as exc:  # noqa: BLE001
-        error = error_payload(exc)
-        error["message"] = f"{solution.path} failed while loading: {error['message']}"
-        sink(("problem", error))
-        return None
-    solve = namespace.get("solve")
-    if not callable(solve):
-        sink(("problem", {"type": "SolutionError", "message": f"{solution.path}: solve is not a function", "traceback": ""}))
-        return None
-    return solve
+        plan: Plan = _byvalue.loads(payload)
+        sys.path[:] = plan.path
+        sys.setrecursionlimit(plan.recursion_limit)
+        if plan.cwd:
+            os.chdir(plan.cwd)
+    except BaseException as exc:  # noqa: BLE001 - it cannot be rebuilt here: a problem of this run
+        message = f"solve could not be rebuilt in the worker process ({type(exc).__name__}: {exc})"
+        sink(("problem", {"type": "CannotSend", "message": message, "traceback": ""}))
+        return
+    if plan.memory_mb != DEFAULT_MEMORY_MB:
+        _limit_resources(plan.memory_mb)
+    if plan.output_chars != DEFAULT_OUTPUT_CHARS:
+        capture = OutputCapture(plan.output_chars)
+        capture.install()
+    session = Session(sink, plan, capture, skip=skip)
+    session.not_run = not_run
+    session.run(plan.solve)
 
 
-def harden(plan: Plan, capture: OutputCapture, address_space: int | None) -> None:  # pragma: no cover - child process
-    """Cut the child off from everything it shares with the caller."""
-    gc.freeze()  # objects inherited from the kernel are never collected (or closed) here
-    # The supervisor handles interrupts and termination. (Interval timers are not
-    # inherited across fork, so the caller's SIGALRM cannot reach this child.)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+def _read(fd: int, size: int) -> bytes:  # pragma: no cover - child process
+    """Exactly `size` bytes, or b"" if the supervisor went away first."""
+    data = bytearray()
+    while len(data) < size:
+        chunk = os.read(fd, min(size - len(data), 1 << 20))
+        if not chunk:
+            return b""
+        data += chunk
+    return bytes(data)
+
+
+def _keep_only(*fds: int) -> None:  # pragma: no cover - child process
+    """Close every inherited descriptor above stderr except `fds`."""
+    start = 3
+    for fd in sorted(fds):
+        os.closerange(start, fd)
+        start = fd + 1
+    os.closerange(start, 1 << 16)
+
+
+def harden(capture: OutputCapture, memory_mb: int) -> None:  # pragma: no cover - child process
+    """Cut the worker off from the terminal, input and interrupts; cap its resources."""
+    gc.freeze()  # what it inherited from the server is never collected here: no copy-on-write for that
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # interrupts are for the supervisor, which then kills us
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     devnull = os.open(os.devnull, os.O_RDWR)
     for target in (0, 1, 2):
         os.dup2(devnull, target)
+    os.close(devnull)
     sys.stdin = _NoInput()
     capture.install()
-    import builtins
-
-    builtins.input = _no_input
-    _silence_ipython()
-    _limit_resources(plan, address_space)
+    builtins.input = _NoInput.input
+    _limit_resources(memory_mb)
 
 
 class _NoInput:
@@ -115,65 +207,29 @@ class _NoInput:
     def isatty(self) -> bool:
         return False
 
-
-def _no_input(prompt: str = "") -> str:
-    raise EOFError("input() is not available while checks run: solve must not ask for input")
-
-
-def _silence_ipython() -> None:  # pragma: no cover - child process
-    """IPython's display machinery talks to the kernel's sockets; the child must not."""
-    module = sys.modules.get("IPython.core.interactiveshell")
-    if module is None:
-        return
-    shell = getattr(module.InteractiveShell, "_instance", None)
-    publisher = getattr(shell, "display_pub", None)
-    if publisher is not None:
-        publisher.publish = lambda *args, **kwargs: None
-        publisher.clear_output = lambda *args, **kwargs: None
+    @staticmethod
+    def input(prompt: str = "") -> str:
+        raise EOFError("input() is not available while checks run: solve must not ask for input")
 
 
-def _limit_resources(plan: Plan, address_space: int | None) -> None:  # pragma: no cover - child process
+def _limit_resources(memory_mb: int) -> None:  # pragma: no cover - child process
     if resource is None:
         return
-    for limit, value in ((resource.RLIMIT_CORE, 0),):
-        try:
-            resource.setrlimit(limit, (value, value))
-        except (ValueError, OSError):
-            pass
-    # CPU seconds: a backstop so that no worker outlives a vanished parent for long.
-    try:
-        soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
-        cap = 600
-        if hard == resource.RLIM_INFINITY or hard > cap:
-            resource.setrlimit(resource.RLIMIT_CPU, (cap, hard))
-    except (ValueError, OSError):
-        pass
-    # Address space: what the process already maps plus the memory budget.
-    if address_space is not None:
-        want = address_space
-        try:
-            soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-            if hard != resource.RLIM_INFINITY:
-                want = min(want, hard)
-            resource.setrlimit(resource.RLIMIT_AS, (want, hard))
-        except (ValueError, OSError):
-            pass
-
-
-def address_space_limit(memory_mb: int) -> int | None:
-    """What the caller maps now plus the memory budget; measured before forking."""
+    limits = [(resource.RLIMIT_CORE, 0), (resource.RLIMIT_CPU, 600)]  # CPU: a backstop if all else fails
     mapped = _mapped_bytes()
-    if mapped is None or memory_mb <= 0:
-        return None
-    return mapped + memory_mb * 1024 * 1024
+    if mapped is not None and memory_mb > 0:
+        limits.append((resource.RLIMIT_AS, mapped + memory_mb * 1024 * 1024))
+    for limit, value in limits:
+        try:
+            _, hard = resource.getrlimit(limit)
+            resource.setrlimit(limit, (value if hard == resource.RLIM_INFINITY else min(value, hard), hard))
+        except (ValueError, OSError):
+            pass
 
 
 def _mapped_bytes() -> int | None:
     try:
         with open("/proc/self/statm") as fh:
-            pages = int(fh.read().split()[0])
-        return pages * os.sysconf("SC_PAGE_SIZE")
+            return int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, IndexError):
         return None
-
-

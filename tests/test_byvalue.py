@@ -75,24 +75,132 @@ def test_tracebacks_can_quote_a_cell_that_is_not_a_file():
     assert linecache.getline(filename, 2).strip() == "return 1 / x"
 
 
+_CALLED: list[str] = []
+
+
 class _LearnerClass:
-    def __reduce__(self):  # pickling this would run the learner's code in the caller
-        raise AssertionError("must never be called")
+    def __reduce__(self):  # pickling through this would run the learner's code in the caller
+        _CALLED.append("__reduce__")
+        return (object, ())
+
+    def __getattribute__(self, name):  # so would any attribute read that goes through the class
+        _CALLED.append(name)
+        return object.__getattribute__(self, name)
 
 
 _instance = _LearnerClass()
+_instance.label = "kept"
 
 
 def _uses_instance(x):
     return _instance
 
 
+def test_a_learners_class_and_instance_travel_without_running_their_code():
+    _CALLED.clear()
+    payload, _ = _byvalue.dumps((_LearnerClass, _instance, _uses_instance))
+    assert _CALLED == [], "nothing of the class ran while pickling"
+    cls, obj, fn = _byvalue.loads(payload)  # in the worker, the class's code may run
+    assert cls is not _LearnerClass and cls.__qualname__ == "_LearnerClass"
+    assert type(obj) is cls and fn(0) is obj and obj.label == "kept"
+
+
+class _Shape:
+    sides = 0
+
+    def __init__(self, name):
+        self.name = name
+
+    def describe(self):
+        return f"{self.name} with {self.sides} sides, {self.area:.1f} square units"
+
+    @property
+    def area(self):
+        return 0.0
+
+    @staticmethod
+    def unit():
+        return "square units"
+
+    @classmethod
+    def make(cls, name):
+        return cls(name)
+
+
+class _Square(_Shape):
+    sides = 4
+
+    def __init__(self, name, side=2.0):
+        super().__init__(name)
+        self.side = side
+
+    @property
+    def area(self):
+        return self.side**2
+
+
+_BOARD = _Square.make("board")
+
+
+def _describes(x):
+    return _BOARD.describe(), _Square("tile", x).describe(), _Shape.unit(), isinstance(_BOARD, _Shape)
+
+
+def test_plain_classes_travel_by_value_with_methods_properties_and_super():
+    solve, _ = _roundtrip(_describes)
+    assert solve(3.0) == _describes(3.0) == ("board with 4 sides, 4.0 square units", "tile with 4 sides, 9.0 square units", "square units", True)
+
+
+def test_dataclasses_and_cached_helpers_travel():
+    import dataclasses
+    import functools
+
+    @dataclasses.dataclass(frozen=True)
+    class Point:
+        x: int
+        y: int = 0
+
+    @functools.lru_cache(maxsize=8)
+    def norm(x, y):
+        return abs(x) + abs(y)
+
+    def solve(a):
+        p = Point(a, 2)
+        return p, dataclasses.replace(p, y=5), norm(p.x, p.y), norm.cache_info().currsize
+
+    got, _ = _roundtrip(solve)
+    first, moved, length, cached = got(3)
+    assert (repr(first), moved.y, length, cached) == (repr(Point(3, 2)), 5, 5, 1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        first.x = 4
+
+
+class _Slotted:
+    __slots__ = ("a",)
+
+
+class _Counts(dict):
+    pass
+
+
+class _Meta(type):
+    pass
+
+
+class _WithMeta(metaclass=_Meta):
+    pass
+
+
+def _slotted():
+    return _Slotted
+
+
 @pytest.mark.parametrize(
     "obj, words",
     [
-        (_LearnerClass, "is the learner's code"),
-        (_instance, "its class is the learner's code"),
-        (_uses_instance, "its class is the learner's code"),
+        (_slotted, "class _Slotted uses __slots__"),
+        (_Counts(a=1), "only instances of plain classes"),
+        (_WithMeta, "has a metaclass (_Meta)"),
         (lambda: globals(), "looks names up dynamically (globals)"),
         (lambda x: eval(x), "looks names up dynamically (eval)"),
         ((x for x in ()), "TypeError"),
@@ -102,6 +210,16 @@ def test_what_cannot_travel_is_refused_without_running_it(obj, words):
     with pytest.raises(_byvalue.Unshippable) as caught:
         _byvalue.dumps(obj)
     assert words in str(caught.value)
+
+
+def test_an_attribute_named_like_a_builtin_is_not_a_dynamic_lookup():
+    class Frame:
+        def eval(self, text):
+            return text.upper()
+
+    frame = Frame()
+    solve, _ = _roundtrip(lambda text: frame.eval(text))
+    assert solve("abc") == "ABC"
 
 
 def test_a_huge_global_is_refused_early(monkeypatch):

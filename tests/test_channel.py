@@ -1,97 +1,63 @@
-"""Worker -> supervisor messages: in order, nothing lost, whether logged or piped."""
+"""Worker -> supervisor messages: whole frames in order, with stamps; garbage never passes as a message."""
 
 from __future__ import annotations
 
 import os
+import pickle
+import struct
 import time
 
 import pytest
 
-from failuremap_edu._channel import Channel, WorkerDied
-
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+from failuremap_edu._channel import MAX_FRAME, Reader, Undecodable, frame, safe_loads
 
 
-def _child(channel: Channel, messages: list[tuple], then_exit: bool = True) -> int:
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - child
-        try:
-            channel.worker_side()
-            for message in messages:
-                channel.post(message, last=message[0] == "done")
-        finally:
-            os._exit(0)
-    channel.supervisor_side()
-    return pid
-
-
-def _read_all(channel: Channel) -> list[tuple]:
-    seen = []
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            seen += [message for _, message in channel.wait(deadline)]
-        except WorkerDied:
-            return seen
-        assert time.monotonic() < deadline
-
-
-@pytest.mark.parametrize("wake_each", [False, True])
-def test_messages_arrive_in_order_with_the_workers_timestamps(wake_each):
-    channel = Channel(wake_each=wake_each)
-    sent = [("begin", i, i, f"check {i}") for i in range(50)] + [("done", 50)]
+def test_messages_arrive_in_order_however_the_bytes_are_split():
+    sent = [("begin", i, i, f"check {i}", None) for i in range(20)] + [("done", 20)]
     before = time.monotonic()
-    pid = _child(channel, sent)
-    stamped = []
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            stamped += channel.wait(deadline)
-        except WorkerDied:
-            break
-    os.waitpid(pid, 0)
-    channel.close()
-    assert [message for _, message in stamped] == sent
-    stamps = [stamp for stamp, _ in stamped]
+    data = b"".join(frame(m) for m in sent)
+    reader, received = Reader(), []
+    for i in range(0, len(data), 7):  # a pipe hands over bytes in arbitrary pieces
+        received += reader.feed(data[i : i + 7])
+    assert [m for _, m in received] == sent
+    stamps = [s for s, _ in received]
     assert before <= stamps[0] and stamps == sorted(stamps) and stamps[-1] <= time.monotonic()
+    assert reader.buffer == b"" and reader.broken is None
+    reader.check()
 
 
-def test_a_full_log_hands_over_to_the_pipe_without_reordering():
-    channel = Channel(log_bytes=4096)
-    sent = [("result", {"index": i, "blob": "x" * 1000}) for i in range(20)] + [("done", 20)]
-    pid = _child(channel, sent)
-    received = _read_all(channel)
-    os.waitpid(pid, 0)
-    channel.close()
-    assert received == sent
+def test_good_messages_before_garbage_are_kept_and_then_it_is_refused():
+    reader = Reader()
+    garbage = struct.pack("!I", 9) + b"\xffgarbage"
+    assert [m for _, m in reader.feed(frame(("begin", 0, 0, "a", None)) + garbage + frame(("done", 1)))] == [("begin", 0, 0, "a", None)]
+    with pytest.raises(Undecodable, match="UnpicklingError"):
+        reader.check()
+    assert reader.feed(frame(("done", 1))) == [], "nothing after garbage is trusted"
 
 
-def test_what_a_worker_logged_before_dying_is_still_read():
-    channel = Channel()
-    pid = _child(channel, [("begin", 0, 0, "first")])  # and then it exits without "done"
-    first = channel.wait(time.monotonic() + 10)
-    os.waitpid(pid, 0)
-    assert [m for _, m in first] == [("begin", 0, 0, "first")]
-    with pytest.raises(WorkerDied):
-        channel.wait(time.monotonic() + 10)
-    channel.close()
+@pytest.mark.parametrize(
+    "payload, words",
+    [
+        (pickle.dumps(("not", "stamped")), "no timestamp"),
+        (pickle.dumps(os.system), "refusing posix.system"),
+        (b"", "EOFError"),
+    ],
+)
+def test_what_is_not_a_message_of_ours_is_undecodable(payload, words):
+    reader = Reader()
+    assert reader.feed(struct.pack("!I", len(payload)) + payload) == []
+    with pytest.raises(Undecodable, match=words):
+        reader.check()
 
 
-def test_nothing_new_before_the_deadline_is_an_empty_list():
-    channel = Channel()
-    read_fd, write_fd = channel.read_fd, channel.write_fd
-    started = time.monotonic()
-    assert channel.wait(started + 0.1) == []
-    assert time.monotonic() - started >= 0.1
-    assert (read_fd, write_fd) == (channel.read_fd, channel.write_fd)
-    channel.close()
+def test_a_frame_that_claims_too_much_is_garbage_at_once():
+    reader = Reader()
+    reader.feed(struct.pack("!I", MAX_FRAME + 1))
+    with pytest.raises(Undecodable, match="a frame of"):
+        reader.check()
 
 
 def test_only_plain_data_is_accepted_from_a_worker():
-    import pickle
-
-    from failuremap_edu._channel import safe_loads
-
     with pytest.raises(pickle.UnpicklingError, match="refusing posix.system"):
         safe_loads(pickle.dumps(os.system))
     assert safe_loads(pickle.dumps({"a": {1, 2}, "b": frozenset({3})})) == {"a": {1, 2}, "b": frozenset({3})}

@@ -35,7 +35,7 @@ def test_ladder_without_a_run_uses_the_recorded_observations(pairs):
 
 def test_errors_and_timeouts_say_what_happened(pairs):
     def run(o):
-        return RunResult(pairs.id, "attempt", 1, (o,), 2.0, "fork")
+        return RunResult(pairs.id, "attempt", 1, (o,), 2.0, "process")
 
     raised = Observation(0, "x", "error", False, call="solve([])", expected=None, error=ErrorInfo("KeyError", "'a'"))
     looped = Observation(0, "x", "timeout", False, call="solve([])", expected=None)
@@ -44,7 +44,7 @@ def test_errors_and_timeouts_say_what_happened(pairs):
 
 
 def test_an_attempt_that_passes_gets_only_the_prose_hints(pairs):
-    passing = RunResult(pairs.id, "attempt", 1, (Observation(0, "x", "pass", True),), 2.0, "fork")
+    passing = RunResult(pairs.id, "attempt", 1, (Observation(0, "x", "pass", True),), 2.0, "process")
     assert [h.title for h in hint_ladder(pairs, passing)] == ["The plausible attempt, and why it fails", "Root cause"]
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 jupyter_client = pytest.importorskip("jupyter_client")
@@ -18,6 +20,7 @@ def kernel(tmp_path_factory):
     client = manager.client()
     client.start_channels()
     client.wait_for_ready(timeout=60)
+    client.manager = manager  # for the Stop button (interrupt_kernel)
     try:
         yield client
     finally:
@@ -73,21 +76,53 @@ def test_a_class_defined_in_the_notebook_comes_back_described(kernel):
     assert out["stdout"] == "fail Pair Pair('hello<st', '')\n", out
 
 
-def test_a_cell_defined_solve_runs_on_a_warm_worker_without_forking_the_kernel(kernel):
+def test_a_cell_defined_solve_runs_in_a_worker_and_the_kernel_never_forks(kernel):
     from failuremap_edu._notebook import reference_path
 
-    reference = reference_path("FA-100786").read_text(encoding="utf-8")
-    setup = execute(
-        kernel,
-        "import time\nfrom failuremap_edu import _runner, _warm\n_warm.warm_up()\n"
-        "deadline = time.monotonic() + 20\n"
-        "while _warm._client() is None or not _warm._client().ready:\n"
-        "    assert time.monotonic() < deadline\n    time.sleep(0.05)\n    _warm._client() and _warm._client()._poll(0)\n"
-        "forks = []\noriginal = _runner._Worker.start\n"
-        "_runner._Worker.start = classmethod(lambda cls, plan, skip: forks.append(skip) or original.__func__(cls, plan, skip))",
-    )
+    setup = execute(kernel, "forks = []\nos.register_at_fork(before=lambda: forks.append(1))")
     assert setup["status"] == "ok", setup
-    defined = execute(kernel, reference)  # the reference solve, as a learner would type it in a cell
+    defined = execute(kernel, reference_path("FA-100786").read_text(encoding="utf-8"))  # as a learner types it in a cell
     assert defined["status"] == "ok", defined
-    out = execute(kernel, "r = fm.run_checks(record, solve)\nprint(r.summary(), 'forks:', len(forks), 'kernel pid unchanged:', os.getpid() == pid)")
-    assert out["stdout"] == "6/6 checks pass forks: 0 kernel pid unchanged: True\n", out
+    out = execute(
+        kernel,
+        "r = fm.run_checks(record, solve)\n"
+        "def where(text, stops):\n    return str(os.getpid()), str(os.getppid())\n"
+        "o = fm.run_checks(record, where).observations[0]\n"
+        "print(r.summary(), r.isolation, 'forks:', len(forks), 'elsewhere:', o.actual[0] != str(os.getpid()) and o.actual[1] != str(os.getpid()))",
+    )
+    assert out["stdout"] == "6/6 checks pass process forks: 0 elsewhere: True\n", out
+
+
+def test_the_stop_button_ends_a_run_at_once_and_its_worker_with_it(kernel, tmp_path):
+    import time
+
+    pids = tmp_path / "pid"
+    started = execute(kernel, f"def solve(text, stops):\n    open({str(pids)!r}, 'w').write(str(os.getpid()))\n    while True:\n        pass")
+    assert started["status"] == "ok", started
+    msg_id = kernel.execute("fm.run_checks(record, solve, timeout=60)")
+    deadline = time.monotonic() + 30
+    while not pids.exists() or not pids.read_text():
+        assert time.monotonic() < deadline, "the worker never started"
+        time.sleep(0.05)
+    worker = int(pids.read_text())
+    interrupted = time.monotonic()
+    kernel.manager.interrupt_kernel()  # what JupyterLab's Stop button does
+    reply = kernel.get_shell_msg(timeout=30)
+    while reply["parent_header"].get("msg_id") != msg_id:
+        reply = kernel.get_shell_msg(timeout=30)
+    assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "KeyboardInterrupt"
+    assert time.monotonic() - interrupted < 5, "at once, not after the 60 s limit"
+    deadline = time.monotonic() + 5
+    while os.path.exists(f"/proc/{worker}") and _state(worker) not in ("Z", "X"):
+        assert time.monotonic() < deadline, "the worker outlived the interrupt"
+        time.sleep(0.05)
+    alive = execute(kernel, "print(fm.run_checks(record, lambda text, stops: (text, '')).summary())")
+    assert alive["stdout"] == "4/6 checks pass (2 fail)\n", alive
+
+
+def _state(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "X"

@@ -71,7 +71,7 @@ def test_every_field_is_escaped():
 
 def test_run_and_comparison_escape_labels_and_problems():
     o = hostile_observation()
-    run = RunResult("FA-1", "yours", 1, (o,), 2.0, "fork", ErrorInfo("X", HOSTILE, HOSTILE))
+    run = RunResult("FA-1", "yours", 1, (o,), 2.0, "process", ErrorInfo("X", HOSTILE, HOSTILE))
     for html in (run_html(run, title=HOSTILE), comparison_html([run], [HOSTILE])):
         assert_safe(html)
         assert "<stop>" not in html
@@ -81,7 +81,7 @@ def test_report_escapes_record_text_and_has_no_external_assets(raw_record, write
     raw_record["title"] = HOSTILE
     raw_record["contract"] = HOSTILE
     record = load_record(write_record(raw_record))
-    run = RunResult(record.id, "yours", 1, (hostile_observation(),), 2.0, "fork")
+    run = RunResult(record.id, "yours", 1, (hostile_observation(),), 2.0, "process")
     html = report_html(record, [run], [HOSTILE])
     parsed = assert_safe(html)
     assert html.startswith("<!DOCTYPE html>")
@@ -146,7 +146,7 @@ def test_five_megabyte_actual_stays_small():
 
 def test_html_is_returned_by_results_for_jupyter():
     o = hostile_observation()
-    run = RunResult("FA-1", "yours", 1, (o,), 2.0, "fork")
+    run = RunResult("FA-1", "yours", 1, (o,), 2.0, "process")
     assert_safe(o._repr_html_())
     assert_safe(run._repr_html_())
     assert_safe(Comparison("FA-1", (run,), ("yours",))._repr_html_())

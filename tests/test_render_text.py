@@ -6,6 +6,7 @@ import pytest
 
 from failuremap_edu._diff import diff
 from failuremap_edu._results import Comparison, ErrorInfo, Observation, RunResult
+from failuremap_edu._values import not_computed
 from failuremap_edu._render_text import render_diff, render_observation, render_run, terminal_safe, visible
 
 
@@ -17,7 +18,7 @@ def obs(index, status, check="partial marker held", **kw):
 
 
 def run(*observations, solver="yours", problem=None):
-    return RunResult("FA-100786", solver, 1, tuple(observations), 2.0, "fork", problem)
+    return RunResult("FA-100786", solver, 1, tuple(observations), 2.0, "process", problem)
 
 
 def test_failing_check_explains_why():
@@ -58,8 +59,9 @@ def test_a_timed_out_check_shows_its_call_and_expected_value():
 
 
 def test_an_unknown_expected_value_is_said_to_be_unknown_not_shown_as_none():
-    o = obs(0, "timeout", call="", expected=None, expected_known=False, error=ErrorInfo("Timeout", "no result after 2 s"))
-    assert render_observation(o).splitlines()[1] == "  expected: (not known: the check ended before the record's expected value was computed)"
+    why = "this check did not finish, and its expected value can only be computed after solve returns"
+    o = obs(0, "timeout", call="", expected=not_computed(why), error=ErrorInfo("Timeout", "no result after 2 s"))
+    assert render_observation(o).splitlines()[1] == f"  expected: (not known: {why})"
 
 
 def test_list_instead_of_tuple():

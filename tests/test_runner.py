@@ -38,7 +38,7 @@ def test_observation_fields(stopping):
     assert first.lineno == 11 and first.site == 0
     assert first.error is None and first.mutation is None
     assert 0 <= first.elapsed_ms < 1_000
-    assert result.isolation == "fork" and result.solver == "yours"
+    assert result.isolation == "process" and result.solver == "yours"
 
 
 def test_tuple_versus_list_fails_like_the_harness(stopping):
@@ -125,7 +125,7 @@ CORPUS = {
     # name: (solve, expected status of every check, error type, words in the message)
     "infinite loop": (_loop, "timeout", "Timeout", "infinite loop"),
     "bare except around a loop": (_bare_except_loop, "timeout", "Timeout", "infinite loop"),
-    "sleep in C": (_sleep, "timeout", "Timeout", "no result after 0.5 s"),
+    "sleep in C": (_sleep, "timeout", "Timeout", "no result after"),
     "sys.exit()": (_sys_exit, "error", "SystemExit", "3"),
     "os._exit()": (_os_exit, "error", "ProcessDied", "exited with code 4 (does solve call os._exit(4)?)"),
     "deep recursion": (_recursion, "error", "RecursionError", "maximum recursion depth"),
@@ -138,6 +138,13 @@ CORPUS = {
 }
 
 
+CALLS = [
+    "solve('hello<st', ['<stop>'])", "solve('hello', ['<stop>'])", "solve('ababa', ['ababx', 'baq'])",
+    "solve('abc', [])", "solve('<stop>', ['<stop>'])", "solve('x', ['long'])",
+]
+EXPECTED = [("hello", "<st"), ("hello", ""), ("ab", "aba"), ("abc", ""), ("<stop>", ""), ("x", "")]
+
+
 @pytest.mark.parametrize("name", sorted(CORPUS))
 def test_misbehaving_solve_is_reported_per_check(name, stopping):
     solve, status, error_type, words = CORPUS[name]
@@ -148,6 +155,9 @@ def test_misbehaving_solve_is_reported_per_check(name, stopping):
     assert len(result.observations) == 6, "every check is reported"
     assert [o.status for o in result.observations] == [status] * 6
     assert [o.check for o in result.observations][-1] == "short input"
+    # Even a check that timed out or whose process died says which call it was, and what was expected.
+    assert [o.call for o in result.observations] == CALLS
+    assert [o.expected for o in result.observations] == EXPECTED
     for o in result.observations:
         if error_type is None:
             assert o.error is None
@@ -322,26 +332,46 @@ def test_load_solution_errors(tmp_path, content, message):
     assert str(info.value).startswith(str(path)) and "\n" not in str(info.value)
 
 
-def test_no_fork_warning_reaches_the_learner_even_with_threads(stopping):
+def test_the_caller_is_never_forked_even_with_threads(stopping, monkeypatch):
+    """Workers come from the server: the caller (a notebook kernel has threads) never forks, so never warns."""
+    forked = []
+    os.register_at_fork(before=lambda: forked.append(os.getpid()))
     stop = threading.Event()
     thread = threading.Thread(target=stop.wait, daemon=True)
     thread.start()
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            run_checks(stopping, reference_stopping)
-        assert [str(w.message) for w in caught] == []
+            result = run_checks(stopping, reference_stopping)
+            wrong = run_checks(stopping, _os_exit, timeout=0.5)  # restarts after each death
     finally:
         stop.set()
+    assert result.passed and result.isolation == "process"
+    assert [o.error.type for o in wrong.observations] == ["ProcessDied"] * 6
+    assert [str(w.message) for w in caught] == []
+    assert [pid for pid in forked if pid == os.getpid()] == []
 
 
-def test_no_zombie_workers_accumulate(stopping):
-    from failuremap_edu import _runner
+def test_no_worker_outlives_its_run(stopping):
+    """After any number of runs, whatever ended them, the server keeps at most the next run's standby."""
+    from failuremap_edu import _warm
 
-    for _ in range(20):
+    for _ in range(10):
         run_checks(stopping, reference_stopping)
-    run_checks(stopping, reference_stopping)
-    assert len(_runner._UNREAPED) <= 2
+    run_checks(stopping, _os_exit, timeout=0.5)
+    run_checks(stopping, _loop, timeout=0.2)  # six workers killed at their limits
+    pool = _warm.pool()
+    server = pool.server._forkserver_pid
+    deadline = time.monotonic() + 5
+    while True:
+        children = _warm._children(server)
+        standby = {pool.standby.wait_pid()} if pool.standby is not None else set()
+        if children <= standby or time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
+    assert children <= standby, f"the server still has {children - standby}"
+    assert len(standby) <= 1
+    assert server in _warm._children(os.getpid())
 
 
 # ----------------------------------------------------------------- in-process mode
@@ -371,7 +401,9 @@ def test_isolation_is_chosen_by_platform(monkeypatch):
     from failuremap_edu._runner import isolation_available
 
     monkeypatch.delenv("FAILUREMAP_ISOLATION", raising=False)
-    assert isolation_available() == "fork"
+    assert isolation_available() == "process"
+    monkeypatch.setenv("FAILUREMAP_ISOLATION", "fork")  # the old name of the same thing
+    assert isolation_available() == "process"
     monkeypatch.setenv("FAILUREMAP_ISOLATION", "inprocess")
     assert isolation_available() == "inprocess"
     monkeypatch.delenv("FAILUREMAP_ISOLATION")
@@ -468,7 +500,170 @@ def test_parse_call_arguments_explains_typos(text, message):
 def test_unknown_isolation_mode_is_refused_everywhere(stopping):
     from failuremap_edu import try_call
 
-    with pytest.raises(ValueError, match="isolation must be 'fork' or 'inprocess', got 'frok'"):
+    with pytest.raises(ValueError, match="isolation must be 'process' or 'inprocess', got 'frok'"):
         run_checks(stopping, reference_stopping, isolation="frok")
-    with pytest.raises(ValueError, match="isolation must be 'fork' or 'inprocess', got 'frok'"):
+    with pytest.raises(ValueError, match="isolation must be 'process' or 'inprocess', got 'frok'"):
         try_call(stopping, reference_stopping, ("x", []), isolation="frok")
+
+
+# ------------------------------------------------------- what a worker sends, and when it stops
+
+
+def _writes_garbage(text, stops):
+    import struct
+
+    for fd in sorted(int(name) for name in os.listdir("/proc/self/fd")):
+        try:
+            os.write(fd, struct.pack("!I", 9) + b"\xffgarbage")  # a well-formed frame, an undecodable payload
+        except OSError:
+            pass
+    return reference_stopping(text, stops)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="lists descriptors through /proc")
+def test_garbage_from_solve_counts_as_the_workers_death_per_check(stopping):
+    result = run_checks(stopping, _writes_garbage)
+    assert [o.status for o in result.observations] == ["error"] * 6
+    assert all(o.error.type == "ProcessDied" and "not a message of ours" in o.error.message for o in result.observations)
+    assert [o.call for o in result.observations] == CALLS and [o.expected for o in result.observations] == EXPECTED
+    assert result.problem is None
+    assert run_checks(stopping, reference_stopping).passed
+
+
+def test_a_timed_out_check_shows_its_call_and_expected(pairs):
+    o = run_checks(pairs, lambda candidates: _loop(None, None), timeout=0.3).observations[0]
+    assert o.status == "timeout"
+    assert o.call == "solve([['a1', 'one', 6], ['a1', 'changed', -1], ['b1', 'two', 0]])"
+    assert o.expected == ["a1", "b1"]
+
+
+def _record_with(raw_record, write_record, extra: str):
+    """FA-100786 with `extra` fixture lines after its last check."""
+    from conftest import reseal
+
+    last = "check('short input',solve('x',['long']),('x',''))"
+    for impl in raw_record["implementations"].values():
+        impl["source"] = impl["source"].replace(last, last + "\n" + extra)
+    return load_record(write_record(reseal(raw_record)))
+
+
+def test_after_a_timeout_later_checks_get_a_short_limit_and_say_so(stopping):
+    result = run_checks(stopping, _sleep, timeout=0.4)
+    first, *rest = [o.error.message for o in result.observations]
+    assert first.startswith("no result after 0.4 s, so this check was stopped.") and "cut" not in first
+    assert all(
+        m.startswith("no result after 0.05 s") and "cut from 0.4 s to 0.05 s because check 1 ('partial marker held') already timed out" in m
+        for m in rest
+    )
+
+
+def test_after_too_many_timeouts_the_rest_is_listed_not_run(raw_record, write_record):
+    from failuremap_edu._runner import MAX_TIMEOUTS
+
+    extra = "\n".join(f"check('again {i}',solve('x',['long']),('x',''))" for i in range(4))
+    record = _record_with(raw_record, write_record, extra)
+    seen = []
+    result = run_checks(record, _loop, timeout=0.4, progress=seen.append)
+    assert MAX_TIMEOUTS == 7 and len(result.observations) == 10
+    assert [o.status for o in result.observations] == ["timeout"] * 7 + ["error"] * 3
+    for o in result.observations[7:]:
+        assert o.error.type == "NotRun" and "7 checks had already timed out in this run" in o.error.message
+        assert o.call == "solve('x', ['long'])" and o.expected == ("x", "")
+    assert [(o.index, o.check, o.status) for o in seen] == [(o.index, o.check, o.status) for o in result.observations]
+
+
+def test_an_expected_is_computed_ahead_only_when_nothing_can_tell(raw_record, write_record):
+    """Ahead of solve, plain data is read; code with side effects, and := bindings, wait for solve."""
+    extra = (
+        "calls = []\n"
+        "check('side effect',solve('x',['long']),(calls.append(1), ('x', str(len(calls))))[1])\n"
+        "check('walrus',(res := solve('x',['long'])),res)"
+    )
+    record = _record_with(raw_record, write_record, extra)
+    fine = run_checks(record, reference_stopping).observations
+    assert fine[6].expected == ("x", "1"), "evaluated once, in the harness's order"
+    looping = run_checks(record, _loop, timeout=0.3).observations
+    assert looping[0].expected == ("hello", "<st")
+    side, walrus = looping[6].expected, looping[7].expected
+    assert (side.type_name, side.repr) == ("not computed", "(not computed)") and "after solve returns" in side.reason
+    assert walrus.type_name == "not computed" and "(:=)" in walrus.reason
+
+
+def _dynamic(text, stops):
+    return eval("text, ''")
+
+
+def test_a_solve_that_cannot_travel_is_a_problem_of_the_run(stopping):
+    result = run_checks(stopping, _dynamic)
+    assert result.problem.type == "CannotSend" and "looks names up dynamically (eval)" in result.problem.message
+    assert [o.error.type for o in result.observations] == ["NotRun"] * 6
+    assert [o.call for o in result.observations] == CALLS and [o.expected for o in result.observations] == EXPECTED
+    assert result.summary().startswith("0/6 checks pass (6 error); the run stopped early: CannotSend")
+
+
+# ----------------------------------------------------------------------- containment
+
+PIDS = ""
+
+
+def _note(pid: int) -> None:
+    with open(PIDS, "a") as fh:
+        fh.write(f"{pid}\n")
+
+
+def _forks_and_loops(text, stops):
+    pid = os.fork()
+    if pid == 0:
+        while True:
+            pass
+    _note(pid)
+    return reference_stopping(text, stops)
+
+
+def _starts_a_program(text, stops):
+    import subprocess
+
+    _note(subprocess.Popen(["sleep", "600"]).pid)
+    _note(subprocess.Popen(["sleep", "600"], start_new_session=True).pid)
+    return reference_stopping(text, stops)
+
+
+def _detaches(text, stops):
+    r, w = os.pipe()
+    if os.fork() == 0:  # the classic daemon: fork, setsid, fork again, and the middle one exits
+        os.setsid()
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(600)
+        os.write(w, str(pid).encode())
+        os._exit(0)
+    os.close(w)
+    _note(int(os.read(r, 32)))
+    return reference_stopping(text, stops)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="checks processes through /proc")
+@pytest.mark.parametrize("solve", [_forks_and_loops, _starts_a_program, _detaches, _loop], ids=lambda f: f.__name__)
+def test_nothing_solve_started_outlives_the_run(stopping, solve, tmp_path, monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "PIDS", str(tmp_path / "pids"))
+    if solve is _loop:  # started, then stopped at its limit while a child of it still runs
+
+        def solve(text, stops):
+            _forks_and_loops(text, stops)
+            _loop(text, stops)
+
+    result = run_checks(stopping, solve, timeout=0.5)
+    ended = time.monotonic()
+    started = [int(line) for line in (tmp_path / "pids").read_text().split()]
+    assert len(started) >= 6 and len(result.observations) == 6
+    while time.monotonic() < ended + 1 and any(map(_alive, started)):
+        time.sleep(0.02)
+    assert [pid for pid in started if _alive(pid)] == [], "one second after the run"

@@ -78,3 +78,60 @@ def test_error_payload_names_the_exception_like_a_traceback():
     assert payload["type"] == "json.decoder.JSONDecodeError"
     assert payload["traceback"].startswith("Traceback (most recent call last):")
     assert "failuremap_edu" not in payload["traceback"]
+
+
+# ------------------------------------------------------------ a session's messages
+
+
+def _session(record, solve, *, replay=False, not_run=None):
+    from failuremap_edu._fixtures import read_fixtures
+    from failuremap_edu._runner import _plan
+    from failuremap_edu._session import Session
+
+    fixtures = read_fixtures(record, "attempt")
+    plan = _plan(fixtures.program(replay=replay), record, None if replay else solve, 1, 2.0, 100, 8000, fixtures.sites)
+    sent = []
+    session = Session(sent.append, plan, OutputCapture(8000))
+    session.not_run = not_run
+    saved = sys.stdout, sys.stderr
+    try:
+        session.run(plan.solve)
+    finally:
+        sys.stdout, sys.stderr = saved
+    return sent
+
+
+def test_a_check_reports_its_start_each_call_as_it_is_entered_and_its_end(stopping):
+    sent = _session(stopping, lambda text, stops: (text, ""))
+    assert [m[0] for m in sent[:3]] == ["begin", "call", "result"] and sent[-1] == ("done", 6)
+    begin, call, result = sent[:3]
+    assert begin == ("begin", 0, 0, "partial marker held", ("hello", "<st"))  # the expected, ahead of solve
+    assert call == ("call", 0, "solve('hello<st', ['<stop>'])")
+    assert result[1]["expected"] == ("hello", "<st") and result[1]["call"] == call[2]
+
+
+def test_in_a_replay_the_expected_waits_for_solve(stopping):
+    """The record's own solve shares the fixture's variables, so nothing is computed ahead of it."""
+    begin = _session(stopping, None, replay=True)[0]
+    assert begin[4].type_name == "not computed" and "after solve returns" in begin[4].reason
+
+
+def test_listing_only_never_calls_solve(stopping):
+    called = []
+    sent = _session(stopping, lambda text, stops: called.append(text), not_run="not now")
+    results = [m[1] for m in sent if m[0] == "result"]
+    assert called == [] and len(results) == 6
+    assert {(r["status"], r["error"]["type"], r["error"]["message"]) for r in results} == {("error", "NotRun", "not now")}
+    assert results[0]["call"] == "solve('hello<st', ['<stop>'])" and results[0]["expected"] == ("hello", "<st")
+
+
+def test_what_an_expected_may_read_ahead_of_solve():
+    from failuremap_edu._session import _reads_plain_data
+
+    data, helper = [1, 2], (lambda: None)
+    g = {"data": data, "helper": helper, "n": 3, "sorted": sorted}
+    assert _reads_plain_data(eval("lambda: [n, data[0], len(data), sorted(data)]", {"sorted": sorted}), {"data": data, "n": 3})
+    assert not _reads_plain_data(eval("lambda: helper()", g), g)  # the record's code: may have effects
+    assert not _reads_plain_data(eval("lambda: data.pop()", g), g)  # a method: may have effects
+    assert not _reads_plain_data(eval("lambda: sorted(data)", g), g)  # `sorted` rebound by the script
+    assert _reads_plain_data(eval("lambda: [i * n for i in range(n)]", g), g)

@@ -1,147 +1,135 @@
-"""Warm workers: the same verdicts and the same safety as forking the caller, or a fallback."""
+"""The worker supply: a private server, a standby that takes the next run, and nothing left behind."""
 
 from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
+import textwrap
 import time
 
 import pytest
 
 from conftest import reference_solve
-from test_runner import CORPUS
-from failuremap_edu import _runner, _warm, run_checks
+from failuremap_edu import _warm, load_record, run_checks
 
-pytestmark = pytest.mark.skipif(not _warm.enabled(), reason="warm workers need Linux")
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="worker processes need fork")
 
 reference_stopping = reference_solve("FA-100786")
 
 
-@pytest.fixture
-def warm(monkeypatch):
-    """A running warm server, and a guard that fails the test if the caller forks."""
-    _warm.warm_up()
-    client = _warm._client()
-    deadline = time.monotonic() + 10
-    while client is None or not client.ready:
-        assert time.monotonic() < deadline, "the warm server never offered a standby"
-        time.sleep(0.02)
-        client = _warm._client()
-        if client is not None:
-            client._poll(0)
-    forks = []
-    original = _runner._Worker.start
-    monkeypatch.setattr(_runner._Worker, "start", classmethod(lambda cls, plan, skip: forks.append(skip) or original.__func__(cls, plan, skip)))
-    return forks
+def _pid(text, stops):
+    return str(os.getpid()), ""
 
 
-def test_a_run_on_a_standby_matches_a_forked_run(stopping, warm, monkeypatch):
-    ours = run_checks(stopping, reference_stopping)
-    assert ours.passed and warm == [], "the standby took the run"
-    wrong = run_checks(stopping, lambda text, stops: text)
-    assert warm == []
-    warm_observations = [(o.check, o.status, o.actual, o.expected, o.passed) for o in wrong.observations]
-    monkeypatch.setenv("FAILUREMAP_WARM", "0")  # turned off: the caller forks, with the same observations
-    forked = run_checks(stopping, lambda text, stops: text)
-    assert warm == [0]
-    assert [(o.check, o.status, o.actual, o.expected, o.passed) for o in forked.observations] == warm_observations
-    assert "fail" in [o.status for o in forked.observations]
+def _standby_pid(timeout: float = 10) -> int:
+    """The pid of the standby lined up after the last run (it is started in the background)."""
+    pool = _warm.pool()
+    deadline = time.monotonic() + timeout
+    while pool.standby is None:
+        assert time.monotonic() < deadline, "no standby was lined up"
+        time.sleep(0.005)
+    return pool.standby.wait_pid()
 
 
-@pytest.mark.parametrize("name", sorted(CORPUS))
-def test_standbys_are_as_safe_as_forked_workers(stopping, warm, name):
-    solve, status, error_type, words = CORPUS[name]
-    started = time.monotonic()
-    result = run_checks(stopping, solve, timeout=0.5)
-    assert [o.status for o in result.observations] == [status] * 6
-    for o in result.observations:
-        if error_type is None:
-            assert o.error is None
-        else:
-            assert o.error.type == error_type and words in o.error.message
-    assert time.monotonic() - started < 6 * 0.5 + 5
-    # Every restart after a timeout or a death also used a standby; only a solve
-    # that names a class of the learner's (the unpicklable object) ran in a fork.
-    assert warm == ([0] if name == "unpicklable object" else [])
+def _swept(timeout: float = 10) -> None:
+    """Until the background has stopped every finished worker and swept what it left (or `timeout`)."""
+    pool = _warm.pool()
+    deadline = time.monotonic() + timeout
+    while (pool.errands is not None and pool.errands.qsize() or len(pool.workers) > 1) and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
+def test_a_run_takes_the_standby_lined_up_after_the_one_before(stopping):
+    run_checks(stopping, reference_stopping)
+    standby = _standby_pid()
+    pids = {o.actual[0] for o in run_checks(stopping, _pid).observations}
+    assert pids == {str(standby)}, "every check of the run, on the standby"
+    assert _standby_pid() != standby, "and a new one is lined up"
+
+
+def _uses_fractions(text, stops):
+    import fractions
+
+    return str(fractions.Fraction(1, 3)), ""
+
+
+def _had_fractions(text, stops):
+    return str("fractions" in sys.modules), ""
+
+
+def test_a_standby_has_imported_what_the_last_run_used(stopping):
+    run_checks(stopping, _uses_fractions)
+    _standby_pid()
+    assert run_checks(stopping, _had_fractions).observations[0].actual[0] == "True"
+    _standby_pid()
+    assert run_checks(stopping, _had_fractions).observations[0].actual[0] == "False", "the run before used nothing"
+
+
+def test_a_standby_killed_from_outside_is_replaced(stopping):
+    run_checks(stopping, reference_stopping)
+    os.kill(_standby_pid(), signal.SIGKILL)
+    standby = _warm.pool().standby
+    standby._wait_status(False, 10)
+    assert standby.gone and standby.exitcode == -signal.SIGKILL
     assert run_checks(stopping, reference_stopping).passed
 
 
-class _NotebookClass:
-    pass
+def test_back_to_back_runs_never_touch_each_others_workers(stopping):
+    """Each run's end (sweep, next standby) happens in the background while the next run goes."""
+    solves = [reference_stopping, _pid, lambda text, stops: os._exit(3), _uses_fractions]
+    results = [run_checks(stopping, solves[i % 4], timeout=0.5) for i in range(24)]
+    for i, result in enumerate(results):
+        assert result.problem is None and len(result.observations) == 6
+        want = {"error"} if i % 4 == 2 else {"pass"} if i % 4 == 0 else {"fail"}
+        assert {o.status for o in result.observations} == want, (i, result.observations[0].error)
 
 
-_TABLE = _NotebookClass()
+def test_the_server_is_ours_alone_and_learners_processes_are_left_alone(stopping):
+    """The notebook's own multiprocessing (here: the global forkserver) never meets our sweep."""
+    import multiprocessing
+
+    learners = multiprocessing.get_context("forkserver").Process(target=time.sleep, args=(60,), daemon=True)
+    learners.start()
+    try:
+        assert _warm.pool().server is not multiprocessing.forkserver._forkserver
+
+        def leaves_a_process(text, stops):
+            import subprocess
+
+            subprocess.Popen(["sleep", "60"], start_new_session=True)
+            return reference_stopping(text, stops)
+
+        assert run_checks(stopping, leaves_a_process).passed
+        _swept()  # what the run left is swept by then; the learner's process must still be there
+        assert learners.is_alive()
+    finally:
+        learners.kill()
+        learners.join()
 
 
-def _uses_a_notebook_object(text, stops):
-    return text if _TABLE else None
-
-
-def test_a_solve_that_cannot_travel_still_runs_by_forking(stopping, warm):
-    result = run_checks(stopping, _uses_a_notebook_object)
-    assert len(result.observations) == 6
-    assert warm == [0], "the caller forked instead"
-
-
-def test_a_standby_that_cannot_load_the_solve_hands_back_to_a_fork(stopping, warm, monkeypatch):
-    # A module that passes for installed here but exists only in this process:
-    # the plan ships, the standby fails to import it and says so, the caller forks.
-    import sys
-    import types
-
-    from failuremap_edu import _byvalue
-
-    module = types.ModuleType("fm_only_here")
-    module.__spec__ = types.SimpleNamespace(origin=None)
-    module.SUFFIX = ()
-    monkeypatch.setitem(sys.modules, "fm_only_here", module)
-    real_installed = _byvalue.installed
-    monkeypatch.setattr(_byvalue, "installed", lambda name: name == "fm_only_here" or real_installed(name))
-
-    def solve(text, stops):
-        return reference_stopping(text, stops) + fm_only_here.SUFFIX  # noqa: F821 - a global set below
-
-    monkeypatch.setitem(solve.__globals__, "fm_only_here", module)
-    assert _warm.ship(_runner.Plan(None, 1, solve, 1.0, 100, 100, ())) is not None, "it does ship"
-    result = run_checks(stopping, solve)
-    assert result.passed, result.observations[0].error
-    assert warm == [0]
-
-
-def test_a_solve_using_the_learners_own_module_runs_in_a_fork_of_the_kernel(stopping, warm, tmp_path, monkeypatch):
-    import importlib
-    import sys
-
-    (tmp_path / "fm_learner_helper.py").write_text("SUFFIX = ()\n", encoding="utf-8")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    helper = importlib.import_module("fm_learner_helper")
-    monkeypatch.setitem(sys.modules, "fm_learner_helper", helper)
-    helper.SUFFIX = ("changed in the kernel",)  # a fresh import elsewhere would not see this
-
-    def solve(text, stops):
-        return reference_stopping(text, stops) + helper.SUFFIX
-
-    result = run_checks(stopping, solve)
-    assert warm == [0]
-    assert all(o.actual[-1] == "changed in the kernel" for o in result.observations)
-
-
-def test_a_standby_killed_from_outside_is_skipped(stopping, warm):
-    client = _warm._client()
-    for pid, _, _ in list(client.ready):
-        os.kill(pid, signal.SIGKILL)
-    time.sleep(0.2)
-    assert run_checks(stopping, reference_stopping).passed
+def test_a_script_without_a_main_guard_runs_once(tmp_path):
+    """multiprocessing would import the caller's __main__ again in every worker; we never do."""
+    script = tmp_path / "mine.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import failuremap_edu as fm
+            print("script ran", flush=True)
+            def solve(text, stops):
+                return text, ""
+            print(fm.run_checks(fm.load_record("FA-100786"), solve).summary())
+            """
+        ),
+        encoding="utf-8",
+    )
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert out.stdout == "script ran\n4/6 checks pass (2 fail)\n", out.stderr
 
 
 def test_the_server_ends_with_its_caller():
-    import subprocess
-    import sys
-
-    code = (
-        "import time, failuremap_edu as fm; from failuremap_edu import _warm;"
-        "_warm.warm_up(); time.sleep(0.5); print(_warm._CLIENT.process.pid, flush=True)"
-    )
+    code = "import failuremap_edu._warm as w; w.warm_up(); w.pool().standby.wait_pid(); print(w.pool().server._forkserver_pid, flush=True)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     server = int(out.stdout.split()[0])
     deadline = time.monotonic() + 15
@@ -151,15 +139,82 @@ def test_the_server_ends_with_its_caller():
         except ProcessLookupError:
             return
         time.sleep(0.05)
-    pytest.fail("the warm server outlived its caller")
+    pytest.fail("the worker server outlived its caller")
 
 
 def _huge(text, stops):
     return "x" * 5_000_000
 
 
-def test_a_result_bigger_than_the_shared_log_still_arrives(stopping, warm):
+def test_a_result_bigger_than_a_pipe_still_arrives(stopping):
     result = run_checks(stopping, _huge)
-    assert warm == []
     assert [o.status for o in result.observations] == ["fail"] * 6
     assert all(len(o.actual) == 5_000_000 for o in result.observations)
+
+
+def test_no_server_where_checks_run_in_process(monkeypatch):
+    monkeypatch.setenv("FAILUREMAP_ISOLATION", "inprocess")
+    monkeypatch.setattr(_warm, "_POOL", None)
+    _warm.warm_up()
+    assert _warm._POOL is None
+    assert run_checks(load_record("FA-100786"), reference_stopping).isolation == "inprocess"
+    assert _warm._POOL is None
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts descriptors through /proc")
+def test_back_to_back_runs_do_not_pile_up_workers_or_descriptors(stopping):
+    """Each run's end is handled in the background; it must keep up, not queue workers and their pipes."""
+    run_checks(stopping, reference_stopping)
+    _standby_pid()
+    before = len(os.listdir("/proc/self/fd"))
+    pool, queued = _warm.pool(), []
+    for _ in range(40):
+        run_checks(stopping, reference_stopping)
+        queued.append(pool.errands.qsize())
+    assert max(queued) <= 3, f"the background fell behind: {queued}"
+    _swept()
+    assert len(pool.workers) <= 1, "only the standby is left"
+    assert len(os.listdir("/proc/self/fd")) <= before + 4
+
+
+def test_only_processes_outside_the_callers_session_are_ever_killed(stopping):
+    """The last line of defence of the sweep: the caller, its session and the server are never strays."""
+    run_checks(stopping, reference_stopping)
+    standby = _standby_pid()
+    deadline = time.monotonic() + 10
+    while os.getsid(standby) != standby:  # the worker leaves our session first thing
+        assert time.monotonic() < deadline
+        time.sleep(0.005)
+    assert _warm._contained(standby)
+    assert not _warm._contained(os.getpid()) and not _warm._contained(_warm.pool().server._forkserver_pid)
+
+
+def test_a_worker_closed_by_one_thread_is_not_read_by_another():
+    """The sweep asks every worker's pid from its own thread; one may be closed meanwhile (its numbers reused)."""
+    fds = [fd for _ in range(4) for fd in os.pipe()]
+    worker = _warm.Worker(*fds[::2])
+    worker.close()
+    assert worker.wait_pid(0.1) is None
+    for fd in fds[1::2]:
+        os.close(fd)
+
+
+def test_what_the_worker_logged_is_never_overtaken_by_its_last_message():
+    """The worker may run between the supervisor's reads of its two pipes: ``done`` must not come first."""
+    from failuremap_edu._channel import frame
+
+    (status_r, status_w), (plan_r, plan_w), (log_r, log_w), (wake_r, wake_w) = (os.pipe() for _ in range(4))
+    for fd in (log_r, wake_r):
+        os.set_blocking(fd, False)
+    worker, real_read, raced = _warm.Worker(status_r, plan_w, log_r, wake_r), _warm.Worker._read, []
+
+    def read_while_the_worker_runs(fd):
+        if fd == wake_r and not raced:  # the worker logs a check and ends, just before this read
+            raced.append(os.write(log_w, frame(("begin", 0, 0, "a", None))) + os.write(wake_w, frame(("done", 1))))
+        return real_read(worker, fd)
+
+    worker._read = read_while_the_worker_runs
+    assert [m[0] for _, m in worker.messages(time.monotonic() + 1)] == ["begin", "done"]
+    worker.close()
+    for fd in (status_w, plan_r, log_w, wake_w):
+        os.close(fd)

@@ -80,7 +80,7 @@ def _log_many(path: str, worker: int) -> None:
     from failuremap_edu._progress import log_run
     from failuremap_edu._results import Observation, RunResult
 
-    result = RunResult(f"W-{worker}", "yours", 1, (Observation(0, "x" * 500, "pass", True),), 2.0, "fork")
+    result = RunResult(f"W-{worker}", "yours", 1, (Observation(0, "x" * 500, "pass", True),), 2.0, "process")
     for _ in range(50):
         log_run(result, "def solve():\n    pass\n" * 20, Path(path))
 

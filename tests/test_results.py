@@ -1,0 +1,31 @@
+"""Results say what actually happened: the isolation label is one of a closed set, and shown truthfully."""
+
+from __future__ import annotations
+
+import pytest
+
+from failuremap_edu import run_checks
+from failuremap_edu._parity import recorded_run
+from failuremap_edu._results import ISOLATIONS, Observation, RunResult
+
+
+def _run(isolation: str) -> RunResult:
+    return RunResult("FA-1", "yours", 1, (Observation(0, "a", "pass", True),), 2.0, isolation)
+
+
+@pytest.mark.parametrize("label", ["fork", "warm", "", "Process"])
+def test_isolation_is_a_closed_set(label):
+    with pytest.raises(ValueError, match=f"isolation must be one of process, inprocess, recorded, got {label!r}"):
+        _run(label)
+
+
+def test_each_label_says_what_happened(stopping):
+    assert set(ISOLATIONS) == {"process", "inprocess", "recorded"}
+    assert run_checks(stopping, lambda text, stops: (text, "")).isolation == "process"
+    assert run_checks(stopping, lambda text, stops: (text, ""), isolation="inprocess").isolation == "inprocess"
+    recorded = recorded_run(stopping, "attempt")
+    assert recorded.isolation == "recorded"
+    assert "note: as recorded in the record; nothing ran here" in str(recorded)
+    assert "in-process" not in str(recorded) and "in-process" not in recorded._repr_html_()
+    assert "note:" not in str(_run("process"))
+    assert "note: checks ran in-process (weaker isolation on this platform)" in str(_run("inprocess"))
