@@ -26,6 +26,7 @@ from typing import Any, Iterable
 
 from ._errors import InputError
 from ._progress import failure_reason, short_id
+from ._results import STATUSES
 
 __all__ = ["CheckStats", "ClassReport", "ExerciseStats", "ReportError", "build_report", "read_results"]
 
@@ -191,14 +192,14 @@ def _from_export(path: Path, data: dict) -> Handin:
     for a in data["attempts"]:
         if a.get("instructor"):
             continue
-        if isinstance(a.get("checks"), list):
-            statuses = tuple(str(c["status"]) for c in a["checks"])
-            labels = tuple(c.get("check") for c in a["checks"])
-            reasons = tuple(c.get("reason") for c in a["checks"])
+        if "checks" in a:
+            statuses = _statuses(c["status"] for c in a["checks"])
+            labels = tuple(_text(c.get("check")) for c in a["checks"])
+            reasons = tuple(_text(c.get("reason")) for c in a["checks"])
         else:  # an export from before check labels: statuses only
-            statuses = tuple(str(s) for s in a.get("statuses") or ())
+            statuses = _statuses(a["statuses"])
             labels = reasons = (None,) * len(statuses)
-        runs.append(Run(learner, str(a["record"]), a.get("variant"), a.get("time"), statuses, labels, reasons, a.get("solve_sha256"), True))
+        runs.append(Run(learner, _record(a["record"]), _variant(a.get("variant")), _text(a.get("time")), statuses, labels, reasons, _text(a.get("solve_sha256")), True))
     for record_id, latest in (data.get("latest") or {}).items():  # exports from before "sources"
         if isinstance(latest, dict) and isinstance(latest.get("solve_source"), str) and latest.get("solve_sha256"):
             sources.setdefault(latest["solve_sha256"], latest["solve_source"])
@@ -212,11 +213,36 @@ def _from_download(path: Path, data: dict) -> Handin:
     runs = []
     for run in data["runs"]:
         observations = run["observations"]
-        statuses = tuple(str(o["status"]) for o in observations)
-        labels = tuple(o.get("check") for o in observations)
+        statuses = _statuses(o["status"] for o in observations)
+        labels = tuple(_text(o.get("check")) for o in observations)
         reasons = tuple(_reason(o) for o in observations)
-        runs.append(Run(learner, data["record"], run.get("variant"), data.get("time"), statuses, labels, reasons, sha, False))
+        runs.append(Run(learner, _record(data["record"]), _variant(run.get("variant")), _text(data.get("time")), statuses, labels, reasons, sha, False))
     return Handin(str(path), tuple(runs), {sha: source} if sha and source else {})
+
+
+def _statuses(values) -> tuple[str, ...]:
+    out = tuple(values)
+    if not all(v in STATUSES for v in out):
+        raise ValueError("unknown status")
+    return out
+
+
+def _text(value: Any) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise TypeError(type(value).__name__)
+    return value
+
+
+def _variant(value: Any) -> int | None:
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+        raise TypeError("variant")
+    return value
+
+
+def _record(value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise TypeError("record")
+    return value
 
 
 def _reason(o: dict) -> str | None:

@@ -71,7 +71,7 @@ c.JupyterHub.init_spawners_timeout = 60
 c.JupyterHub.concurrent_spawn_limit = 0
 # An observer that only reads: is the hub up, which servers run. Learners never use it.
 c.JupyterHub.services = [{{"name": "observer", "api_token": {token!r}}}]
-c.JupyterHub.load_roles = [{{"name": "observer", "scopes": ["read:users", "read:servers"], "services": ["observer"]}}]
+c.JupyterHub.load_roles = [{{"name": "observer", "scopes": ["list:users", "read:users", "read:servers"], "services": ["observer"]}}]
 """
 
 
@@ -175,6 +175,8 @@ class CellRun:
 
     code: str
     stdout: str = ""
+    display: str = ""
+    """The text/plain of what the cell displayed (its result, the panel's text form)."""
     error: str | None = None
     status: str = ""
     summary_seconds: float | None = None
@@ -196,12 +198,18 @@ class Learner:
     kernel_id: str | None = None
     ws: object = None
     client_session: str = field(default_factory=lambda: uuid.uuid4().hex)
+    steps: list = field(default_factory=list)
+    """(seconds since the learner started, what was done): for a failure message, and the benchmark."""
 
     def __post_init__(self) -> None:
         import requests
 
         self.session = requests.Session()
         self.base = f"{self.hub.url}/user/{self.name}/"
+        self._t0 = time.monotonic()
+
+    def step(self, what: str) -> None:
+        self.steps.append((round(time.monotonic() - self._t0, 1), what))
 
     # -------------------------------------------------------------- the hub
 
@@ -217,6 +225,7 @@ class Learner:
         )
         if r.status_code != 302 or not any(c.name.startswith("jupyterhub-session-id") or c.name == "jupyterhub-hub-login" for c in s.cookies):
             raise LearnerError(f"{self.name}: login failed: HTTP {r.status_code}")
+        self.step("logged in")
 
     def follow(self, link: str, timeout: float = 300) -> str:
         """Open an nbgitpuller link: the hub starts the server if needed, then nbgitpuller pulls.
@@ -232,6 +241,7 @@ class Learner:
                 self._wait_until_ready(deadline)  # what the spawn-pending page's script does
                 continue
             raise LearnerError(f"{self.name}: following the link ended at {r.url} (HTTP {r.status_code})")
+        self.step("server ready, nbgitpuller's page open")
         data = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', r.text))
         from urllib.parse import unquote
 
@@ -254,6 +264,7 @@ class Learner:
         landing = self.session.get(self.redirect, timeout=60)
         if landing.status_code != 200:
             raise LearnerError(f"{self.name}: {self.redirect} answered HTTP {landing.status_code}")
+        self.step("pulled, JupyterLab open")
         return data["targetpath"]
 
     def _wait_until_ready(self, deadline: float) -> None:
@@ -293,7 +304,7 @@ class Learner:
         """Start a session (a kernel whose working folder is the notebook's), as JupyterLab does."""
         session = self.server_api("POST", "sessions", json={"path": path, "name": Path(path).name, "type": "notebook", "kernel": {"name": "python3"}})
         self.kernel_id = session["kernel"]["id"]
-        self._connect()
+        self.step("kernel started")
 
     def _connect(self) -> None:
         import websocket
@@ -301,9 +312,17 @@ class Learner:
         url = self.base.replace("http://", "ws://", 1) + f"api/kernels/{self.kernel_id}/channels?session_id={self.client_session}"
         cookies = "; ".join(f"{c.name}={c.value}" for c in self.session.cookies if c.path in ("/", f"/user/{self.name}/") or c.path.startswith(f"/user/{self.name}"))
         self.ws = websocket.create_connection(url, cookie=cookies, header=[f"X-XSRFToken: {self._xsrf()}"], timeout=600)
+        self.step("kernel connected")
 
     def execute(self, code: str, timeout: float = 600) -> CellRun:
-        """Run one cell over the kernel websocket (Jupyter messaging protocol 5.3) and collect its output."""
+        """Run one cell over the kernel websocket (Jupyter messaging protocol 5.3) and collect its output.
+
+        Connects first when not connected: between cells a learner may be away for
+        longer than the server's websocket ping timeout, and JupyterLab reconnects
+        the same way (same session id: the server replays what was buffered).
+        """
+        if self.ws is None:
+            self._connect()
         msg_id = uuid.uuid4().hex
         message = {
             "header": {"msg_id": msg_id, "username": self.name, "session": self.client_session, "msg_type": "execute_request",
@@ -334,12 +353,15 @@ class Learner:
                 run.stdout += content.get("text", "")
                 if run.summary_seconds is None and SUMMARY.search(run.stdout):
                     run.summary_seconds = time.perf_counter() - started
+            elif kind in ("execute_result", "display_data", "update_display_data"):
+                run.display += content.get("data", {}).get("text/plain", "") + "\n"
             elif kind == "error":
                 run.error = f"{content.get('ename')}: {content.get('evalue')}"
             elif kind == "execute_reply":
                 got_reply, run.status = True, content.get("status", "")
             elif kind == "status" and content.get("execution_state") == "idle":
                 got_idle = True
+        self.step(f"ran {code.splitlines()[0][:40]!r}" + (f": {run.summary}" if run.summary else ""))
         return run
 
     def close(self) -> None:
