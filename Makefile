@@ -1,10 +1,13 @@
 # Two commands on a fresh machine with Python 3 and make:
 #   make lab    set everything up and open JupyterLab on notebooks/
-#   make test   set everything up and run every test (unit, nbval, Binder, real browser)
+#   make test   set everything up and run every test (unit, nbval, Binder, real browser, real JupyterHub)
 PYTHON   ?= python3
 VENV     := .venv
 BIN      := $(VENV)/bin
 STAMP    := $(VENV)/.installed
+# JupyterHub's proxy (configurable-http-proxy) for the hub test and benchmark: from the npm
+# registry into node_modules/ of this repository, pinned by package-lock.json, never global.
+NODE_STAMP := node_modules/.installed
 CHROMIUM := /usr/bin/chromium
 SUDO     := $(if $(filter 0,$(shell id -u)),,sudo)
 # JupyterLab refuses to run as root without --allow-root; root is normal in containers,
@@ -16,7 +19,7 @@ NO_BROWSER := $(if $(DISPLAY)$(WAYLAND_DISPLAY)$(filter Darwin,$(shell uname -s)
 # Extra arguments for `jupyter lab`, e.g. make lab LAB_ARGS="--port=9999".
 LAB_ARGS ?=
 
-.PHONY: lab test bench notebooks venv system-deps clean
+.PHONY: lab test bench notebooks venv system-deps node-deps clean
 
 venv: $(STAMP)
 
@@ -26,21 +29,29 @@ $(STAMP): pyproject.toml failuremap_edu/_jupyter/page_config.json
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-# Debian's Chromium for the browser tests (Playwright drives it; never `playwright install`).
+# Debian's Chromium for the browser tests (Playwright drives it; never `playwright install`);
+# git and npm for the JupyterHub test (nbgitpuller clones with git; npm installs the proxy).
 system-deps:
 	@test -x $(CHROMIUM) || { $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y chromium fonts-dejavu-core; }
+	@command -v git >/dev/null && command -v npm >/dev/null || { $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y git nodejs npm; }
+
+node-deps: system-deps $(NODE_STAMP)
+
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $(NODE_STAMP)
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(ALLOW_ROOT) $(NO_BROWSER) $(LAB_ARGS)
 
-test: $(STAMP) system-deps
+test: $(STAMP) system-deps node-deps
 	FAILUREMAP_PROGRESS=$(CURDIR)/$(VENV)/test-progress.jsonl $(BIN)/python -m pytest
 
 notebooks: $(STAMP)
 	$(BIN)/failuremap-edu notebook --all-packaged -o notebooks
 
-bench: $(STAMP)
+bench: $(STAMP) node-deps
 	$(BIN)/python benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis artifacts
+	rm -rf $(VENV) .pytest_cache .hypothesis artifacts node_modules

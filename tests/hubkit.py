@@ -65,8 +65,8 @@ c.Spawner.cmd = [{singleuser!r}]
 c.Spawner.args = {args!r}
 c.Spawner.ip = "127.0.0.1"
 c.Spawner.default_url = "/lab"
-c.Spawner.start_timeout = 300
-c.Spawner.http_timeout = 300
+c.Spawner.start_timeout = {spawn_timeout}
+c.Spawner.http_timeout = {spawn_timeout}
 c.JupyterHub.init_spawners_timeout = 60
 c.JupyterHub.concurrent_spawn_limit = 0
 # An observer that only reads: is the hub up, which servers run. Learners never use it.
@@ -78,13 +78,14 @@ c.JupyterHub.load_roles = [{{"name": "observer", "scopes": ["list:users", "read:
 class Hub:
     """A running JupyterHub (use as a context manager)."""
 
-    def __init__(self, root: Path, *, ready_timeout: float = 120) -> None:
+    def __init__(self, root: Path, *, ready_timeout: float = 120, spawn_timeout: int = 300) -> None:
         self.root = Path(root)
         self.homes = self.root / "homes"
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.token = uuid.uuid4().hex
         self.ready_timeout = ready_timeout
+        self.spawn_timeout = spawn_timeout
         self.process: subprocess.Popen | None = None
         self.log_path = self.root / "hub.log"
 
@@ -104,6 +105,7 @@ class Hub:
             # Root is normal in containers and CI; jupyter-server refuses it without this flag.
             args=["--allow-root"] if os.geteuid() == 0 else [],
             token=self.token,
+            spawn_timeout=self.spawn_timeout,
         )
 
     def __enter__(self) -> "Hub":
@@ -197,6 +199,7 @@ class Learner:
     session: object = None
     kernel_id: str | None = None
     ws: object = None
+    inbox: object = None
     client_session: str = field(default_factory=lambda: uuid.uuid4().hex)
     steps: list = field(default_factory=list)
     """(seconds since the learner started, what was done): for a failure message, and the benchmark."""
@@ -307,20 +310,48 @@ class Learner:
         self.step("kernel started")
 
     def _connect(self) -> None:
+        """Open the kernel's websocket, and read it from a thread, as a browser tab does.
+
+        The reader answers the server's pings while the learner is away (reading,
+        waiting for the class), so the server never drops the connection for a
+        missed pong; it stamps each message with the time it arrived.
+        """
+        import queue
+
         import websocket
 
         url = self.base.replace("http://", "ws://", 1) + f"api/kernels/{self.kernel_id}/channels?session_id={self.client_session}"
-        cookies = "; ".join(f"{c.name}={c.value}" for c in self.session.cookies if c.path in ("/", f"/user/{self.name}/") or c.path.startswith(f"/user/{self.name}"))
-        self.ws = websocket.create_connection(url, cookie=cookies, header=[f"X-XSRFToken: {self._xsrf()}"], timeout=600)
+        cookies = "; ".join(f"{c.name}={c.value}" for c in self.session.cookies if c.path == "/" or c.path.startswith(f"/user/{self.name}"))
+        ws = websocket.create_connection(url, cookie=cookies, header=[f"X-XSRFToken: {self._xsrf()}"], timeout=None)
+        inbox: queue.Queue = queue.Queue()
+
+        def read() -> None:
+            try:
+                while True:
+                    raw = ws.recv()
+                    inbox.put((time.perf_counter(), raw))
+            except Exception as exc:  # closed (by us or by the server): execute() reconnects
+                inbox.put((time.perf_counter(), exc))
+
+        threading.Thread(target=read, name=f"ws-{self.name}", daemon=True).start()
+        self.ws, self.inbox = ws, inbox
         self.step("kernel connected")
 
     def execute(self, code: str, timeout: float = 600) -> CellRun:
         """Run one cell over the kernel websocket (Jupyter messaging protocol 5.3) and collect its output.
 
-        Connects first when not connected: between cells a learner may be away for
-        longer than the server's websocket ping timeout, and JupyterLab reconnects
-        the same way (same session id: the server replays what was buffered).
+        Connects first when not connected (JupyterLab reconnects the same way: same
+        session id, and the server replays what it buffered meanwhile).
         """
+        import queue
+
+        while self.ws is not None:  # what arrived between cells; a closed connection means reconnecting
+            try:
+                _, raw = self.inbox.get_nowait()
+            except queue.Empty:
+                break
+            if isinstance(raw, Exception):
+                self.ws = None
         if self.ws is None:
             self._connect()
         msg_id = uuid.uuid4().hex
@@ -340,9 +371,13 @@ class Learner:
         got_reply = got_idle = False
         deadline = time.monotonic() + timeout
         while not (got_reply and got_idle):
-            if time.monotonic() > deadline:
-                raise LearnerError(f"{self.name}: no reply to a cell within {timeout} s")
-            raw = self.ws.recv()
+            try:
+                arrived, raw = self.inbox.get(timeout=max(deadline - time.monotonic(), 0))
+            except queue.Empty:
+                raise LearnerError(f"{self.name}: no reply to a cell within {timeout} s") from None
+            if isinstance(raw, Exception):
+                self.ws = None
+                raise LearnerError(f"{self.name}: the kernel's websocket closed during a cell: {raw!r}")
             if isinstance(raw, bytes):
                 continue  # binary frames carry widget buffers: not ours
             msg = json.loads(raw)
@@ -352,7 +387,7 @@ class Learner:
             if kind == "stream":
                 run.stdout += content.get("text", "")
                 if run.summary_seconds is None and SUMMARY.search(run.stdout):
-                    run.summary_seconds = time.perf_counter() - started
+                    run.summary_seconds = arrived - started
             elif kind in ("execute_result", "display_data", "update_display_data"):
                 run.display += content.get("data", {}).get("text/plain", "") + "\n"
             elif kind == "error":
@@ -404,6 +439,67 @@ def recorded_summary(nb: dict) -> str:
                 if m:
                     return m.group(0)
     raise LookupError("no solve cell with a recorded summary")
+
+
+# ------------------------------------------------------------------ a course
+
+
+def git(*args: str, cwd: Path) -> None:
+    subprocess.run(["git", "-c", "user.name=Instructor", "-c", "user.email=instructor@example.org", *args], cwd=cwd, check=True,
+                   capture_output=True, timeout=120)
+
+
+def publish_workshop(base: Path, hub: Hub, records: tuple[str, ...]) -> tuple[str, dict[str, str]]:
+    """The workshop as an instructor publishes it: built with --repo and --hub, committed, pushed to a bare repository.
+
+    Returns the repository URL (``file://…/fm-course.git``) and the README's JupyterHub link of each notebook.
+    """
+    from failuremap_edu._cli import main
+
+    remote = base / "fm-course.git"
+    subprocess.run(["git", "init", "--quiet", "--bare", "--initial-branch=main", str(remote)], check=True, timeout=60)
+    repo = remote.as_uri()
+    folder = base / "fm-course"
+    import contextlib
+    import io
+
+    with contextlib.redirect_stdout(io.StringIO()) as said:
+        if main(["workshop", *records, "-o", str(folder), "--repo", repo, "--branch", "main", "--hub", hub.url]) != 0:
+            raise RuntimeError(f"failuremap-edu workshop failed: {said.getvalue()}")
+    git("init", "--quiet", "--initial-branch=main", cwd=folder)
+    git("add", "-A", cwd=folder)
+    git("commit", "--quiet", "-m", "Workshop", cwd=folder)
+    git("push", "--quiet", repo, "main", cwd=folder)
+    readme = (folder / "README.md").read_text(encoding="utf-8")
+    return repo, dict(re.findall(r"^\| ([\w.-]+\.ipynb) \| \[open\]\(([^)]+)\) \|$", readme, re.M))
+
+
+def reference_cell(record_id: str, name: str) -> str:
+    """Our reference solution as a learner would type it, marked (inside solve, so the log keeps it) with the learner's name."""
+    from failuremap_edu._notebook import reference_path
+
+    source = reference_path(record_id).read_text(encoding="utf-8")
+    signature, body = source[source.index("def solve(") :].split("\n", 1)
+    return f"@exercise.check\n{signature}\n    # learner {name}\n{body}"
+
+
+def open_exercise(learner: Learner, link: str, record_id: str, timeout: float = 300) -> tuple[dict, str, str]:
+    """Log in, follow the nbgitpuller link, open the notebook, run it down to (not including) its solve cell.
+
+    Returns the notebook, its solve cell as generated, and the folder nbgitpuller cloned into.
+    """
+    learner.login()
+    folder = learner.follow(link, timeout=timeout)
+    path = f"{folder}/notebooks/{record_id}.ipynb"
+    nb = learner.notebook(path)
+    learner.open_notebook(path)
+    cells = solve_cells(nb)
+    solve_at = next(i for i, c in enumerate(cells) if c.startswith("@exercise.check"))
+    for code in cells[:solve_at]:
+        ran = learner.execute(code)
+        if ran.status != "ok" or ran.error is not None:
+            raise LearnerError(f"{learner.name}: {code[:60]!r} failed: {ran.error}")
+    return nb, cells[solve_at], folder
 
 
 # ------------------------------------------------------------------ the launcher

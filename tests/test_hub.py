@@ -15,16 +15,12 @@ every kernel stay up while one learner runs a memory bomb, a fork and a busy loo
 from __future__ import annotations
 
 import re
-import subprocess
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from failuremap_edu._cli import main
-from failuremap_edu._notebook import reference_path
 from failuremap_edu._progress import read_progress
 from failuremap_edu._workshop import clone_folder
 
@@ -37,11 +33,6 @@ LEARNERS = 5
 HOSTILE = "mallory"
 
 
-def git(*args: str, cwd: Path) -> None:
-    subprocess.run(["git", "-c", "user.name=Instructor", "-c", "user.email=instructor@example.org", *args], cwd=cwd, check=True,
-                   capture_output=True, timeout=120)
-
-
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory):
     with hubkit.Hub(tmp_path_factory.mktemp("hub")) as running:
@@ -50,28 +41,9 @@ def hub(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def course(hub, tmp_path_factory):
-    """The workshop as an instructor publishes it: built with --repo and --hub, committed, pushed."""
-    base = tmp_path_factory.mktemp("course")
-    remote = base / "fm-course.git"
-    subprocess.run(["git", "init", "--quiet", "--bare", "--initial-branch=main", str(remote)], check=True, timeout=60)
-    repo = remote.as_uri()
-    folder = base / "fm-course"
-    assert main(["workshop", *RECORDS, "-o", str(folder), "--repo", repo, "--branch", "main", "--hub", hub.url]) == 0
-    git("init", "--quiet", "--initial-branch=main", cwd=folder)
-    git("add", "-A", cwd=folder)
-    git("commit", "--quiet", "-m", "Workshop", cwd=folder)
-    git("push", "--quiet", repo, "main", cwd=folder)
-    readme = (folder / "README.md").read_text(encoding="utf-8")
-    links = dict(re.findall(r"^\| ([\w.-]+\.ipynb) \| \[open\]\(([^)]+)\) \|$", readme, re.M))
+    repo, links = hubkit.publish_workshop(tmp_path_factory.mktemp("course"), hub, RECORDS)
     assert set(links) == {"00-start-here.ipynb", *(f"{r}.ipynb" for r in RECORDS)}
     return repo, links
-
-
-def reference_cell(record_id: str, name: str) -> str:
-    """Our reference solution as a learner would type it, marked with the learner's name."""
-    source = reference_path(record_id).read_text(encoding="utf-8")
-    signature, body = source[source.index("def solve(") :].split("\n", 1)
-    return f"@exercise.check\n{signature}\n    # learner {name}\n{body}"
 
 
 def loop_cell(attempt_cell: str) -> str:
@@ -80,22 +52,11 @@ def loop_cell(attempt_cell: str) -> str:
 
 
 def open_exercise(learner: hubkit.Learner, link: str, record_id: str, repo: str) -> tuple[dict, str]:
-    """Log in, follow the nbgitpuller link, open the notebook, run it down to (not including) its solve cell."""
-    learner.login()
-    folder = learner.follow(link)
+    nb, attempt, folder = hubkit.open_exercise(learner, link, record_id)
     assert folder == clone_folder(repo)  # the folder nbgitpuller cloned into is the one our link's urlpath names
     urlpath = parse_qs(urlsplit(link).query)["urlpath"][0]
     assert learner.redirect == f"{learner.hub.url}/user/{learner.name}/{urlpath}"
-    path = f"{folder}/notebooks/{record_id}.ipynb"
-    nb = learner.notebook(path)
-    learner.open_notebook(path)
-    cells = hubkit.solve_cells(nb)
-    solve_at = next(i for i, c in enumerate(cells) if c.startswith("@exercise.check"))
-    for code in cells[:solve_at]:
-        ran = learner.execute(code)
-        assert ran.status == "ok" and ran.error is None, (learner.name, code[:60], ran.error)
-    learner.close()  # the learner reads while the others catch up; the next cell reconnects, as JupyterLab does
-    return nb, cells[solve_at]
+    return nb, attempt
 
 
 def learn(hub, repo, links, name: str, record_id: str, start: threading.Barrier) -> dict:
@@ -104,7 +65,7 @@ def learn(hub, repo, links, name: str, record_id: str, start: threading.Barrier)
         nb, attempt = open_exercise(learner, links[f"{record_id}.ipynb"], record_id, repo)
         start.wait(timeout=600)
         first = learner.execute(attempt)
-        correct = learner.execute(reference_cell(record_id, name))
+        correct = learner.execute(hubkit.reference_cell(record_id, name))
         looping = learner.execute(loop_cell(attempt))
         return {"recorded": hubkit.recorded_summary(nb), "runs": [first, correct, looping], "steps": learner.steps}
     except BaseException as exc:
@@ -128,17 +89,13 @@ def attack(hub, repo, links, start: threading.Barrier) -> dict:
         signature = next(line for line in attempt.splitlines() if line.startswith("def solve("))
         start.wait(timeout=600)
         runs = {what: learner.execute(f"@exercise.check\n{signature}\n{body}") for what, body in HOSTILE_SOLVES.items()}
-        runs["afterwards"] = learner.execute(reference_cell("FA-100786", HOSTILE))
+        runs["afterwards"] = learner.execute(hubkit.reference_cell("FA-100786", HOSTILE))
         return runs
     except BaseException as exc:
         start.abort()
         raise AssertionError(f"{HOSTILE}: {exc!r}; steps so far: {learner.steps}") from exc
     finally:
         learner.close()
-
-
-def checks_of(nb: dict) -> int:
-    return int(re.match(r"\d+/(\d+)", hubkit.recorded_summary(nb)).group(1))
 
 
 def test_a_class_on_jupyterhub_with_a_hostile_learner(hub, course):
