@@ -64,6 +64,7 @@ def test_each_exercise_and_check_across_the_class(klass):
     assert sorted(report.learners) == sorted(ids.values()) and report.files == 5 and report.problems == ()
     (e,) = report.exercises
     assert (e.record, e.learners, e.reached_pass, e.median_runs_to_pass, e.stuck) == ("FA-1", 4, 3, 2.0, (ids["dan"],))
+    assert e.runs == 1 + 4 + 2 + 2  # cy's runs count once though she handed them in twice; the instructor's not at all
     first, second = e.checks
     # First pass of the first check: ann 1st run, bob 2nd, cy 2nd, dan 1st.
     assert (first.label, first.learners, first.reached_pass, first.median_runs_to_pass, first.stuck) == ("keeps order", 4, 4, 1.5, ())
@@ -103,6 +104,7 @@ def test_code_only_with_code(klass, capsys):
         assert main(argv) == 0
         out = capsys.readouterr().out + (page.read_text() if page.exists() else "")
         assert "def solve" not in out and "return" not in out
+    assert all(e.code == {} for e in build_report([folder]).exercises)  # not even kept in the report's data
     assert main(["report", str(folder), "--with-code", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     code = data["exercises"][0]["code"]
@@ -115,7 +117,7 @@ def test_text_report(klass, capsys):
     assert main(["report", str(folder)]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "Class report: 4 learners, 1 exercises, from 5 files"
-    assert out[2] == f"FA-1: 4 learners ran it; 3 reached every check passing (median 2 runs); stuck: {ids['dan']}"
+    assert out[2] == f"FA-1: 4 learners ran it (9 runs); 3 reached every check passing (median 2 runs); stuck: {ids['dan']}"
     row = next(line for line in out if "keeps order" in line).split()
     assert row[:5] == ["1", "keeps", "order", "4/4", "1.5"]
 
