@@ -39,7 +39,7 @@ def _names(names, limit: int = _SHOWN_STUCK) -> str:
 
 
 def _headline(e: ExerciseStats) -> str:
-    text = f"{e.record}: {e.learners} learner{'s' if e.learners != 1 else ''} ran it; {e.reached_pass} reached every check passing"
+    text = f"{e.record}: {e.learners} learner{'s' if e.learners != 1 else ''} ran it ({e.runs} runs); {e.reached_pass} reached every check passing"
     if e.median_runs_to_pass is not None:
         text += f" (median {_runs(e.median_runs_to_pass)} runs)"
     return text + (f"; stuck: {_names(e.stuck)}" if e.stuck else "; nobody stuck")

@@ -96,6 +96,8 @@ class ExerciseStats:
 
     record: str
     learners: int
+    runs: int
+    """Runs counted, all learners together (each handed-in run once)."""
     reached_pass: int
     """Learners with at least one run in which every check passed."""
     median_runs_to_pass: float | None
@@ -126,6 +128,7 @@ class ClassReport:
                 {
                     "record": e.record,
                     "learners": e.learners,
+                    "runs": e.runs,
                     "reached_pass": e.reached_pass,
                     "median_runs_to_pass": e.median_runs_to_pass,
                     "stuck": list(e.stuck),
@@ -381,4 +384,4 @@ def _exercise(record: str, runs: list[Run], learners: list[str], names: dict[str
             chosen = chosen or next((r.solve_sha256 for r in reversed(own) if r.solve_sha256 in sources), None)
             if chosen:
                 code[names[learner]] = sources[chosen]
-    return ExerciseStats(record, len(by_learner), reached, _median(to_pass), tuple(sorted(stuck)), tuple(checks), code)
+    return ExerciseStats(record, len(by_learner), len(runs), reached, _median(to_pass), tuple(sorted(stuck)), tuple(checks), code)
