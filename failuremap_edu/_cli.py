@@ -320,10 +320,11 @@ def _cmd_workshop(args) -> int:
     n = len(ws.exercises)
     kind = "with reference solutions (self-study)" if ws.with_solutions else "no reference solutions in it"
     print(f"{args.out}: {n} exercise{'s' if n != 1 else ''}, {len(ws.learner_notebooks)} notebooks for learners ({kind})")
-    own = [p for p in ws.instructor_notebooks if ws.instructor_dir in p.parents]
+    own = sum(1 for p in ws.instructor_notebooks if ws.instructor_dir in p.parents)
+    solutions = len(ws.solutions)
     print(
-        f"{ws.instructor_dir}: instructor material ({len(own)} instructor notebooks, {len(ws.solutions)} reference solutions, notes); "
-        "keep it out of the learners' repository"
+        f"{ws.instructor_dir}: instructor material ({own} instructor notebook{'s' if own != 1 else ''}, "
+        f"{solutions} reference solution{'s' if solutions != 1 else ''}, notes); keep it out of the learners' repository"
     )
     if ws.skipped:
         print(f"no instructor notebook for {', '.join(ws.skipped)} (no reference solution: pass --solutions DIR with DIR/ID.py)")

@@ -451,8 +451,8 @@ def _instructor_notes(title, out_dir, entries, solutions, skipped, links, hub) -
         "",
         "`notebooks/` holds one instructor notebook per exercise with a reference solution (`solutions/`): the reference "
         "filled in, every hint open, and presenter aids in the panel: reveal or hide everything at once, and a large font "
-        "for projectors. Run them where `failuremap-edu` is installed (for example `pip install -e` of the learners' folder); "
-        "their runs are marked as an instructor's and left out of the class report.",
+        "for projectors. Run them where `failuremap-edu` is installed (for example `pip install -e` of the learners' folder). "
+        "Runs marked as an instructor's are left out of the class report.",
         "",
     ]
     lines += [f"- {md(record_id)}: `notebooks/{record_id}.ipynb`, `solutions/{record_id}.py`" for record_id, _, _ in entries if record_id in solutions]

@@ -113,7 +113,7 @@ def test_the_command_says_where_the_instructor_material_went(tmp_path, capsys):
     assert code == 0, err
     lines = stdout.splitlines()
     assert lines[0] == f"{tmp_path / 'out'}: 1 exercise, 2 notebooks for learners (no reference solutions in it)"
-    assert lines[1].startswith(f"{tmp_path / 'teacher'}: instructor material (1 instructor notebooks, 1 reference solutions, notes)")
+    assert lines[1].startswith(f"{tmp_path / 'teacher'}: instructor material (1 instructor notebook, 1 reference solution, notes)")
     assert (tmp_path / "teacher" / "notebooks" / "FA-100786.ipynb").is_file() and not (tmp_path / "out-instructor").exists()
     code, _, err = build(capsys, "FA-100786", "-o", tmp_path / "o2", "--instructor-dir", tmp_path / "o2" / "teacher")
     assert code == 2 and err.count("\n") == 1 and "must be outside the learners' folder" in err
