@@ -1,6 +1,7 @@
 # Two commands on a fresh machine with Python 3 and make:
 #   make lab    set everything up and open JupyterLab on notebooks/
 #   make test   set everything up and run every test (unit, nbval, Binder, real browser, real JupyterHub)
+#   make test-fast   the edit loop: everything but the slow (Binder, make lab, JupyterHub) and browser tests
 PYTHON   ?= python3
 VENV     := .venv
 BIN      := $(VENV)/bin
@@ -19,7 +20,7 @@ NO_BROWSER := $(if $(DISPLAY)$(WAYLAND_DISPLAY)$(filter Darwin,$(shell uname -s)
 # Extra arguments for `jupyter lab`, e.g. make lab LAB_ARGS="--port=9999".
 LAB_ARGS ?=
 
-.PHONY: lab test bench notebooks venv system-deps node-deps clean
+.PHONY: lab test test-fast bench notebooks venv system-deps node-deps clean
 
 venv: $(STAMP)
 
@@ -46,6 +47,10 @@ lab: $(STAMP)
 
 test: $(STAMP) system-deps node-deps
 	FAILUREMAP_PROGRESS=$(CURDIR)/$(VENV)/test-progress.jsonl $(BIN)/python -m pytest
+
+# No Chromium needed: the browser tests are the ones left out.
+test-fast: $(STAMP)
+	FAILUREMAP_PROGRESS=$(CURDIR)/$(VENV)/test-progress.jsonl $(BIN)/python -m pytest -m "not slow and not browser"
 
 notebooks: $(STAMP)
 	$(BIN)/failuremap-edu notebook --all-packaged -o notebooks

@@ -53,14 +53,14 @@ def _percentile(samples: list[float], q: float) -> float:
 
 def _prepare(hubkit, hub, link: str, name: str):
     learner = hubkit.Learner(hub, name)
-    hubkit.open_exercise(learner, link, RECORD, timeout=900)
-    return learner, hubkit.reference_cell(RECORD, name)
+    _, attempt, _ = hubkit.open_exercise(learner, link, RECORD, timeout=900)
+    return learner, hubkit.reference_cell(RECORD, name, attempt)
 
 
 def _solve(learner, cell: str) -> float:
     run = learner.execute(cell)
     if run.summary_seconds is None or not run.summary or not run.summary.startswith("6/6 checks pass"):
-        raise RuntimeError(f"{learner.name}: unexpected output {run.stdout[-300:]!r}")
+        raise RuntimeError(f"{learner.name}: unexpected output {run.display[-300:] or run.stdout[-300:]!r}")
     return run.summary_seconds
 
 

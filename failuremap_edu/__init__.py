@@ -38,13 +38,20 @@ _EXPORTS = {
     "ParityReport": "._parity",
     "verify_record": "._parity",
     "assert_recorded_failures": "._parity",
-    "Exercise": "._widgets",
+    "Exercise": "._exercise",
+    "exercise": "._exercise",
+    "FailureStory": "._story",
+    "watch_it_fail": "._story",
     "progress_overview": "._progress",
     "plot_progress": "._render_plot",
     "try_call": "._runner",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
+
+from ._errors import show_input_errors_briefly as _brief  # noqa: E402 - after the names, and cheap
+
+_brief()
 
 
 def __getattr__(name: str) -> object:

@@ -1,7 +1,8 @@
 """The ``failuremap-edu`` command: a thin front over the public API.
 
 Exit codes: 0 everything passed (or parity holds); 1 a check failed (or parity is
-broken); 2 bad input or usage. Errors are one line on stderr, never a traceback.
+broken); 2 bad input or usage; 141 the reader of stdout went away (``| head``).
+Errors are one line on stderr, never a traceback.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from typing import Sequence
 from . import __version__
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_READER_LEFT = 141
+"""128 + SIGPIPE: the reader of stdout went away (``| head``), as a shell reports it."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -98,10 +101,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ._errors import InputError
 
     try:
-        return _COMMANDS[args.command](args)
+        code = _COMMANDS[args.command](args)
+        sys.stdout.flush()  # here, not at exit: a closed pipe must reach the handler below
+        return code
     except InputError as exc:
         print(f"failuremap-edu: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except BrokenPipeError:  # before OSError, its base class
+        return _reader_left()
     except OSError as exc:
         if not exc.filename:
             raise
@@ -110,8 +117,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("failuremap-edu: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return EXIT_OK
+
+
+def _reader_left() -> int:
+    """Whoever read our stdout has gone (``failuremap-edu list | head -1``): stop quietly.
+
+    Python ignores SIGPIPE, so the write raised BrokenPipeError. Unflushed output
+    is still buffered, and the interpreter would try to flush it at exit and print
+    "Exception ignored ... BrokenPipeError". Pointing stdout at /dev/null first is
+    the idiom from Python's documentation (signal module, "Note on SIGPIPE").
+    The exit code is what a shell reports for a writer killed by SIGPIPE.
+    """
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # stdout is not a real file (captured, closed): nothing to flush at exit
+        pass
+    return EXIT_READER_LEFT
 
 
 def _emit_json(data) -> None:
@@ -174,7 +199,7 @@ def _record_json(record, fixtures) -> dict:
             "line": s.lineno,
             "call": s.actual_source,
             "expected": s.expected_source,
-            "repeats": s.repeats,
+            "dynamic": s.dynamic,
         }
         for s in fixtures.sites
     ]
@@ -187,6 +212,7 @@ def _record_json(record, fixtures) -> dict:
 
 
 def _cmd_check(args) -> int:
+    from ._code import can_fall_off_end
     from ._records import load_record
     from ._render_text import render_run
     from ._runner import run_checks
@@ -201,26 +227,12 @@ def _cmd_check(args) -> int:
     if args.html or args.plot:
         _write_exports(args, record, runs)
     if args.json:
-        _emit_json(
-            {
-                "record": record.id,
-                "runs": [
-                    {
-                        "variant": run.variant,
-                        "passed": run.passed,
-                        "summary": run.summary(),
-                        "problem": None if run.problem is None else str(run.problem),
-                        "observations": [o.to_json() for o in run.observations],
-                    }
-                    for run in runs
-                ],
-            }
-        )
+        _emit_json({"record": record.id, "runs": [run.to_json() for run in runs]})
     else:
         for run in runs:
             if len(runs) > 1:
                 print(f"== variant N={run.variant}")
-            print(render_run(run))
+            print(render_run(run, missing_return=can_fall_off_end(solution)))
     return EXIT_OK if all(run.passed for run in runs) else EXIT_FAILED
 
 
@@ -230,21 +242,22 @@ def _write_exports(args, record, runs) -> None:
 
     columns, names = [], []
     for run in runs:
-        suffix = f" N={run.variant}" if len(runs) > 1 else ""
         for name in ("broken", "attempt"):
             columns.append(replay(record, name, run.variant, args.timeout))
-            names.append(name + suffix)
+            names.append(name)
         columns.append(run)
-        names.append("yours" + suffix)
+        names.append("yours")
     if args.html:
         from ._render_html import report_html
 
+        suffixes = [f" N={c.variant}" if len(runs) > 1 else "" for c in columns]
         with open(args.html, "w", encoding="utf-8") as fh:
-            fh.write(report_html(record, columns, names))
+            fh.write(report_html(record, columns, [n + s for n, s in zip(names, suffixes)]))
     if args.plot:
         from ._render_plot import save_status
 
-        save_status(columns, args.plot, names, title=f"{record.id}: {record.title}"[:90])
+        # The plot groups the runs by variant itself, and wraps the whole title.
+        save_status(columns, args.plot, names, title=f"{record.id}: {record.title}")
 
 
 def _cmd_verify(args) -> int:

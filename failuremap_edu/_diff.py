@@ -23,7 +23,7 @@ from typing import Any
 
 from ._values import Opaque, safe_repr
 
-__all__ = ["Budget", "Diff", "Difference", "Segment", "TextDetail", "diff", "describe_char"]
+__all__ = ["Budget", "Diff", "Difference", "TextDetail", "TextEdit", "describe_char", "describe_text", "diff"]
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,12 @@ class Budget:
     max_repr: int = 160
     """Characters of any value's repr that a difference keeps."""
     text_context: int = 32
-    """Characters shown on each side of a string's first difference."""
+    """Characters of shared context shown before the first and after the last edit."""
+    text_align: int = 4_000
+    """Differing middles (after the shared prefix and suffix) up to this many characters
+    are aligned character by character; longer ones are shown as one replacement."""
+    text_window: int = 200
+    """Characters of edits kept per side in a text window."""
     text_analysis: int = 100_000
     """Strings longer than this skip whole-string checks such as Unicode normalization."""
     align_items: int = 400
@@ -49,28 +54,43 @@ DEFAULT_BUDGET = Budget()
 
 
 @dataclass(frozen=True)
-class Segment:
-    """A run of characters in a text window: ``equal``, or only on one side (``changed``)."""
+class TextEdit:
+    """One piece of two aligned strings: the same on both sides, or an edit.
 
-    text: str
+    Renderers draw expected and got from the same list of edits, so the marks in
+    both lines sit at the same place: an insertion is an empty mark in expected,
+    a deletion an empty mark in got.
+    """
+
     op: str
+    """``equal``, ``insert`` (only in got), ``delete`` (only in expected) or ``replace``."""
+    expected: str
+    """The expected side's characters ("" for ``insert``)."""
+    actual: str
+    """The got side's characters ("" for ``delete``)."""
+    expected_index: int
+    """Where this piece starts in expected (0-based)."""
+    actual_index: int
+    """Where this piece starts in got."""
 
 
 @dataclass(frozen=True)
 class TextDetail:
-    """Where two strings part ways, as windows that a renderer can mark up."""
+    """Where two strings part ways, as aligned edits around the changes, with context."""
 
     index: int
-    """First differing character (0-based)."""
+    """First differing character (0-based; the common prefix is this long)."""
     expected_length: int
     actual_length: int
-    window_start: int
-    """Index in both strings where the windows begin (they share the prefix before it)."""
-    expected: tuple[Segment, ...]
-    actual: tuple[Segment, ...]
+    edits: tuple[TextEdit, ...]
+    """The window: some shared context, the edits (clipped for huge strings), more context."""
+    clipped_before: int
+    """Characters of the shared prefix left out before the window (both sides)."""
     expected_clipped: int
     """Characters of expected after the window that are not shown."""
     actual_clipped: int
+    changes: int
+    """How many edits (not ``equal``) the two strings differ by, including any beyond the window."""
 
 
 @dataclass(frozen=True)
@@ -80,8 +100,8 @@ class Difference:
     path: str
     """Where, as an index path from the root: ``""`` is the whole value."""
     kind: str
-    """``type``, ``none``, ``length``, ``missing``, ``extra``, ``value``, ``text``,
-    ``invisible``, ``number``, ``nan``, ``opaque`` or ``depth``."""
+    """``type``, ``none``, ``length``, ``missing``, ``extra``, ``order``, ``value``,
+    ``text``, ``invisible``, ``number``, ``nan``, ``opaque`` or ``depth``."""
     message: str
     """The explanation in plain words, with "expected" and "got"."""
     expected: str = ""
@@ -99,7 +119,7 @@ class Diff:
     omitted: int = 0
     """Differences found but not kept because of the budget."""
     hint: str | None = None
-    """One overall hint, e.g. that solve may be missing a ``return``."""
+    """One overall hint, e.g. that solve returned a generator."""
     budget: Budget = field(default=DEFAULT_BUDGET, repr=False)
 
     @property
@@ -121,10 +141,6 @@ _BLANKS = re.compile(r"[ \t]+")
 _INVISIBLE_CATEGORIES = {"Zs", "Zl", "Zp", "Cc", "Cf", "Mn", "Me"}
 
 
-def _is_invisible(ch: str) -> bool:
-    return ch != " " and (unicodedata.category(ch) in _INVISIBLE_CATEGORIES or ch.isspace())
-
-
 _TYPE_WORDS = {
     list: "a list", tuple: "a tuple", dict: "a dict", set: "a set", frozenset: "a frozenset", str: "a string",
     bytes: "bytes", int: "an int", float: "a float", complex: "a complex number", bool: "a bool", type(None): "None",
@@ -137,16 +153,24 @@ def _type_word(value: Any) -> str:
     return _TYPE_WORDS.get(type(value), f"a {type(value).__name__}")
 
 
-def diff(expected: Any, actual: Any, budget: Budget = DEFAULT_BUDGET) -> Diff:
-    """Explain how `actual` differs from `expected`. Never raises."""
+MISSING_RETURN = "solve returned None: is a return statement missing, or does a branch fall off the end?"
+
+
+def diff(expected: Any, actual: Any, budget: Budget = DEFAULT_BUDGET, *, missing_return: bool = False) -> Diff:
+    """Explain how `actual` differs from `expected`. Never raises.
+
+    `missing_return`: the caller has read solve's source and knows it can fall off
+    its end. Only then does a None get the hint that a ``return`` may be missing;
+    a solve that returns None on purpose must not be told it forgot one.
+    """
     walker = _Walker(budget)
     try:
         walker.compare(expected, actual, "", 0, top=True)
     except RecursionError:
         walker.add(Difference("", "depth", "the values are nested too deeply to compare further"))
     hint = None
-    if actual is None and expected is not None:
-        hint = "solve returned None. Is a `return` missing, or does a branch fall off the end?"
+    if actual is None and expected is not None and missing_return:
+        hint = MISSING_RETURN
     elif isinstance(actual, Opaque) and actual.type_name == "generator":
         hint = "solve returned a generator: wrap it in list(...) or tuple(...), or use a list comprehension."
     return Diff(tuple(walker.kept), walker.omitted, hint, budget)
@@ -227,7 +251,7 @@ class _Walker:
             )
             self.add(Difference(path, "type", f"expected {_type_word(exp)}, got {_type_word(act)}{note}", e, a))
             if not same_items:
-                self._sequence(list(exp), list(act), path, depth)
+                self._sequence(exp, act, path, depth)
             return
         if isinstance(exp, (int, float)) and isinstance(act, (int, float)) and not isinstance(exp, bool) and not isinstance(act, bool):
             if equal_anyway:
@@ -285,25 +309,33 @@ class _Walker:
 
     def _text(self, exp: str, act: str, path: str) -> None:
         budget = self.budget
+        reasons = _invisible_reasons(exp, act, _common_prefix(exp, act), budget)
+        if path and not reasons and _short_and_plain(exp) and _short_and_plain(act):
+            # A short string inside a container is one value to a learner: "expected
+            # 'b1', got 'a1'", not a character index inside an item index.
+            self.add(Difference(path, "value", f"expected {exp!r}, got {act!r}", self.r(exp), self.r(act)))
+            return
         detail = _text_detail(exp, act, budget)
-        reasons = _invisible_reasons(exp, act, detail.index, budget)
-        at = f"at index {detail.index}"
-        if detail.index >= min(len(exp), len(act)):
-            longer, shorter = ("got", "expected") if len(act) > len(exp) else ("expected", "got")
-            base = f"{shorter} stops {at} where {longer} goes on ({len(exp)} vs {len(act)} characters)"
-        else:
-            base = f"first difference {at}: expected {_show_char(exp[detail.index])}, got {_show_char(act[detail.index])}"
-        kind = "invisible" if reasons else "text"
-        message = base + ("; " + "; ".join(reasons) if reasons else "")
+        message = describe_text(detail)
+        changed = "".join(e.expected + e.actual for e in detail.edits if e.op != "equal")
+        unseen = any(reason != _CASE_ONLY for reason in reasons) or (changed and all(map(_notable, changed)))
+        kind = "invisible" if unseen else "text"
+        if reasons:
+            message += "; " + "; ".join(reasons)
         self.add(Difference(path, kind, message, self.r(exp), self.r(act), detail))
 
     # -- containers --------------------------------------------------------------
 
     def _sequence(self, exp: list | tuple, act: list | tuple, path: str, depth: int) -> None:
         budget = self.budget
+        # Only lists: a tuple is a record whose positions mean different things, and
+        # "the same items in another order" would send the learner swapping them.
+        if type(exp) is list and type(act) is list and 1 < len(exp) == len(act) <= budget.align_items and _same_items(exp, act):
+            self.add(Difference(path, "order", f"the same items in a different order: expected {self.r(exp)}, got {self.r(act)}", self.r(exp), self.r(act)))
+            return
         if len(exp) != len(act):
             self.add(
-                Difference(path, "length", f"expected {len(exp)} items, got {len(act)}", self.r(exp), self.r(act))
+                Difference(path, "length", f"expected {_items(len(exp))}, got {len(act)}", self.r(exp), self.r(act))
             )
             if max(len(exp), len(act)) <= budget.align_items and self._align(exp, act, path, depth):
                 return
@@ -454,67 +486,130 @@ def _common_prefix(a, b) -> int:
     return i
 
 
-def _common_suffix(a: str, b: str, limit: int) -> int:
-    n = min(len(a), len(b), limit)
+def _common_suffix(a, b, floor: int) -> int:
+    """Length of the common suffix that does not reach into the first `floor` characters."""
+    n = min(len(a), len(b)) - floor
+    block = 4096
     i = 0
-    while i < n and a[-1 - i] == b[-1 - i]:
+    while i + block <= n and a[len(a) - i - block : len(a) - i] == b[len(b) - i - block : len(b) - i]:
+        i += block
+    while i < n and a[len(a) - 1 - i] == b[len(b) - 1 - i]:
         i += 1
     return i
 
 
-def _show_char(ch: str) -> str:
-    if _is_invisible(ch):
-        return describe_char(ch)
-    return repr(ch)
+def _notable(ch: str) -> bool:
+    """Characters a learner cannot see or tell apart in a repr: named by code point instead."""
+    return ch.isspace() or unicodedata.category(ch) in _INVISIBLE_CATEGORIES
 
 
-def _text_detail(exp: str, act: str, budget: Budget) -> TextDetail:
-    index = _common_prefix(exp, act)
-    start = max(0, index - budget.text_context)
-    span = 2 * budget.text_context
-    suffix = _common_suffix(exp[index:], act[index:], span * 4)
-    e_end = min(len(exp) - suffix, index + span * 4)
-    a_end = min(len(act) - suffix, index + span * 4)
-    e_mid, a_mid = exp[index:e_end], act[index:a_end]
-    e_segments: list[Segment] = [Segment(exp[start:index], "equal")] if index > start else []
-    a_segments: list[Segment] = list(e_segments)
-    matcher = difflib.SequenceMatcher(None, e_mid, a_mid, autojunk=False)
-    for op, e1, e2, a1, a2 in matcher.get_opcodes():
-        if op == "equal":
-            e_segments.append(Segment(e_mid[e1:e2], "equal"))
-            a_segments.append(Segment(a_mid[a1:a2], "equal"))
-        else:
-            if e2 > e1:
-                e_segments.append(Segment(e_mid[e1:e2], "changed"))
-            if a2 > a1:
-                a_segments.append(Segment(a_mid[a1:a2], "changed"))
-    tail_e = exp[e_end : e_end + budget.text_context]
-    tail_a = act[a_end : a_end + budget.text_context]
-    if tail_e:
-        e_segments.append(Segment(tail_e, "equal"))
-    if tail_a:
-        a_segments.append(Segment(tail_a, "equal"))
-    return TextDetail(
-        index=index,
-        expected_length=len(exp),
-        actual_length=len(act),
-        window_start=start,
-        expected=tuple(_clip_segments(e_segments, span * 3)),
-        actual=tuple(_clip_segments(a_segments, span * 3)),
-        expected_clipped=max(0, len(exp) - e_end - len(tail_e)),
-        actual_clipped=max(0, len(act) - a_end - len(tail_a)),
+def _short_and_plain(text: str) -> bool:
+    """A short one-line string whose repr shows every character plainly."""
+    return (
+        len(text) <= 30
+        and text == text.strip()
+        and "  " not in text
+        and all(ch == " " or unicodedata.category(ch)[0] in "LNPS" for ch in text)
     )
 
 
-def _clip_segments(segments: list[Segment], limit: int) -> list[Segment]:
-    out, used = [], 0
-    for seg in segments:
-        if used >= limit:
+def _same_items(exp, act) -> bool:
+    """The same items, counted with their types, in another order."""
+    try:
+        return sorted(map(_align_key, exp)) == sorted(map(_align_key, act))
+    except Exception:  # noqa: BLE001 - a repr that fails: say nothing about order
+        return False
+
+
+def _items(n: int) -> str:
+    return f"{n:,} item" if n == 1 else f"{n:,} items"
+
+
+def _describe_chars(text: str, limit: int = 24, name_all: bool = False) -> str:
+    """``'x'``, ``U+0020 SPACE``, or ``'a b'`` followed by the names of its notable characters.
+
+    `name_all` names every character (up to four): for a replacement where the two
+    sides may look alike (``é`` against ``e`` plus a combining accent).
+    """
+    if len(text) == 1 and not name_all:
+        return describe_char(text) if _notable(text) else safe_repr(text)
+    shown = safe_repr(text) if len(text) <= limit else safe_repr(text[:limit])[:-1] + "…'"
+    chosen = text[:limit] if name_all else [ch for ch in text[:limit] if _notable(ch)]
+    named = list(dict.fromkeys(describe_char(ch) for ch in chosen))
+    return shown + (f" ({', '.join(named[:4])}{', …' if len(named) > 4 else ''})" if named else "")
+
+
+def _describe_edit(edit: TextEdit) -> str:
+    if edit.op == "insert":
+        n = len(edit.actual)
+        what = f"an extra {_describe_chars(edit.actual)}" if n == 1 else f"{n:,} extra characters {_describe_chars(edit.actual)}"
+        return f"got has {what} at index {edit.actual_index}"
+    if edit.op == "delete":
+        n = len(edit.expected)
+        what = _describe_chars(edit.expected) if n == 1 else f"{n:,} characters {_describe_chars(edit.expected)}"
+        return f"got is missing {what} at index {edit.expected_index}"
+    where = f"at index {edit.expected_index}"
+    if edit.actual_index != edit.expected_index:
+        where += f" ({edit.actual_index} in got)"
+    both = edit.expected + edit.actual
+    lookalike = any(_notable(ch) or not ch.isascii() for ch in both)
+    return f"{where}, expected {_describe_chars(edit.expected, name_all=lookalike)} but got {_describe_chars(edit.actual, name_all=lookalike)}"
+
+
+def describe_text(detail: TextDetail) -> str:
+    """The edits between two strings in plain words: what was inserted, is missing or was replaced, and where."""
+    edits = [e for e in detail.edits if e.op != "equal"]
+    parts = [_describe_edit(e) for e in edits[:3]]
+    if detail.changes > len(parts):
+        parts.append(f"and {detail.changes - len(parts):,} more")
+    if detail.changes == 1:
+        return parts[0]
+    return f"{detail.changes:,} changes: " + "; ".join(parts)
+
+
+def _text_detail(exp: str, act: str, budget: Budget) -> TextDetail:
+    """Align the two strings around what differs: shared prefix and suffix first (cheap, for
+    huge strings), then difflib's opcodes for the middle, kept within the window budget."""
+    prefix = _common_prefix(exp, act)
+    suffix = _common_suffix(exp, act, prefix)
+    e_mid, a_mid = exp[prefix : len(exp) - suffix], act[prefix : len(act) - suffix]
+    if len(e_mid) + len(a_mid) <= budget.text_align:
+        opcodes = difflib.SequenceMatcher(None, e_mid, a_mid, autojunk=False).get_opcodes()
+    else:
+        opcodes = [("replace", 0, len(e_mid), 0, len(a_mid))]
+    context = budget.text_context
+    start = max(0, prefix - context)
+    edits: list[TextEdit] = []
+    if prefix > start:
+        edits.append(TextEdit("equal", exp[start:prefix], exp[start:prefix], start, start))
+    room = budget.text_window  # characters of edits still shown, per side
+    e_end = a_end = prefix
+    changes = sum(1 for op, *_ in opcodes if op != "equal")
+    for op, e1, e2, a1, a2 in opcodes:
+        if room <= 0:
             break
-        text = seg.text[: limit - used]
-        out.append(Segment(text, seg.op))
-        used += len(text)
-    return out
+        e_text, a_text = e_mid[e1:e2][:room], a_mid[a1:a2][:room]
+        room -= max(len(e_text), len(a_text))
+        edits.append(TextEdit(op, e_text, a_text, prefix + e1, prefix + a1))
+        e_end, a_end = prefix + e1 + len(e_text), prefix + a1 + len(a_text)
+    if room > 0:  # everything in the middle was shown: add the shared context after it
+        tail = exp[len(exp) - suffix : len(exp) - suffix + context]
+        if tail:
+            edits.append(TextEdit("equal", tail, tail, len(exp) - suffix, len(act) - suffix))
+        e_end, a_end = len(exp) - suffix + len(tail), len(act) - suffix + len(tail)
+    return TextDetail(
+        index=prefix,
+        expected_length=len(exp),
+        actual_length=len(act),
+        edits=tuple(edits),
+        clipped_before=start,
+        expected_clipped=len(exp) - e_end,
+        actual_clipped=len(act) - a_end,
+        changes=changes,
+    )
+
+
+_CASE_ONLY = "only letter case differs"
 
 
 def _invisible_reasons(exp: str, act: str, index: int, budget: Budget) -> list[str]:
@@ -534,19 +629,7 @@ def _invisible_reasons(exp: str, act: str, index: int, budget: Budget) -> list[s
     elif small and ("\t" in exp) != ("\t" in act) and _BLANKS.sub(" ", exp) == _BLANKS.sub(" ", act):
         reasons.append("a tab on one side, spaces on the other")
     elif small and unicodedata.normalize("NFC", exp) == unicodedata.normalize("NFC", act):
-        e_ch = exp[index : index + 2]
-        a_ch = act[index : index + 2]
-        reasons.append(
-            "the same text after Unicode normalization (NFC): expected has "
-            + " + ".join(describe_char(c) for c in e_ch)
-            + ", got "
-            + " + ".join(describe_char(c) for c in a_ch)
-        )
+        reasons.append("the same text after Unicode normalization (NFC): one side has a letter with a combining mark where the other has one combined character")
     elif small and exp.lower() == act.lower():
-        reasons.append("only letter case differs")
-    near = set(exp[index : index + 8]) | set(act[index : index + 8])
-    invisible = sorted(ch for ch in near if _is_invisible(ch) and ch not in "\n")
-    named = [describe_char(ch) for ch in invisible if not (ch == "\t" and any("tab" in r for r in reasons))]
-    if named and not any("normalization" in r for r in reasons):
-        reasons.append("invisible character" + ("s" if len(named) > 1 else "") + " near the difference: " + ", ".join(named))
+        reasons.append(_CASE_ONLY)
     return reasons

@@ -18,11 +18,24 @@ original line numbers (so tracebacks match the recorded ones), with every
 ``check(L, A, E)`` call rewritten to ``__fm_check__(site, lambda: L, lambda: A,
 lambda: E)``. The lambdas let the runner evaluate the label first, time and
 sandbox only the actual, and skip checks that an earlier worker already reported.
+
+A lambda is a scope of its own, so an assignment expression inside a check's
+arguments (``check('a', (res := solve(x)), ...); check('b', res, ...)``) would
+bind `res` inside the lambda, and the next check would not see it. Lambdas cannot
+declare ``global`` or ``nonlocal``, so the rewrite moves the binding out instead:
+inside the lambda the value is kept in ``__fm_kept__`` (a dict in the program's
+namespace), and right after the ``__fm_check__`` call, at the original place,
+``(res := __fm_kept__.pop(key)) if key in __fm_kept__ else None`` binds it where
+Python would have: the module, the helper function, or (through a comprehension,
+PEP 572) the scope around it. When the value was never computed (solve raised, or
+the check was skipped), the name keeps what it had, as a failed assignment would.
+Reads of the name inside the same check see the kept value first.
 """
 
 from __future__ import annotations
 
 import ast
+import copy
 import linecache
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -35,6 +48,7 @@ __all__ = ["CheckSite", "FixtureScript", "read_fixtures"]
 
 CHECK_HOOK = "__fm_check__"
 WRAP_HOOK = "__fm_wrap__"
+KEPT_NAME = "__fm_kept__"
 VARIANT_NAME = "__fm_variant__"
 VARIANTS = (1, 2, 3, 4, 5)
 
@@ -53,8 +67,11 @@ class CheckSite:
     actual_source: str
     """The actual expression as source, e.g. ``solve('hello<st', ['<stop>'])``."""
     expected_source: str
-    repeats: bool
-    """Inside a loop, comprehension or helper: may run several times, or not at all."""
+    dynamic: bool
+    """Inside the body of any compound statement (a loop, ``if``, ``try``, ``with``,
+    ``match``), a helper, lambda or comprehension, or a lazy operand (``x and check(...)``,
+    a branch of ``a if t else b``): it may run several times, once, or not at all, so it
+    cannot be counted without running. (A header, such as an ``if``'s test, runs once.)"""
 
 
 @dataclass(frozen=True)
@@ -80,8 +97,8 @@ class FixtureScript:
 
     @property
     def static_count(self) -> int | None:
-        """How many checks run, when that is known without running (no loops)."""
-        return None if any(s.repeats for s in self.sites) else len(self.sites)
+        """How many checks run, when that is known without running (no dynamic site)."""
+        return None if any(s.dynamic for s in self.sites) else len(self.sites)
 
     def program(self, replay: bool) -> CodeType:
         """Code for the runner: with the script's own `solve` (replay) or without it."""
@@ -169,6 +186,10 @@ def _read(record_id: str, implementation: str, source: str, contract: Params, la
         if i not in fixture_indexes:
             setup_learner.append(stmt)
     setup_replay = [stmt for stmt in kept_replay if stmt in setup_learner or not any(stmt is k for k in kept_learner)]
+    if rewriter.keeps_walrus:
+        first = body[0]
+        for statements in (kept_learner, kept_replay, setup_learner, setup_replay):
+            statements.insert(0, _kept_dict(first))
 
     sites = tuple(rewriter.sites)
     filename = f"<failuremap {record_id} {implementation}>"
@@ -263,13 +284,23 @@ def _variant_assignment(stmt: ast.Assign) -> ast.Assign:
     return ast.copy_location(new, stmt)
 
 
+def _kept_dict(first: ast.stmt) -> ast.stmt:
+    """``__fm_kept__ = {}``, placed at the program's first line: where walrus values wait."""
+    return _statement_at(f"{KEPT_NAME} = {{}}", first.lineno)
+
+
 def _wrap_solve_after(stmt: ast.FunctionDef) -> ast.stmt:
-    wrap = ast.parse(f"solve = {WRAP_HOOK}(solve)").body[0]
-    for node in ast.walk(wrap):
+    return _statement_at(f"solve = {WRAP_HOOK}(solve)", stmt.lineno)
+
+
+def _statement_at(source: str, lineno: int) -> ast.stmt:
+    """One statement of our own, placed at `lineno` of the script (so tracebacks keep the script's lines)."""
+    stmt = ast.parse(source).body[0]
+    for node in ast.walk(stmt):
         if hasattr(node, "lineno"):
-            node.lineno = node.end_lineno = stmt.lineno
+            node.lineno = node.end_lineno = lineno
             node.col_offset = node.end_col_offset = 0
-    return wrap
+    return stmt
 
 
 class _CheckRewriter(ast.NodeTransformer):
@@ -280,7 +311,8 @@ class _CheckRewriter(ast.NodeTransformer):
         self.fail = fail
         self.sites: list[CheckSite] = []
         self.solve_keywords: set[str] = set()
-        self.depth = 0  # > 0 inside loops, comprehensions and helper functions
+        self.depth = 0  # > 0 where a check may run several times, once or never
+        self.keeps_walrus = False  # some check binds a name with :=
 
     def _nested(self, node: ast.AST) -> ast.AST:
         self.depth += 1
@@ -289,8 +321,41 @@ class _CheckRewriter(ast.NodeTransformer):
         finally:
             self.depth -= 1
 
-    visit_For = visit_While = visit_FunctionDef = _nested
+    def _nested_list(self, nodes: list) -> list:
+        self.depth += 1
+        try:
+            return [new for new in (self.visit(n) for n in nodes) if new is not None]
+        finally:
+            self.depth -= 1
+
+    def _header_once(self, node: ast.stmt) -> ast.AST:
+        """A compound statement whose header runs exactly once (if reached) and whose body may not."""
+        header = {"If": "test", "For": "iter", "AsyncFor": "iter", "Match": "subject"}.get(type(node).__name__)
+        if header is not None:
+            setattr(node, header, self.visit(getattr(node, header)))
+        else:  # with / async with: the context expressions
+            node.items = [self.visit(item) for item in node.items]
+        for name, value in ast.iter_fields(node):
+            if name not in (header, "items") and isinstance(value, list):  # body, orelse, cases
+                setattr(node, name, self._nested_list(value))
+        return node
+
+    visit_If = visit_For = visit_AsyncFor = visit_Match = visit_With = visit_AsyncWith = _header_once
+    # Everything else compound, and every function, lambda, class or comprehension body.
+    visit_While = visit_Try = visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = _nested
+    if hasattr(ast, "TryStar"):  # Python 3.11+
+        visit_TryStar = _nested
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _nested
+
+    def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
+        node.test = self.visit(node.test)
+        node.body, node.orelse = self._nested_list([node.body, node.orelse])
+        return node
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
+        first, *lazy = node.values  # `a and check(...)`: only the first operand always runs
+        node.values = [self.visit(first), *self._nested_list(lazy)]
+        return node
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         if not _is_check_call(node):
@@ -312,16 +377,36 @@ class _CheckRewriter(ast.NodeTransformer):
                 label_is_literal=literal,
                 actual_source=ast.unparse(actual),
                 expected_source=ast.unparse(expected),
-                repeats=self.depth > 0,
+                dynamic=self.depth > 0,
             )
         )
-        thunks = [ast.Lambda(args=_no_args(), body=part) for part in (label, actual, expected)]
-        call = ast.Call(
-            func=ast.Name(id=CHECK_HOOK, ctx=ast.Load()),
-            args=[ast.Constant(site), *thunks],
-            keywords=[],
+        parts = [label, actual, expected]
+        targets = _walrus_targets(parts)
+        if targets:
+            self.keeps_walrus = True
+            keep = _KeepWalrus(site, targets)
+            parts = [keep.visit(copy.deepcopy(part)) for part in parts]
+        thunks = [ast.Lambda(args=_no_args(), body=part) for part in parts]
+        call = ast.copy_location(
+            ast.Call(func=ast.Name(id=CHECK_HOOK, ctx=ast.Load()), args=[ast.Constant(site), *thunks], keywords=[]),
+            node,
         )
-        return ast.copy_location(call, node)
+        if not targets:
+            return call
+        # (__fm_check__(...), (res := __fm_kept__.pop(key)) if key in __fm_kept__ else None, ...)[0]
+        binds = [
+            ast.IfExp(
+                test=ast.Compare(left=_kept_key(site, name), ops=[ast.In()], comparators=[_kept_dict_name()]),
+                body=ast.NamedExpr(
+                    target=ast.Name(id=name, ctx=ast.Store()),
+                    value=ast.Call(func=ast.Attribute(value=_kept_dict_name(), attr="pop", ctx=ast.Load()), args=[_kept_key(site, name)], keywords=[]),
+                ),
+                orelse=ast.Constant(None),
+            )
+            for name in targets
+        ]
+        wrapped = ast.Subscript(value=ast.Tuple(elts=[call, *binds], ctx=ast.Load()), slice=ast.Constant(0), ctx=ast.Load())
+        return ast.copy_location(wrapped, node)
 
     def _bind(self, node: ast.Call) -> tuple[ast.expr, ast.expr, ast.expr]:
         if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
@@ -333,6 +418,77 @@ class _CheckRewriter(ast.NodeTransformer):
         if missing or len(node.args) > 3:
             raise self.fail(f"line {node.lineno}: check() must be called with (label, actual, expected)")
         return bound[self.param_names[0]], bound[self.param_names[1]], bound[self.param_names[2]]
+
+
+def _walrus_targets(parts: list[ast.expr]) -> list[str]:
+    """Names that ``:=`` binds in a check's arguments (not inside a nested lambda: its own scope)."""
+    names: list[str] = []
+    stack = list(reversed(parts))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.NamedExpr) and node.target.id not in names:
+            names.append(node.target.id)
+        stack.extend(reversed([c for c in ast.iter_child_nodes(node) if not isinstance(c, ast.Lambda)]))
+    return names
+
+
+def _kept_dict_name() -> ast.Name:
+    return ast.Name(id=KEPT_NAME, ctx=ast.Load())
+
+
+def _kept_key(site: int, name: str) -> ast.Constant:
+    return ast.Constant(f"{site} {name}")
+
+
+class _KeepWalrus(ast.NodeTransformer):
+    """Inside one check's thunks: ``x := v`` keeps v in ``__fm_kept__``, and reads of x see it."""
+
+    def __init__(self, site: int, targets: list[str]) -> None:
+        self.site = site
+        self.targets = set(targets)
+        self.shadowed: list[set[str]] = []  # iteration variables of the comprehensions we are in
+
+    def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
+        return node  # its own scope: its walruses bind there, as in the script
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> ast.AST:
+        # (__fm_kept__.__setitem__(key, value), __fm_kept__[key])[1]
+        key = _kept_key(self.site, node.target.id)
+        store = ast.Call(
+            func=ast.Attribute(value=_kept_dict_name(), attr="__setitem__", ctx=ast.Load()), args=[key, self.visit(node.value)], keywords=[]
+        )
+        read = ast.Subscript(value=_kept_dict_name(), slice=_kept_key(self.site, node.target.id), ctx=ast.Load())
+        return ast.copy_location(ast.Subscript(value=ast.Tuple(elts=[store, read], ctx=ast.Load()), slice=ast.Constant(1), ctx=ast.Load()), node)
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if not isinstance(node.ctx, ast.Load) or node.id not in self.targets or any(node.id in s for s in self.shadowed):
+            return node
+        # (__fm_kept__[key] if key in __fm_kept__ else x)
+        key = _kept_key(self.site, node.id)
+        kept = ast.IfExp(
+            test=ast.Compare(left=key, ops=[ast.In()], comparators=[_kept_dict_name()]),
+            body=ast.Subscript(value=_kept_dict_name(), slice=_kept_key(self.site, node.id), ctx=ast.Load()),
+            orelse=node,
+        )
+        return ast.copy_location(kept, node)
+
+    def _comprehension(self, node: ast.AST) -> ast.AST:
+        generators = node.generators
+        generators[0].iter = self.visit(generators[0].iter)  # evaluated in the enclosing scope
+        self.shadowed.append({n.id for g in generators for n in ast.walk(g.target) if isinstance(n, ast.Name)})
+        try:
+            for i, generator in enumerate(generators):
+                if i:
+                    generator.iter = self.visit(generator.iter)
+                generator.ifs = [self.visit(test) for test in generator.ifs]
+            for name in ("elt", "key", "value"):
+                if hasattr(node, name):
+                    setattr(node, name, self.visit(getattr(node, name)))
+        finally:
+            self.shadowed.pop()
+        return node
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
 
 
 def _no_args() -> ast.arguments:

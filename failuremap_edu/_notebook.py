@@ -18,12 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ._errors import InputError
+from ._exercise import Exercise
 from ._fixtures import VARIANTS, read_fixtures
-from ._parity import verify_record
+from ._hints import hint_ladder
 from ._records import Record, list_records, load_record
-from ._runner import compare, run_checks
+from ._runner import parse_call_arguments, replay, run_checks
 from ._solution import Solution, SolutionError, load_solution, solution_from_source
-from ._widgets import CHECKING, Exercise
+from ._story import watch_it_fail
 
 __all__ = ["NotebookError", "build_notebook", "build_start_here", "reference_path", "write_all", "write_notebook"]
 
@@ -63,46 +64,43 @@ class _Cells:
 
         self.cells.append(new_markdown_cell(source.strip(), id=self._id()))
 
-    def code(self, source: str, output: str | None = None, tags: tuple[str, ...] = (), display: str | None = None) -> None:
-        """A code cell; `display` (a text/plain display) and `output` (printed text) are its expected outputs."""
+    def code(self, source: str, output: str | None = None, tags: tuple[str, ...] = (), display: dict | None = None, result: dict | None = None) -> None:
+        """A code cell with the outputs it gives when run: `display` and `result` (mime bundles), `output` (printed text)."""
         from nbformat.v4 import new_code_cell, new_output
 
         cell = new_code_cell(source.strip(), id=self._id())
         self.count += 1
-        if output is not None or display is not None:  # nbval compares only cells that look as if they ran
-            cell.execution_count = self.count
+        cell.execution_count = self.count  # every cell numbered in order, as after one Run All (nbval compares only numbered cells)
         if tags:
             cell.metadata["tags"] = list(tags)
         if display is not None:
-            cell.outputs.append(new_output("display_data", data={"text/plain": display}))
+            cell.outputs.append(new_output("display_data", data=display))
         if output is not None:
             cell.outputs.append(new_output("stream", name="stdout", text=output if output.endswith("\n") else output + "\n"))
+        if result is not None:
+            cell.outputs.append(new_output("execute_result", data=result, execution_count=self.count))
         self.cells.append(cell)
 
 
 def _learner_preamble(record: Record) -> list[str]:
     """What the attempt's solve relies on: the script's helper functions and the imports they use.
 
-    The notebook's setup cell holds these, so the solve cell can hold only `solve`.
+    The solve cell holds these above `solve`, so that it stands on its own.
     The harness (`check`, `observations`, `N`) and the fixtures stay out.
     """
     source = record.implementations["attempt"].source
     tree = ast.parse(source)
-    helpers = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name not in ("check",)]
-    used = {n.id for fn in helpers for n in ast.walk(fn) if isinstance(n, ast.Name)}
+    helpers = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name not in ("check", "solve")]
+    used = {n.id for fn in helpers + [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "solve"] for n in ast.walk(fn) if isinstance(n, ast.Name)}
     keep = []
     for node in tree.body:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             bound = {(a.asname or a.name).split(".")[0] for a in node.names}
             if bound & used:
                 keep.append(ast.get_source_segment(source, node) or ast.unparse(node))
-        elif node in helpers and node.name != "solve":
+        elif node in helpers:
             keep.append(ast.get_source_segment(source, node) or ast.unparse(node))
     return keep
-
-
-def _solve_cell(body: str) -> str:
-    return "@exercise.check\n" + body.strip() + "\n"
 
 
 def _reference_body(solution: Solution) -> str:
@@ -128,136 +126,210 @@ def _split_imports(source: str) -> tuple[list[str], str]:
     return imports, "\n".join(keep).strip()
 
 
+def _bundle(value) -> dict:
+    """What IPython would show for `value`: its text/plain and, when it has one, its text/html."""
+    data = {"text/plain": str(value)}
+    html_form = getattr(value, "_repr_html_", None)
+    if html_form is not None:
+        data["text/html"] = html_form()
+    return data
+
+
+def _about(record: Record) -> str:
+    """The record's facts and fine print, folded at the end: for the curious, not in the way."""
+    r = record
+    facts = [("id", r.id), ("category", r.category), ("family", r.family), ("verified by its author", "yes" if r.verified else "no"), ("license", r.license)]
+    provenance = "\n".join(f"| {md(k, 100)} | {md(v, 300)} |" for k, v in sorted(r.provenance.items()))
+    parts = [
+        "| fact | value |\n|---|---|\n" + "\n".join(f"| {name} | {md(value, 300) or '—'} |" for name, value in facts),
+        f"**Limitations.** {md(r.limitations) or '—'}",
+        f"**Variants, as the record states them.** {md(r.variant_policy)}" if r.variant_policy else "",
+        "" if read_fixtures(r).uses_variant else "(The checks here never read `N`, so every variant runs the same checks: there is one set.)",
+        f"**Method.** {md(r.method)}" if r.method else "",
+        f"**Why it matters.** {md(r.relevance)}" if r.relevance else "",
+        f"| provenance | |\n|---|---|\n{provenance}" if provenance else "",
+    ]
+    body = "\n\n".join(p for p in parts if p)
+    return f"## About this record\n\n<details><summary>Facts, limitations and provenance</summary>\n\n{body}\n\n</details>"
+
+
+def _solve_cell(record_ref: str, preamble: list[str], body: str, decorator: str | None = None) -> str:
+    decorator = decorator or f"@fm.exercise({record_ref!r})"
+    top = "\n".join(["import failuremap_edu as fm", *preamble]).strip()
+    return f"{top}\n\n{decorator}\n{body.strip()}\n"
+
+
+def _panel_text(record: Record, solve, **options) -> str:
+    """The finished panel's text form for `solve`: what the solve cell shows when it runs."""
+    shown = Exercise(record, log_progress=False, **options)
+    shown.solve = solve
+    shown.run()
+    return shown.text()
+
+
 def build_notebook(record: Record, record_ref: str, *, instructor: bool = False, solution: Solution | None = None):
-    """The notebook for one record. `record_ref` is what its load cell passes to load_record."""
+    """The notebook for one record. `record_ref` is what its cells pass to load_record and fm.exercise."""
+    if instructor:
+        if solution is None:
+            raise NotebookError(f"{record.id}: an instructor notebook needs a reference solution (--solution FILE)")
+        return _instructor_notebook(record, record_ref, solution)
+    return _learner_notebook(record, record_ref)
+
+
+def _notebook(cells: _Cells):
     import nbformat
 
-    fixtures = read_fixtures(record)
-    r = record
-    cells = _Cells(r.id + ("-instructor" if instructor else ""), [])
-    if instructor and solution is None:
-        raise NotebookError(f"{r.id}: an instructor notebook needs a reference solution (--solution FILE)")
-
-    kind = "Instructor notebook" if instructor else "Exercise"
-    facts = [("id", r.id), ("category", r.category), ("family", r.family), ("verified", "yes" if r.verified else "no"), ("license", r.license)]
-    cells.markdown(
-        f"# {md(r.title, 300)}\n\n*{kind} · Failure Map record {md(r.id)}*\n\n| fact | value |\n|---|---|\n"
-        + "\n".join(f"| {name} | {md(value, 300) or '—'} |" for name, value in facts)
-    )
-    cells.markdown(f"## The contract\n\n`solve({md(r.contract_signature, 300).replace(chr(92), '')})`\n\n{md(r.contract)}")
-    cells.markdown(
-        "## Load the record\n\nThe record holds the contract, two implementations (`broken` and a plausible but wrong "
-        "`attempt`), their recorded runs, and the teaching text. Loading it checks every source against its sha256."
-    )
-    cells.code(
-        f"import failuremap_edu as fm\nimport matplotlib.pyplot as plt\n\nrecord = fm.load_record({record_ref!r})\nprint(record.id, '·', len(fm.read_fixtures(record).sites), 'checks')",
-        output=f"{r.id} · {len(fixtures.sites)} checks",
-        tags=(CHECK_OUTPUT,),
-    )
-
-    cells.markdown(
-        "## Watch it fail\n\nBoth of the record's implementations, replayed through the same safe runner you will use, "
-        "side by side with the runs the record's author recorded."
-    )
-    watch = compare(r)
-    cells.code("watch = fm.compare(record)\nprint(watch)", output=str(watch), tags=(CHECK_OUTPUT,))
-    report = verify_record(r)
-    if not report.ok:
-        raise NotebookError(f"{r.id}: replays do not match the recorded runs, so the notebook would not pass: {report.summary()}")
-    cells.code(
-        "# The notebook checks its own story: broken and attempt must fail exactly as recorded.\n"
-        "print(fm.assert_recorded_failures(record).summary())",
-        output=report.summary(),
-        tags=(CHECK_OUTPUT,),
-    )
-    cells.code("fig, ax = plt.subplots(figsize=(7, 1.2 + 0.45 * len(watch.runs[0].observations)))\nfm.plot_status(watch.runs, ax, watch.names)\nplt.show()")
-
-    opened = " open" if instructor else ""
-    hints = Exercise(r, log_progress=False).hints
-    cells.markdown(
-        "## Why it fails\n\n"
-        + ("All hints are open in the instructor notebook." if instructor else "Open one hint at a time: try again before you open the next.")
-        + "\n\n"
-        + "\n\n".join(f"<details{opened}><summary>Hint {i}: {title}</summary>\n\n{md(text)}\n\n</details>" for i, (title, text) in enumerate(hints, 1))
-    )
-
-    preamble = _learner_preamble(r)
-    if instructor:
-        ref_imports, solve_body = _split_imports(_reference_body(solution))
-        preamble = list(dict.fromkeys(preamble + ref_imports))
-    else:
-        solve_body = fixtures.solve_source
-    exec_solve = _define(preamble, solve_body, "instructor" if instructor else "attempt")
-    create = "exercise = fm.Exercise(record, presenter=True)" if instructor else "exercise = fm.Exercise(record)"
-    setup = "\n".join(preamble + ["", create]).strip()
-    cells.markdown(
-        "## Your turn\n\n"
-        + (
-            "The reference solution is filled in below. Run the cell: the panel shows every check passing."
-            if instructor
-            else "The cell below holds the record's **attempt**. Edit `solve` and run the cell (Shift+Enter): the checks run "
-            "again and the panel below it updates. A `solve` that loops forever only gets a `timeout`; your notebook keeps working."
-        )
-    )
-    cells.code(setup.strip())
-    shown = Exercise(r, log_progress=False)
-    shown.solve, shown.running = exec_solve, CHECKING
-    pending = shown.text()  # what the panel says as it appears, before the checks finish
-    shown.run()
-    cells.code(_solve_cell(solve_body), output=shown.summary(), display=pending, tags=(CHECK_OUTPUT,))
-
-    if instructor:
-        side_by_side = compare(r, exec_solve)
-        cells.markdown("### The attempt failing next to the reference passing")
-        cells.code("print(fm.compare(record, solve))", output=str(side_by_side), tags=(CHECK_OUTPUT,))
-        results = [run_checks(r, exec_solve, variant=v) for v in VARIANTS]
-        if not all(result.passed for result in results):
-            failing = next(result for result in results if not result.passed)
-            raise NotebookError(f"{r.id}: the reference solution does not pass every check (N={failing.variant}: {failing.summary()})")
-        lines = [result.summary() for result in results]
-        cells.code(
-            "# The instructor notebook checks its own story: the reference passes every check on every variant.\n"
-            "for variant in range(1, 6):\n"
-            "    result = fm.run_checks(record, solve, variant=variant)\n"
-            "    assert result.passed, result\n"
-            "    print(f'N={variant}:', result.summary())",
-            output="\n".join(f"N={v}: {line}" for v, line in zip(VARIANTS, lines)),
-            tags=(CHECK_OUTPUT,),
-        )
-
-    cells.markdown(
-        "## Playground\n\nThe panel above has a playground: type arguments as Python literals and compare your `solve` "
-        "with the attempt and the broken one as you type. The same works in code:"
-    )
-    example = _example_arguments(watch)
-    if example is not None:
-        cells.code(f"fm.try_call(record, solve, {example})")
-
-    cells.markdown(
-        f"## Variants\n\n{md(r.variant_policy) or 'The fixtures take N = 1 to 5.'}\n\n"
-        + ("The fixtures use `N`, so each variant checks different values." if fixtures.uses_variant else "The fixtures do not use `N`: every variant runs the same checks.")
-        + " Choose a variant in the panel, or run them all here:"
-    )
-    variant_lines = [run_checks(r, exec_solve, variant=v).summary() for v in VARIANTS]
-    cells.code(
-        "for variant in range(1, 6):\n    print(f'N={variant}:', fm.run_checks(record, solve, variant=variant).summary())",
-        output="\n".join(f"N={v}: {line}" for v, line in zip(VARIANTS, variant_lines)),
-        tags=(CHECK_OUTPUT,),
-    )
-
-    provenance = "\n".join(f"| {md(k, 100)} | {md(v, 300)} |" for k, v in sorted(r.provenance.items()))
-    cells.markdown(
-        f"## Limitations and provenance\n\n{md(r.limitations) or '—'}\n\n"
-        + (f"**Method.** {md(r.method)}\n\n" if r.method else "")
-        + (f"**Why it matters.** {md(r.relevance)}\n\n" if r.relevance else "")
-        + (f"| provenance | |\n|---|---|\n{provenance}" if provenance else "")
-    )
     nb = nbformat.v4.new_notebook(cells=cells.cells)
     nb.metadata = {
         "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
-        "language_info": {"name": "python"},
+        "language_info": language_info(),
     }
     return nb
+
+
+def language_info() -> dict:
+    """What the Python kernel reports about itself, so that opening a notebook changes nothing.
+
+    JupyterLab copies the kernel's language_info into the notebook when the kernel
+    starts, and marks the notebook modified if that changes anything. The version
+    is this interpreter's: a kernel of another Python version still marks it.
+    """
+    import platform
+
+    return {
+        "codemirror_mode": {"name": "ipython", "version": 3},
+        "file_extension": ".py",
+        "mimetype": "text/x-python",
+        "name": "python",
+        "nbconvert_exporter": "python",
+        "pygments_lexer": "ipython3",
+        "version": platform.python_version(),
+    }
+
+
+def _header(cells: _Cells, record: Record, kind: str) -> None:
+    r = record
+    cells.markdown(
+        f"# {md(r.title, 300)}\n\n*{kind} · Failure Map record {md(r.id)}*\n\n"
+        "The outputs you see were stored when this notebook was made, so you can read it before running anything. "
+        "*Run → Run All Cells* runs it for you."
+    )
+    cells.markdown(f"## The contract\n\n`solve({md(r.contract_signature, 300).replace(chr(92), '')})`\n\n{md(r.contract)}")
+
+
+def _verified_story(record: Record):
+    story = watch_it_fail(record)
+    if story.parity is not None and not story.parity.ok:
+        raise NotebookError(f"{record.id}: replays do not match the recorded runs, so the notebook would not pass: {story.parity.summary()}")
+    return story
+
+
+def _learner_notebook(record: Record, record_ref: str):
+    r = record
+    fixtures = read_fixtures(r)
+    cells = _Cells(r.id, [])
+    _header(cells, r, "Exercise")
+    cells.code(f"import failuremap_edu as fm\n\nrecord = fm.load_record({record_ref!r})\nexercise = fm.exercise(record)  # starts the checking process while you read")
+    cells.markdown(
+        "## Watch it fail\n\nThe record comes with two plausible implementations of `solve` that fail: `broken` and "
+        "`attempt`. Here they run through the same runner that will check yours. Look at what they return where they fail."
+    )
+    cells.code("fm.watch_it_fail(record)", result=_bundle(_verified_story(r)), tags=(CHECK_OUTPUT,))
+
+    preamble = _learner_preamble(r)
+    attempt = _define(preamble, fixtures.solve_source, "attempt")
+    one_set = "" if fixtures.uses_variant else " This exercise has one set of checks."
+    cells.markdown(
+        "## Your turn\n\n"
+        "The cell below holds the record's **attempt**. Edit `solve` and run the cell (Shift+Enter): the checks run "
+        "and the panel below the cell shows each one, with *why* it fails, hints one at a time, and a playground. "
+        f"Keep the line `@fm.exercise({record_ref!r})` right above `def solve`: it is what runs the checks. "
+        "The cell works on its own, also after a kernel restart. A `solve` that loops forever only gets a *timeout*; "
+        f"your notebook keeps working.{one_set}\n\n"
+        "On Binder your session vanishes after a while: keep your work with the panel's download links. "
+        "A downloaded `.py` pasted back below the `@fm.exercise` line works again."
+    )
+    cells.code(_solve_cell(record_ref, preamble, fixtures.solve_source), display={"text/plain": _panel_text(r, attempt)}, tags=(CHECK_OUTPUT,))
+
+    example = _example_arguments(r)
+    if example is not None:
+        cells.markdown(
+            "## The playground in code\n\nThe panel's playground calls your `solve`, the attempt and the broken one on "
+            "inputs you type. In a cell, `fm.try_call` calls one of them at a time (yours, or `implementation='attempt'` "
+            "or `'broken'`), as safely as the checks:"
+        )
+        cells.code(f"fm.try_call(record, solve, {example})")
+    if fixtures.uses_variant:
+        variant_lines = [run_checks(r, attempt, variant=v).summary() for v in VARIANTS]
+        cells.markdown(
+            "## Variants\n\nThe checks use `N` (1 to 5) to vary their inputs, so each variant checks different values. "
+            "Choose a variant in the panel, or run them all here:"
+        )
+        cells.code(
+            "for variant in range(1, 6):\n    print(f'N={variant}:', fm.run_checks(record, solve, variant=variant).summary())",
+            output="\n".join(f"N={v}: {line}" for v, line in zip(VARIANTS, variant_lines)),
+            tags=(CHECK_OUTPUT,),
+        )
+    cells.markdown(_about(r))
+    return _notebook(cells)
+
+
+def _instructor_notebook(record: Record, record_ref: str, solution: Solution):
+    """The demo in story order: contract, the attempt failing, what broken and attempt return, hints, the fix."""
+    r = record
+    fixtures = read_fixtures(r)
+    cells = _Cells(r.id + "-instructor", [])
+    _header(cells, r, "Instructor notebook")
+    cells.markdown(
+        "Run the cells one at a time in front of the room: each step of the story is one cell. Your demo runs are not "
+        "saved in your progress log. The panel's *Reveal everything* button opens every hint and check at once."
+    )
+    cells.code(f"import failuremap_edu as fm\n\nrecord = fm.load_record({record_ref!r})")
+
+    preamble = _learner_preamble(r)
+    attempt = _define(preamble, fixtures.solve_source, "attempt")
+    options = "presenter=True, log_progress=False"
+    cells.markdown("## 1. The attempt\n\nThe record's plausible attempt, exactly as learners get it. Its failing checks show *why* they fail.")
+    cells.code(
+        _solve_cell(record_ref, preamble, fixtures.solve_source, f"@fm.exercise({record_ref!r}, {options})"),
+        display={"text/plain": _panel_text(r, attempt, presenter=True)},
+        tags=(CHECK_OUTPUT,),
+    )
+    cells.markdown("## 2. What broken and attempt return\n\nBoth of the record's implementations, with what they return where they fail and their code.")
+    cells.code("fm.watch_it_fail(record)", result=_bundle(_verified_story(r)), tags=(CHECK_OUTPUT,))
+    hints = hint_ladder(r, replay(r, "attempt", fixtures.default_variant), replay(r, "broken", fixtures.default_variant))
+    cells.markdown("## 3. The hints\n\nThe hints learners can open in their panel, one at a time, all at once here.")
+    cells.code(
+        f"for number, hint in enumerate(fm.exercise({record_ref!r}, {options}).hints, 1):\n    print(f'Hint {{number}}: {{hint.title}}: {{hint.text}}')",
+        output="\n".join(f"Hint {i}: {h.title}: {h.text}" for i, h in enumerate(hints, 1)),
+        tags=(CHECK_OUTPUT,),
+    )
+
+    ref_imports, solve_body = _split_imports(_reference_body(solution))
+    reference_preamble = list(dict.fromkeys(preamble + ref_imports))
+    reference = _define(reference_preamble, solve_body, "reference")
+    results = [run_checks(r, reference, variant=v) for v in VARIANTS]
+    if not all(result.passed for result in results):
+        failing = next(result for result in results if not result.passed)
+        raise NotebookError(f"{r.id}: the reference solution does not pass every check (N={failing.variant}: {failing.summary()})")
+    cells.markdown("## 4. The fix\n\nOur reference solution, in a panel of its own: every check turns green.")
+    top = "\n".join(["import failuremap_edu as fm", *reference_preamble]).strip()
+    cells.code(
+        f"{top}\n\nreference = fm.Exercise(record, {options})\n\n@reference.check\n{solve_body.strip()}\n",
+        display={"text/plain": _panel_text(r, reference, presenter=True)},
+        tags=(CHECK_OUTPUT,),
+    )
+    cells.code(
+        "# The notebook checks its own story: the reference passes every check on every variant.\n"
+        "for variant in range(1, 6):\n"
+        "    result = fm.run_checks(record, solve, variant=variant)\n"
+        "    assert result.passed, result\n"
+        "    print(f'N={variant}:', result.summary())",
+        output="\n".join(f"N={v}: {result.summary()}" for v, result in zip(VARIANTS, results)),
+        tags=(CHECK_OUTPUT,),
+    )
+    cells.markdown(_about(r))
+    return _notebook(cells)
 
 
 def _define(preamble: list[str], body: str, label: str) -> Solution:
@@ -265,19 +337,17 @@ def _define(preamble: list[str], body: str, label: str) -> Solution:
     return solution_from_source("\n\n".join(preamble + [body]) + "\n", f"<{label}>")
 
 
-def _example_arguments(watch) -> str | None:
-    call = watch.runs[1].observations[0].call if watch.runs[1].observations else ""
+def _example_arguments(record: Record) -> str | None:
+    """The first check's arguments, as a tuple literal a learner could type (None if they are not literals)."""
+    run = replay(record, "attempt", read_fixtures(record).default_variant)
+    call = run.observations[0].call if run.observations else ""
     if not call.startswith("solve(") or not call.endswith(")"):
         return None
-    inner = call[len("solve(") : -1]
     try:
-        tree = ast.parse(f"f({inner})", mode="eval").body
-        args = tuple(ast.literal_eval(a) for a in tree.args)
-        if tree.keywords:
-            return None
-    except (SyntaxError, ValueError):
+        args, kwargs = parse_call_arguments(call[len("solve(") : -1])
+    except ValueError:
         return None
-    return repr(args)
+    return None if kwargs else repr(args)
 
 
 def build_start_here(entries: list[tuple[str, str, str]], title: str = "failuremap_edu: how ML-systems code fails", record_refs: list[str] | None = None):
@@ -290,8 +360,8 @@ def build_start_here(entries: list[tuple[str, str, str]], title: str = "failurem
         "Each exercise isolates one real failure mechanism from the Failure Map. You get a contract for a function "
         "`solve`, a plausible attempt that fails, and the record's checks. Your job: make every check pass.\n\n"
         "**How to use a notebook.** Run a cell with Shift+Enter. Run everything from the top with *Run → Run All Cells*. "
-        "In each exercise, edit the cell that starts with `@exercise.check` and run it: the panel right below shows "
-        "which checks pass and, for each failing one, *why* (a diff of expected against what your `solve` returned). "
+        "In each exercise, edit `solve` in the cell with the line `@fm.exercise(...)` and run it: the panel right below "
+        "shows which checks pass and, for each failing one, *why* (what your `solve` returned next to what was expected). "
         "Infinite loops and crashes in your code are caught per check; the notebook keeps working."
     )
     rows = "\n".join(f"| [{md(record_id)}]({path}) | {md(text, 200)} |" for record_id, text, path in entries)
@@ -306,7 +376,7 @@ def build_start_here(entries: list[tuple[str, str, str]], title: str = "failurem
     nb = nbformat.v4.new_notebook(cells=cells.cells)
     nb.metadata = {
         "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
-        "language_info": {"name": "python"},
+        "language_info": language_info(),
     }
     return nb
 

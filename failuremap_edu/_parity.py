@@ -25,6 +25,7 @@ __all__ = [
     "RecordedCrash",
     "assert_recorded_failures",
     "harness_stdout",
+    "parity_report",
     "parse_crash",
     "recorded_run",
     "verify_record",
@@ -104,12 +105,13 @@ class ParityReport:
 def verify_record(record: Record, *, timeout: float = DEFAULT_TIMEOUT, isolation: str | None = None) -> ParityReport:
     """Replay every recorded implementation and compare it with its recorded run."""
     variant = read_fixtures(record).default_variant
-    results = []
-    for name, recorded in record.verification.items():
-        if name not in record.implementations:
-            continue
-        result = replay(record, name, variant, timeout, isolation=isolation)
-        results.append(_compare(record, name, recorded, result))
+    names = [name for name in record.verification if name in record.implementations]
+    return parity_report(record, variant, {name: replay(record, name, variant, timeout, isolation=isolation) for name in names})
+
+
+def parity_report(record: Record, variant: int, replays: dict[str, RunResult]) -> ParityReport:
+    """Compare replays already made (of the recorded variant) with the recorded runs."""
+    results = [_compare(record, name, record.verification[name], replays[name]) for name in record.verification if name in replays]
     return ParityReport(record.id, variant, tuple(results))
 
 

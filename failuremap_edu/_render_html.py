@@ -2,9 +2,11 @@
 
 Every piece of content is escaped: labels, values, errors, captured output and
 record text (records contain strings like ``<stop>``). A difference is marked by
-colour *and* by text: status words next to their symbols, changed characters in
-``⟦ ⟧`` brackets and underlined, so the output works for colour-blind readers, in
-print and in high-contrast themes. All CSS is scoped under ``.fm-root``.
+colour *and* by a non-colour cue: status words next to their symbols; in text
+diffs, expected and got on two aligned monospace lines, changed characters
+highlighted and underlined, and an outlined empty box where one side has nothing.
+So the output works for colour-blind readers, in print and in high-contrast
+themes. All CSS is scoped under ``.fm-root``.
 """
 
 from __future__ import annotations
@@ -12,10 +14,10 @@ from __future__ import annotations
 from html import escape
 from typing import Sequence
 
-from ._diff import Budget, Diff, Segment, TextDetail, diff
+from ._diff import Budget, Diff, TextDetail, diff
 from ._records import Record
-from ._render_text import visible
-from ._results import CallResult, Observation, RunResult, check_labels
+from ._render_text import expected_text, first_reason, outcome_text, printed_summary, run_notes, story_sentences, visible
+from ._results import FAIL, PASS, CallResult, Observation, RunResult, check_labels
 from ._values import STATUS_SYMBOLS, safe_repr
 
 __all__ = [
@@ -29,12 +31,14 @@ __all__ = [
     "playground_html",
     "report_html",
     "run_html",
+    "story_html",
+    "text_diff_html",
 ]
 
 
 CSS = """
-.fm-root{font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:inherit;line-height:1.45;color:inherit;max-width:100%}
-.fm-root code,.fm-root pre{font-family:var(--jp-code-font-family,ui-monospace,monospace);font-size:0.93em;white-space:pre-wrap;word-break:break-all}
+.fm-root{font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:var(--jp-content-font-size1,14px);line-height:1.45;color:inherit;max-width:100%}
+.fm-root code,.fm-root pre{font-family:var(--jp-code-font-family,ui-monospace,monospace);font-size:var(--jp-code-font-size,13px);white-space:pre-wrap;overflow-wrap:break-word}
 .fm-root pre{margin:4px 0;padding:6px;border:1px solid rgba(128,128,128,.35);max-height:18em;overflow:auto}
 .fm-root .fm-summary{font-weight:600;margin:4px 0}
 .fm-root .fm-badge{display:inline-block;min-width:5.5em;padding:0 6px;border:1px solid currentColor;border-radius:3px;font-weight:600;white-space:nowrap}
@@ -45,7 +49,14 @@ CSS = """
 .fm-root .fm-kv{display:grid;grid-template-columns:max-content 1fr;gap:0 8px;margin:2px 0}
 .fm-root .fm-kv dt{font-weight:600}.fm-root .fm-kv dd{margin:0}
 .fm-root .fm-why{margin:2px 0 2px 1.2em;padding:0}
-.fm-root mark.fm-chg{background:rgba(255,196,0,.45);color:inherit;text-decoration:underline;text-decoration-thickness:2px;outline:1px dotted currentColor}
+.fm-root .fm-textdiff{display:grid;grid-template-columns:max-content 1fr;gap:0 8px;margin:2px 0 4px;overflow-x:auto}
+.fm-root .fm-textdiff code{white-space:pre}
+.fm-root mark.fm-chg{background:rgba(255,196,0,.45);color:inherit;text-decoration:underline;text-decoration-thickness:2px;text-underline-offset:2px}
+.fm-root mark.fm-gap{background:transparent;color:inherit;outline:1px dashed currentColor;outline-offset:-1px}
+.fm-root .fm-note{margin:2px 0;padding:2px 6px;border-left:3px solid #9a6700}
+.fm-root .fm-muted{opacity:.6}
+.fm-root .fm-stale{display:none;font-weight:600;padding:4px 6px;border:2px solid #9a6700}
+.jupyter-widgets-disconnected .fm-root .fm-stale{display:block}
 .fm-root .fm-hint{font-style:italic}
 .fm-root details>summary{cursor:pointer}
 """
@@ -68,19 +79,42 @@ def _root(body: str, css: bool) -> str:
     return f'<div class="fm-root">{style}{body}</div>'
 
 
-def _window(detail: TextDetail, segments: tuple[Segment, ...], clipped: int) -> str:
-    parts = ["…" if detail.window_start else "", "'"]
-    for seg in segments:
-        shown = _e(visible(seg.text))
-        parts.append(f'<mark class="fm-chg">⟦{shown}⟧</mark>' if seg.op == "changed" else shown)
-    if not any(seg.op == "changed" for seg in segments):
-        parts.append('<mark class="fm-chg">⟦⟧</mark>')
-    parts.append("'" + ("…" if clipped else ""))
-    return "<code>" + "".join(parts) + "</code>"
+def text_diff_html(detail: TextDetail) -> str:
+    """Expected over got in one monospace grid, each edit padded to the same width.
+
+    Characters line up column for column, so the eye finds the change at once: a
+    replaced or extra part is highlighted and underlined, and where one side has
+    nothing the other has, an outlined empty box of the same width marks the spot.
+    """
+    expected, got = ["'" if not detail.clipped_before else "…"], ["'" if not detail.clipped_before else "…"]
+    for edit in detail.edits:
+        if edit.op == "equal":
+            shown = _e(visible(edit.expected))
+            expected.append(shown)
+            got.append(shown)
+            continue
+        e_text, a_text = visible(edit.expected, changed=True), visible(edit.actual, changed=True)
+        width = max(len(e_text), len(a_text))
+        for side, text, gap_title in (
+            (expected, e_text, "nothing here: got has extra characters"),
+            (got, a_text, "nothing here: got is missing the characters above"),
+        ):
+            if text:  # padded inside the mark: the blank belongs to the change, not to the value
+                side.append(f'<mark class="fm-chg">{_e(text)}' + "&nbsp;" * (width - len(text)) + "</mark>")
+            else:
+                side.append(f'<mark class="fm-gap" title="{gap_title}">' + "&nbsp;" * width + "</mark>")
+    expected.append("…" if detail.expected_clipped else "'")
+    got.append("…" if detail.actual_clipped else "'")
+    return (
+        '<div class="fm-textdiff">'
+        f'<span>expected</span><code>{"".join(expected)}</code>'
+        f'<span>got</span><code>{"".join(got)}</code>'
+        "</div>"
+    )
 
 
 def diff_html(result: Diff) -> str:
-    """The differences as a list: path, reason, and for strings the two marked windows."""
+    """The differences as a list: path, reason, and for strings the aligned windows."""
     items = []
     if result.hint:
         items.append(f'<li class="fm-hint">hint: {_e(result.hint)}</li>')
@@ -88,63 +122,59 @@ def diff_html(result: Diff) -> str:
         where = f"{_code(d.path)}: " if d.path else ""
         item = f"{where}{_e(d.message)}"
         if d.text is not None:
-            t = d.text
-            item += (
-                f'<dl class="fm-kv"><dt>expected</dt><dd>{_window(t, t.expected, t.expected_clipped)}</dd>'
-                f"<dt>got</dt><dd>{_window(t, t.actual, t.actual_clipped)}</dd></dl>"
-            )
+            item += text_diff_html(d.text)
         items.append(f"<li>{item}</li>")
     if result.omitted:
         items.append(f"<li>… and {result.omitted:,} more difference{'s' if result.omitted != 1 else ''}</li>")
     return f'<ul class="fm-why">{"".join(items)}</ul>' if items else ""
 
 
-def _observation_body(o: Observation, budget: Budget) -> str:
+def _observation_body(o: Observation, budget: Budget, missing_return: bool = False, call: bool = True) -> str:
     rows = []
-    if o.call:
+    if o.call and call:
         rows.append(("call", _code(o.call)))
-    rows.append(("expected", _code(safe_repr(o.expected, budget.max_repr * 4))))
-    if o.status in ("pass", "fail"):
+    rows.append(("expected", _code(expected_text(o, budget.max_repr * 4))))
+    if o.status in (PASS, FAIL):
         rows.append(("got", _code(safe_repr(o.actual, budget.max_repr * 4))))
     if o.error is not None:
         rows.append(("error", _code(str(o.error))))
     body = '<dl class="fm-kv">' + "".join(f"<dt>{_e(k)}</dt><dd>{v}</dd>" for k, v in rows) + "</dl>"
-    if o.status == "fail":
-        body += diff_html(diff(o.expected, o.actual, budget))
+    if o.status == FAIL:
+        body += diff_html(diff(o.expected, o.actual, budget, missing_return=missing_return))
     if o.mutation:
-        body += f"<p>note: {_e(o.mutation)}</p>"
+        body += f'<p class="fm-note">note: {_e(o.mutation)}</p>'
     if o.error is not None and o.error.traceback:
         body += f"<details><summary>traceback</summary><pre>{_e(o.error.traceback)}</pre></details>"
     if o.stdout:
-        more = f", {o.stdout_dropped:,} more bytes not shown" if o.stdout_dropped else ""
-        lines = o.stdout.count("\n") + (not o.stdout.endswith("\n"))
-        body += f"<details><summary>printed output ({lines:,} line{'s' if lines != 1 else ''}{more})</summary><pre>{_e(o.stdout)}</pre></details>"
+        body += f"<details><summary>{_e(printed_summary(o))}</summary><pre>{_e(o.stdout)}</pre></details>"
     return body
 
 
-def observation_html(o: Observation, budget: Budget | None = None, css: bool = True) -> str:
+def observation_html(o: Observation, budget: Budget | None = None, css: bool = True, *, missing_return: bool = False) -> str:
     """One check, with its diff; the error and printed output are folded away."""
     budget = budget or Budget()
-    line = f' <span class="fm-line">(line {o.lineno})</span>' if o.lineno else ""
+    line = f' <span class="fm-line">(record line {o.lineno})</span>' if o.lineno else ""
     head = f"<div>{_badge(o.status)} <strong>{_e(o.check)}</strong>{line}</div>"
-    return _root(f'<div class="fm-obs">{head}{_observation_body(o, budget)}</div>', css)
+    return _root(f'<div class="fm-obs">{head}{_observation_body(o, budget, missing_return)}</div>', css)
 
 
-def run_html(result: RunResult, budget: Budget | None = None, css: bool = True, title: str | None = None) -> str:
-    """`K/N checks pass`, a row per check, then the details of every check that did not pass."""
+def notes_html(result: RunResult) -> str:
+    return "".join(f'<p class="fm-note">note: {_e(note)}</p>' for note in run_notes(result))
+
+
+def run_html(result: RunResult, budget: Budget | None = None, css: bool = True, title: str | None = None, *, missing_return: bool = False) -> str:
+    """`K/N checks pass`, notes, a row per check, then the details of every check that did not pass."""
     budget = budget or Budget()
     heading = f"<div><strong>{_e(title)}</strong></div>" if title else ""
-    summary = f'<p class="fm-summary">{_e(result.summary())}</p>'
-    if result.isolation != "fork":
-        summary += "<p>note: checks ran in-process (weaker isolation on this platform)</p>"
+    summary = f'<p class="fm-summary">{_e(result.summary())}</p>' + notes_html(result)
     rows = "".join(
         f"<tr><td>{_badge(o.status)}</td><td>{_e(o.check)}</td><td>{_code(o.call)}</td></tr>" for o in result.observations
     )
     table = f"<table><thead><tr><th>status</th><th>check</th><th>call</th></tr></thead><tbody>{rows}</tbody></table>"
     details = "".join(
-        f'<div class="fm-obs"><div>{_badge(o.status)} <strong>{_e(o.check)}</strong></div>{_observation_body(o, budget)}</div>'
+        f'<div class="fm-obs"><div>{_badge(o.status)} <strong>{_e(o.check)}</strong></div>{_observation_body(o, budget, missing_return)}</div>'
         for o in result.observations
-        if o.status != "pass"
+        if o.status != PASS
     )
     problem = ""
     if result.problem is not None:
@@ -154,8 +184,8 @@ def run_html(result: RunResult, budget: Budget | None = None, css: bool = True, 
     return _root(heading + summary + table + problem + details, css)
 
 
-def comparison_html(runs: Sequence[RunResult], names: Sequence[str] | None = None, css: bool = True) -> str:
-    """Checks × runs: which run passes which check, as badges."""
+def comparison_html(runs: Sequence[RunResult], names: Sequence[str] | None = None, css: bool = True, caption: str | None = None) -> str:
+    """Checks × runs: which run passes which check, as badges, with a caption that says what the columns are."""
     names = list(names or [_run_name(r) for r in runs])
     labels = check_labels(runs)
     head = "<tr><th>check</th>" + "".join(f"<th>{_e(n)}</th>" for n in names) + "</tr>"
@@ -167,11 +197,39 @@ def comparison_html(runs: Sequence[RunResult], names: Sequence[str] | None = Non
             cells.append(f"<td>{_badge(o.status)}</td>" if o else "<td>—</td>")
         body.append(f"<tr><td>{_e(label)}</td>{''.join(cells)}</tr>")
     totals = "<tr><th>passing</th>" + "".join(f"<th>{r.passed_count}/{r.total}</th>" for r in runs) + "</tr>"
-    return _root(f"<table><thead>{head}</thead><tbody>{''.join(body)}{totals}</tbody></table>", css)
+    cap = f"<caption>{_e(caption)}</caption>" if caption else ""
+    return _root(f"<table>{cap}<thead>{head}</thead><tbody>{''.join(body)}{totals}</tbody></table>", css)
 
 
 def _run_name(run: RunResult) -> str:
     return f"{run.solver} (N={run.variant})"
+
+
+def story_html(story, css: bool = True) -> str:
+    """Watch it fail: the table, what it means, what each failing check returned and why, and the code, folded."""
+    parts = [comparison_html(story.runs, story.names, css=False, caption=f"variant N = {story.variant}" if story.uses_variant else None)]
+    parts += [f"<p>{_e(sentence)}</p>" for sentence in story_sentences(story)]
+    failing = story.failing_checks()
+    if failing:
+        rows = []
+        for item in failing:
+            outcomes = "".join(
+                f"<li><strong>{_e(name)}</strong> {_e(outcome_text(o))}"
+                + (f"<br><span>{_e(first_reason(o))}</span>" if first_reason(o) else "")
+                + "</li>"
+                for name, o in item.outcomes
+            )
+            call = f"<dt>call</dt><dd>{_code(item.call)}</dd>" if item.call else ""
+            rows.append(
+                f'<div class="fm-obs"><div><strong>{_e(item.check)}</strong></div>'
+                f'<dl class="fm-kv">{call}<dt>expected</dt><dd>{_code(safe_repr(item.expected, 300))}</dd></dl>'
+                f'<ul class="fm-why">{outcomes}</ul></div>'
+            )
+        parts.append("<p><strong>Where they fail</strong></p>" + "".join(rows))
+    parts.append(
+        "".join(f"<details><summary>The code of {_e(name)}</summary><pre>{_e(source)}</pre></details>" for name, source in story.sources)
+    )
+    return _root("".join(parts), css)
 
 
 def report_html(record: Record, runs: Sequence[RunResult], names: Sequence[str] | None = None) -> str:
@@ -194,31 +252,33 @@ def report_html(record: Record, runs: Sequence[RunResult], names: Sequence[str] 
     )
 
 
-def checks_html(runs: Sequence[RunResult], budget: Budget | None = None, css: bool = True, expand: bool = False) -> str:
+def checks_html(runs: Sequence[RunResult], budget: Budget | None = None, css: bool = True, expand: bool = False, *, missing_return: bool = False) -> str:
     """Each check as a foldable row (open when it did not pass, or all with `expand`); for the exercise panel."""
     budget = budget or Budget()
     parts = []
     for run in runs:
         if len(runs) > 1:
             parts.append(f'<p class="fm-summary">N = {run.variant}: {_e(run.summary())}</p>')
+        parts.append(notes_html(run))
         for o in run.observations:
             call = f" {_code(o.call)}" if o.call else ""
-            opened = "" if o.status == "pass" and not expand else " open"
+            printed = ' <span class="fm-muted">· printed output</span>' if o.stdout else ""
+            opened = "" if o.status == PASS and not expand else " open"
             parts.append(
-                f'<details class="fm-obs"{opened}><summary>{_badge(o.status)} <strong>{_e(o.check)}</strong>{call}</summary>'
-                f"{_observation_body(o, budget)}</details>"
+                f'<details class="fm-obs"{opened}><summary>{_badge(o.status)} <strong>{_e(o.check)}</strong>{call}{printed}</summary>'
+                f"{_observation_body(o, budget, missing_return, call=False)}</details>"
             )
         if run.problem is not None:
             parts.append(f"<p>The run stopped: {_code(str(run.problem))}</p>")
     return _root("".join(parts), css)
 
 
-def hints_html(hints: Sequence[tuple[str, str]], total: int, css: bool = True) -> str:
+def hints_html(hints, shown: int, css: bool = True) -> str:
     """The hints revealed so far, in order, and how many remain."""
-    items = "".join(f"<li><strong>{_e(title)}:</strong> {_e(text)}</li>" for title, text in hints)
-    left = total - len(hints)
-    note = f"<p>{left} more hint{'s' if left != 1 else ''} available.</p>" if left else "<p>All hints are shown.</p>"
-    return _root((f"<ol>{items}</ol>" if items else "<p>No hints shown yet.</p>") + note, css)
+    items = "".join(f"<li><strong>{_e(h.title)}:</strong> {_e(h.text)}</li>" for h in hints[:shown])
+    left = len(hints) - shown
+    note = f"<p>{left} more hint{'s' if left != 1 else ''} available.</p>" if left > 0 else "<p>All hints are shown.</p>"
+    return _root((f"<ol>{items}</ol>" if items else "") + note, css)
 
 
 def playground_html(rows: Sequence[tuple[str, str, str]], message: str = "", css: bool = True) -> str:

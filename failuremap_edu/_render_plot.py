@@ -4,10 +4,16 @@ Cells are coloured by status (a colour-blind-safe palette) *and* carry the statu
 word and a hatch pattern, so the figure reads in greyscale and print too. The
 figure is built without pyplot unless an axes is passed in, so exporting from the
 command line uses no GUI backend and leaves no global figure state behind.
+
+Layout rules, because these figures are projected and exported: titles are wrapped
+to the width they have, never cut; legends sit outside the data area, never on top
+of a cell or a point; and many runs of several variants become small multiples, one
+panel per variant, instead of one grid too wide to read.
 """
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Sequence
 
@@ -26,9 +32,17 @@ STATUS_STYLE = {
 _MISSING = ("#DDDDDD", "", "—")
 
 
-def plot_status(runs: Sequence[RunResult], ax, names: Sequence[str] | None = None, title: str | None = None):
-    """Draw the grid into `ax` (rows: checks, columns: runs) and return `ax`."""
-    from matplotlib.patches import Patch, Rectangle
+def plot_status(
+    runs: Sequence[RunResult], ax, names: Sequence[str] | None = None, title: str | None = None, *, legend: bool = True
+):
+    """Draw the grid into `ax` (rows: checks, columns: runs) and return `ax`.
+
+    The legend goes below the grid, outside its cells; ``legend=False`` leaves it
+    out (a figure of several panels draws one legend for all). A title is wrapped
+    to the axes' width. A figure holding only this axes and no layout of its own
+    (``plt.subplots()``) gets constrained layout, so labels, title and legend fit.
+    """
+    from matplotlib.patches import Rectangle
 
     names = list(names or [f"{r.solver} (N={r.variant})" for r in runs])
     labels = check_labels(runs)
@@ -42,27 +56,52 @@ def plot_status(runs: Sequence[RunResult], ax, names: Sequence[str] | None = Non
     ax.set_xlim(0, len(runs))
     ax.set_ylim(len(labels), 0)
     ax.set_xticks([i + 0.5 for i in range(len(runs))])
-    ax.set_xticklabels([f"{n}\n{r.passed_count}/{r.total} pass" for n, r in zip(names, runs)], fontsize=9)
+    ax.set_xticklabels([f"{_wrap(n, 14)}\n{r.passed_count}/{r.total} pass" for n, r in zip(names, runs)], fontsize=9)
     ax.xaxis.tick_top()
     ax.set_yticks([i + 0.5 for i in range(len(labels))])
     ax.set_yticklabels([clip(label, 34) for label in labels], fontsize=9)
     ax.tick_params(length=0)
     for spine in ax.spines.values():
         spine.set_visible(False)
-    handles = [Patch(facecolor=face, hatch=hatch, edgecolor="white", label=word.lower()) for face, hatch, word in STATUS_STYLE.values()]
-    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.02), ncol=4, frameon=False, fontsize=9)
+    if legend:
+        ax.legend(handles=_status_handles(), loc="upper center", bbox_to_anchor=(0.5, -0.02), ncol=4, frameon=False, fontsize=9)
     if title:
-        ax.set_title(title, fontsize=10, pad=36)
+        # Matplotlib lifts a title above top tick labels by itself; wrap it to the axes' width.
+        ax.set_title(_wrap(title, _chars_across(_axes_width_inches(ax), 10)), fontsize=10)
+    _make_room(ax)
     return ax
 
 
 def status_figure(runs: Sequence[RunResult], names: Sequence[str] | None = None, title: str | None = None):
-    """A standalone Figure (no pyplot) with the status grid."""
+    """A standalone Figure (no pyplot) with the status grid.
+
+    Runs of one variant make one grid. Runs of several variants (``check
+    --all-variants``) make one panel per variant, two panels across, each with its
+    own check labels (loops give variants different checks) and one legend below all.
+    """
     from matplotlib.figure import Figure
 
-    rows = max((len(r.observations) for r in runs), default=1)
-    fig = Figure(figsize=(2.2 + 1.6 * len(runs), 1.4 + 0.42 * rows), layout="constrained")
-    plot_status(runs, fig.add_subplot(), names, title)
+    names = list(names or [f"{r.solver} (N={r.variant})" for r in runs])
+    groups: dict[int, list[tuple[RunResult, str]]] = {}
+    for run, name in zip(runs, names):
+        groups.setdefault(run.variant, []).append((run, name))
+    panels = [(None, list(zip(runs, names)))] if len(groups) <= 1 else [(f"N = {v}", members) for v, members in groups.items()]
+    across = min(2, len(panels))
+    down = -(-len(panels) // across)
+    columns = max(len(members) for _, members in panels)
+    rows = max((len(check_labels([r for r, _ in members])) for _, members in panels), default=1)
+    width = across * (2.4 + 1.2 * max(columns, 2)) + 0.2
+    panel_height = (1.3 if len(panels) > 1 else 1.0) + 0.42 * max(rows, 1)
+    fig = Figure(figsize=(width, down * panel_height + 0.9 + (0.5 if title else 0)), layout="constrained")
+    fig.get_layout_engine().set(h_pad=0.12)  # inches between panel rows: a panel's title is not the row above's label
+    for i, (panel_title, members) in enumerate(panels):
+        ax = fig.add_subplot(down, across, i + 1)
+        plot_status([r for r, _ in members], ax, [n for _, n in members], legend=False)
+        if panel_title:
+            ax.set_title(panel_title, fontsize=10, fontweight="bold")
+    fig.legend(handles=_status_handles(), loc="outside lower center", ncol=4, frameon=False, fontsize=9)
+    if title:
+        fig.suptitle(_wrap(title, _chars_across(width, 11)), fontsize=11)
     return fig
 
 
@@ -81,7 +120,15 @@ def save_status(runs: Sequence[RunResult], path: str | Path, names: Sequence[str
 
 
 def plot_progress(entries: Sequence[dict], ax, title: str = "Checks passing over your attempts"):
-    """One line per exercise: the share of checks passing at each logged attempt."""
+    """One line per exercise: the share of checks passing at each logged attempt.
+
+    The legend sits to the right of the axes, outside the data (a learner's lines
+    end at 100 %, exactly where a legend inside would go). So that it is not cut
+    off, a figure holding only this axes and no layout of its own gets matplotlib's
+    constrained layout, which makes room for it (see `_make_room`).
+    """
+    from matplotlib.ticker import MaxNLocator
+
     by_record: dict[str, list[float]] = {}
     for entry in entries:
         total = entry.get("total") or 0
@@ -92,9 +139,42 @@ def plot_progress(entries: Sequence[dict], ax, title: str = "Checks passing over
     if not by_record:
         ax.text(0.5, 0.5, "No attempts logged yet: run an exercise's solve cell.", ha="center", va="center", transform=ax.transAxes)
     else:
-        ax.legend(fontsize=9, loc="lower right")
+        ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, frameon=False,
+                  ncol=1 if len(by_record) <= 10 else 2)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylim(-5, 105)
     ax.set_xlabel("attempt")
     ax.set_ylabel("checks passing (%)")
-    ax.set_title(title, fontsize=10)
+    ax.set_title(_wrap(title, _chars_across(_axes_width_inches(ax), 10)), fontsize=10)
+    _make_room(ax)
     return ax
+
+
+def _make_room(ax) -> None:
+    """Constrained layout for a figure of this one axes that has no layout: room for what sits outside it.
+
+    A figure with several axes, or a layout chosen by its owner, is left alone.
+    """
+    fig = ax.figure
+    if fig.get_layout_engine() is None and fig.axes == [ax]:
+        fig.set_layout_engine("constrained")
+
+
+def _status_handles():
+    from matplotlib.patches import Patch
+
+    return [Patch(facecolor=face, hatch=hatch, edgecolor="white", label=word.lower()) for face, hatch, word in STATUS_STYLE.values()]
+
+
+def _wrap(text: str, width: int) -> str:
+    """Break `text` at spaces into lines of at most `width` characters; never drop a word."""
+    return "\n".join(textwrap.wrap(text, max(width, 8), break_long_words=False, break_on_hyphens=False)) or text
+
+
+def _chars_across(inches: float, fontsize: float) -> int:
+    """How many characters of DejaVu Sans fit in `inches` (0.62 em each: a little wider than average)."""
+    return int(inches * 72 / (fontsize * 0.62))
+
+
+def _axes_width_inches(ax) -> float:
+    return ax.get_position().width * ax.figure.get_figwidth()

@@ -9,15 +9,28 @@ from __future__ import annotations
 
 import re
 import textwrap
+
 import unicodedata
 
-from ._diff import Budget, Diff, Segment, TextDetail, diff
+from ._diff import Budget, Diff, TextDetail, diff
 from ._fixtures import FixtureScript
 from ._records import Record
-from ._results import Observation, RunResult, check_labels
-from ._values import STATUS_SYMBOLS, safe_repr
+from ._results import FAIL, PASS, TIMEOUT, Observation, RunResult, check_labels
+from ._values import STATUS_SYMBOLS, clip, safe_repr
 
-__all__ = ["render_comparison", "render_diff", "render_observation", "render_record", "render_run", "terminal_safe", "visible"]
+__all__ = [
+    "COMPARISON_NOTE",
+    "render_comparison",
+    "render_diff",
+    "render_hints",
+    "render_observation",
+    "render_record",
+    "render_run",
+    "render_story",
+    "run_notes",
+    "terminal_safe",
+    "visible",
+]
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 WIDTH = 88
@@ -58,15 +71,20 @@ def render_record(record: Record, fixtures: FixtureScript) -> str:
         + "):",
     ]
     for site in fixtures.sites:
-        repeat = " (in a loop)" if site.repeats else ""
+        repeat = " (may run several times or not at all)" if site.dynamic else ""
         lines.append(terminal_safe(f"  line {site.lineno}{repeat}: {site.label}", 300))
         lines.append(terminal_safe(f"      {site.actual_source}  →  expected {site.expected_source}", 400))
     lines += ["", *_para("Limitations", record.limitations), *_para("Variants", record.variant_policy)]
     return "\n".join(lines)
 
 
-def visible(text: str) -> str:
-    """Text with escapes for line breaks and tabs, and invisible characters named."""
+def visible(text: str, changed: bool = False) -> str:
+    """Text with escapes for line breaks and tabs, and invisible characters named.
+
+    In a `changed` span every character must be seen: a space shows as ``␣`` and a
+    combining mark sits on a dotted circle (``◌́``) instead of on its neighbour or
+    on the mark around the span.
+    """
     out = []
     for ch in text:
         if ch == "\n":
@@ -75,25 +93,42 @@ def visible(text: str) -> str:
             out.append("\\r")
         elif ch == "\t":
             out.append("\\t")
-        elif ch != " " and (unicodedata.category(ch) in ("Zs", "Zl", "Zp", "Cc", "Cf") or ch.isspace()):
+        elif ch == " ":
+            out.append("␣" if changed else " ")
+        elif unicodedata.category(ch) in ("Zs", "Zl", "Zp", "Cc", "Cf") or ch.isspace():
             out.append(f"⟨U+{ord(ch):04X}⟩")
+        elif changed and unicodedata.category(ch) in ("Mn", "Me"):
+            out.append("◌" + ch)
         else:
             out.append(ch)
     return "".join(out)
 
 
-def _window(detail: TextDetail, segments: tuple[Segment, ...], clipped: int) -> str:
-    text = "…" if detail.window_start else ""
-    for seg in segments:
-        shown = visible(seg.text)
-        text += f"⟦{shown}⟧" if seg.op == "changed" else shown
-    if not any(seg.op == "changed" for seg in segments):
-        text += "⟦⟧"  # this side has nothing where the other has something
-    return f"'{text}'" + ("…" if clipped else "")
+def text_sides(detail: TextDetail) -> tuple[str, str]:
+    """The expected and got windows, changed parts in ⟦ ⟧ at the same place in both.
+
+    An insertion is an empty ⟦⟧ in expected, a deletion an empty ⟦⟧ in got. A window
+    that does not reach the start or end of its string begins or ends with "…"
+    instead of a quote.
+    """
+    expected, got = [], []
+    for edit in detail.edits:
+        if edit.op == "equal":
+            shown = visible(edit.expected)
+            expected.append(shown)
+            got.append(shown)
+        else:
+            expected.append(f"⟦{visible(edit.expected, changed=True)}⟧")
+            got.append(f"⟦{visible(edit.actual, changed=True)}⟧")
+    start = "…" if detail.clipped_before else "'"
+    return (
+        start + "".join(expected) + ("…" if detail.expected_clipped else "'"),
+        start + "".join(got) + ("…" if detail.actual_clipped else "'"),
+    )
 
 
 def render_diff(result: Diff, indent: str = "  ") -> list[str]:
-    """The differences as lines: a path, the reason, and for strings the two windows."""
+    """The differences as lines: a path, the reason, and for strings the two marked windows."""
     lines: list[str] = []
     if result.hint:
         lines.append(f"{indent}hint: {result.hint}")
@@ -101,26 +136,33 @@ def render_diff(result: Diff, indent: str = "  ") -> list[str]:
         where = f"{d.path}: " if d.path else ""
         lines.append(terminal_safe(f"{indent}- {where}{d.message}", 1_000))
         if d.text is not None:
-            t = d.text
-            lines.append(terminal_safe(f"{indent}    expected: {_window(t, t.expected, t.expected_clipped)}", 1_000))
-            lines.append(terminal_safe(f"{indent}    got:      {_window(t, t.actual, t.actual_clipped)}", 1_000))
+            expected, got = text_sides(d.text)
+            lines.append(terminal_safe(f"{indent}    expected: {expected}", 1_000))
+            lines.append(terminal_safe(f"{indent}    got:      {got}", 1_000))
     if result.omitted:
         lines.append(f"{indent}- … and {result.omitted:,} more difference{'s' if result.omitted != 1 else ''}")
     return lines
 
 
-def render_observation(o: Observation, budget: Budget | None = None) -> str:
+def expected_text(o: Observation, limit: int) -> str:
+    """The expected value, or why it is not known (the check ended before it was computed)."""
+    if o.expected_known:
+        return safe_repr(o.expected, limit)
+    return "(not known: the check ended before the record's expected value was computed)"
+
+
+def render_observation(o: Observation, budget: Budget | None = None, *, missing_return: bool = False) -> str:
     """One check: status and label, the call, expected and got, and why they differ."""
     budget = budget or Budget()
-    line = f" (line {o.lineno})" if o.lineno else ""
+    line = f" (record line {o.lineno})" if o.lineno else ""
     lines = [terminal_safe(f"{STATUS_SYMBOLS[o.status]} {o.status}: {o.check}{line}", 300)]
     if o.call:
         lines.append(terminal_safe(f"  call:     {o.call}", 600))
-    lines.append(terminal_safe(f"  expected: {safe_repr(o.expected, budget.max_repr * 4)}", 1_000))
-    if o.status in ("pass", "fail"):
+    lines.append(terminal_safe(f"  expected: {expected_text(o, budget.max_repr * 4)}", 1_000))
+    if o.status in (PASS, FAIL):
         lines.append(terminal_safe(f"  got:      {safe_repr(o.actual, budget.max_repr * 4)}", 1_000))
-    if o.status == "fail":
-        explained = diff(o.expected, o.actual, budget)
+    if o.status == FAIL:
+        explained = diff(o.expected, o.actual, budget, missing_return=missing_return)
         if explained.differences or explained.hint:
             lines.append("  why:")
             lines += render_diff(explained, "    ")
@@ -129,26 +171,52 @@ def render_observation(o: Observation, budget: Budget | None = None) -> str:
     if o.mutation:
         lines.append(terminal_safe(f"  note:     {o.mutation}", 600))
     if o.stdout:
-        more = f" (+{o.stdout_dropped:,} bytes not shown)" if o.stdout_dropped else ""
         printed = o.stdout.splitlines()
-        lines.append(f"  printed{more}:")
+        lines.append(f"  {printed_summary(o)}:")
         lines += ["    " + terminal_safe(text, 300) for text in printed[:20]]
         if len(printed) > 20:
             lines.append(f"    … {len(printed) - 20:,} more lines")
     return "\n".join(lines)
 
 
-def render_run(result: RunResult) -> str:
-    """`K/N checks pass`, then each check that did not pass, with why."""
+def printed_summary(o: Observation) -> str:
+    """What solve printed, counted honestly: when output was cut, say how much was kept."""
+    if not o.stdout_dropped:
+        lines = o.stdout.count("\n") + (not o.stdout.endswith("\n"))
+        return f"printed output ({lines:,} line{'s' if lines != 1 else ''})"
+    kept = len(o.stdout.encode("utf-8"))
+    return f"printed output (only the first {kept:,} bytes are kept; {o.stdout_dropped:,} more bytes were printed)"
+
+
+def run_notes(result: RunResult) -> list[str]:
+    """Notes about the whole run that must be seen even when every check passes."""
+    notes = []
+    mutated = [o for o in result.observations if o.mutation]
+    if mutated:
+        where = f" (in {len(mutated)} checks)" if len(mutated) > 1 else f" (in the check '{clip(mutated[0].check, 60)}')"
+        notes.append(f"{mutated[0].mutation}{where}")
+    if result.isolation == "inprocess":
+        notes.append("checks ran in-process (weaker isolation on this platform)")
+    elif result.isolation == "recorded":
+        notes.append("recorded by the record's author; nothing ran here")
+    return notes
+
+
+def render_run(result: RunResult, *, missing_return: bool = False) -> str:
+    """`K/N checks pass`, notes, then each check that did not pass, with why."""
     lines = [result.summary()]
-    if result.isolation != "fork":
-        lines.append("note: checks ran in-process (weaker isolation on this platform)")
+    lines += [terminal_safe(f"note: {note}", 1_000) for note in run_notes(result)]
     for o in result.observations:
-        if o.status != "pass":
-            lines += ["", render_observation(o)]
+        if o.status != PASS:
+            lines += ["", render_observation(o, missing_return=missing_return)]
     if result.problem is not None and result.problem.traceback:
         lines += ["", "The run stopped:", terminal_safe(result.problem.traceback, 4_000)]
     return "\n".join(lines)
+
+
+COMPARISON_NOTE = (
+    "broken and attempt are the record's two implementations, run here by the same runner that checks your solve."
+)
 
 
 def render_comparison(runs, names) -> str:
@@ -167,4 +235,86 @@ def render_comparison(runs, names) -> str:
         lines.append(terminal_safe((shown.ljust(label_width) + "  " + "  ".join(cells)).rstrip(), 400))
     totals = "  ".join(f"{r.passed_count}/{r.total}".ljust(w) for r, w in zip(runs, widths))
     lines.append(("passing".ljust(label_width) + "  " + totals).rstrip())
+    return "\n".join(lines)
+
+
+def outcome_text(o: Observation, limit: int = 300) -> str:
+    """What one implementation did on a check, in a few words: returned X, raised E, ran out of time."""
+    if o.status in (PASS, FAIL):
+        return f"returned {safe_repr(o.actual, limit)}"
+    if o.status == TIMEOUT:
+        return "ran out of time (no result)"
+    return f"raised {o.error}" if o.error is not None else "stopped with an error"
+
+
+def first_reason(o: Observation) -> str:
+    """The diff's one-line reason for a failed check ("" when there is none)."""
+    if o.status != FAIL:
+        return ""
+    explained = diff(o.expected, o.actual)
+    if not explained.differences:
+        return ""
+    d = explained.differences[0]
+    return f"{d.path}: {d.message}" if d.path else d.message
+
+
+def story_sentences(story) -> list[str]:
+    """What the story's table means and what to trust about it, in plain words."""
+    sentences = [COMPARISON_NOTE]
+    if story.parity is not None:
+        if story.parity.ok:
+            sentences.append("They behave exactly as the record's author recorded them.")
+        else:
+            problems = "; ".join(problem for p in story.parity.implementations for problem in p.problems[:2])
+            sentences.append(f"WARNING: these runs differ from the record's recorded runs: {problems}")
+    else:
+        sentences.append(
+            f"The record's runs were recorded for N = {story.recorded_variant}; for N = {story.variant} there is no recording to compare with."
+        )
+    for crash in story.crashes:
+        if crash.index is None:
+            sentences.append(f"The record's own {crash.implementation} script crashed ({crash.error_type}) before printing its results.")
+            continue
+        position = crash.index + 1
+        rest = crash.total - position
+        never = (
+            f", so check{'s' if rest > 1 else ''} {position + 1}{f'–{crash.total}' if rest > 1 else ''} never ran there"
+            if rest > 0
+            else ""
+        )
+        sentences.append(
+            f"The record's own {crash.implementation} script crashed at check {position} ('{crash.label}') with "
+            f"{crash.error_type}{never}. Here every check runs on its own, so the table shows what each one gives."
+        )
+    return sentences
+
+
+def render_story(story) -> str:
+    """Watch it fail, as text: the table, what it means, what each failing check returned, and the code."""
+    variant = f" · variant N = {story.variant}" if story.uses_variant else ""
+    lines = [f"Watch it fail · {story.record_id}{variant}", ""]
+    lines.append(render_comparison(story.runs, story.names))
+    lines.append("")
+    lines += [textwrap.fill(terminal_safe(s, 2_000), WIDTH) for s in story_sentences(story)]
+    failing = story.failing_checks()
+    if failing:
+        lines += ["", "Where they fail:"]
+    for item in failing:
+        lines.append(terminal_safe(f"  {item.check}" + (f": {item.call}" if item.call else ""), 600))
+        lines.append(terminal_safe(f"    expected: {safe_repr(item.expected, 300)}", 600))
+        for name, o in item.outcomes:
+            reason = first_reason(o)
+            lines.append(terminal_safe(f"    {name} {outcome_text(o)}" + (f" ({reason})" if reason else ""), 1_000))
+    lines += ["", "The code that fails:"]
+    for name, source in story.sources:
+        lines.append(f"  {name}:")
+        lines += ["    " + terminal_safe(line, 300) for line in source.splitlines()]
+    return "\n".join(lines)
+
+
+def render_hints(hints, shown: int) -> str:
+    """The hints revealed so far, numbered, and how many remain."""
+    lines = [terminal_safe(f"Hint {i}: {h.title}: {h.text}", 2_000) for i, h in enumerate(hints[:shown], 1)]
+    left = len(hints) - shown
+    lines.append(f"{left} more hint{'s' if left != 1 else ''} available." if left > 0 else "All hints are shown.")
     return "\n".join(lines)

@@ -32,6 +32,9 @@ class ErrorInfo:
     def __str__(self) -> str:
         return f"{self.type}: {self.message}" if self.message else self.type
 
+    def to_json(self) -> dict:
+        return {"type": self.type, "message": self.message, "traceback": self.traceback}
+
 
 @dataclass(frozen=True)
 class Observation:
@@ -61,6 +64,8 @@ class Observation:
     elapsed_ms: float = 0.0
     mutation: str | None = None
     """Set when solve modified an argument. Each call gets a fresh copy, so later checks are unaffected."""
+    expected_known: bool = True
+    """False when the check ended (a timeout, a dead worker) before its expected value was computed."""
 
     def __repr__(self) -> str:
         return f"Observation({self.index}, {self.check!r}, {self.status})"
@@ -79,6 +84,7 @@ class Observation:
         return observation_html(self)
 
     def to_json(self) -> dict:
+        """This check in the schema the README documents under "`check --json` schema"."""
         return {
             "index": self.index,
             "check": self.check,
@@ -90,9 +96,7 @@ class Observation:
             "expected_repr": safe_repr(self.expected, 10_000),
             "call": self.call,
             "line": self.lineno,
-            "error": None
-            if self.error is None
-            else {"type": self.error.type, "message": self.error.message, "traceback": self.error.traceback},
+            "error": None if self.error is None else self.error.to_json(),
             "stdout": self.stdout,
             "stdout_dropped": self.stdout_dropped,
             "elapsed_ms": round(self.elapsed_ms, 3),
@@ -163,15 +167,19 @@ class RunResult:
         return run_html(self)
 
     def to_json(self) -> dict:
+        """This run in the schema the README documents (one element of ``check --json``'s runs).
+
+        The record's id is not repeated here: every document holding runs (the
+        ``check --json`` output, the panel's results download) names it once at its top.
+        """
         return {
-            "record": self.record_id,
-            "solver": self.solver,
             "variant": self.variant,
+            "solver": self.solver,
             "passed": self.passed,
             "summary": self.summary(),
+            "problem": None if self.problem is None else self.problem.to_json(),
             "isolation": self.isolation,
             "timeout": self.timeout,
-            "problem": None if self.problem is None else str(self.problem),
             "observations": [o.to_json() for o in self.observations],
         }
 

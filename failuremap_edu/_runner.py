@@ -36,7 +36,7 @@ from ._results import ERROR, TIMEOUT, CallResult, Comparison, ErrorInfo, Observa
 from ._session import CheckTimeout, OutputCapture, Session
 from ._signature import Params, mismatch
 from ._solution import Solution, SolutionError, load_solution
-from ._values import render_call
+from ._values import render_call, safe_repr
 from ._worker import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, DEFAULT_TIMEOUT, Plan, address_space_limit, load_solution_in_worker, run_worker
 
 __all__ = [
@@ -127,10 +127,11 @@ _CALL_CODE = compile(
 )
 
 
-def parse_call_arguments(text: str) -> tuple[tuple, dict]:
+def parse_call_arguments(text: str, example: str | None = None) -> tuple[tuple, dict]:
     """Read ``'hello<st', ['<stop>']`` (Python literals, keywords allowed) without running anything.
 
-    Raises ValueError with a message meant for a learner.
+    Raises ValueError with a message meant for a learner; `example` (arguments of
+    this exercise's own checks) is quoted in it.
     """
     source = text.strip()
     if not source:
@@ -142,8 +143,8 @@ def parse_call_arguments(text: str) -> tuple[tuple, dict]:
         unclosed = ("never closed", "does not match", "unterminated", "EOF")
         what = "a bracket or quote is not closed" if any(w in exc.msg for w in unclosed) else f"near column {column}: {exc.msg}"
         raise ValueError(
-            f"could not read the inputs ({what}). "
-            "Type Python literals separated by commas, for example: 'hello<st', ['<stop>']"
+            f"could not read the inputs ({what}). Type Python literals separated by commas"
+            + (f", for example: {example}" if example else ".")
         ) from None
     if not isinstance(call, ast.Call) or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         raise ValueError("type the arguments only, as Python literals separated by commas")
@@ -171,7 +172,14 @@ def try_call(
     """Call one solve on arbitrary inputs with the runner's safety: for playgrounds.
 
     With `implementation` (``attempt`` or ``broken``) the record's own solve is called.
+    `args` must be a tuple: ``(x)`` is just ``x``, and calling ``solve(*x)`` with it
+    would silently pass x's items as separate arguments, so that is refused with a
+    message, as a result rather than an exception in the notebook.
     """
+    if not isinstance(args, tuple):
+        one = "(x,)" if not isinstance(args, (list, str, dict)) else f"({safe_repr(args, 40)},)"
+        message = f"args must be a tuple of arguments, got {type(args).__name__}: for one argument write {one} (note the trailing comma)"
+        return CallResult(_describe_call((args,), kwargs), ERROR, None, ErrorInfo("TypeError", message))
     fixtures = read_fixtures(record, implementation or "attempt")
     if implementation is None:
         _check_fits(record, fixtures, solve)
@@ -328,7 +336,8 @@ class _Collector:
         assert self.current is not None
         ordinal, site, label = self.current
         self.observations[ordinal] = Observation(
-            index=ordinal, check=label, status=status, passed=False, site=site, error=error, elapsed_ms=elapsed_ms
+            index=ordinal, check=label, status=status, passed=False, site=site, error=error, elapsed_ms=elapsed_ms,
+            expected_known=False,
         )
         self.current = None
         self._report(ordinal)
@@ -357,6 +366,7 @@ class _Collector:
                             site=site.site,
                             lineno=site.lineno,
                             error=ErrorInfo("NotRun", f"this check did not run because the run stopped: {self.problem}"),
+                            expected_known=False,
                         )
                     )
         return tuple(observations)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import traceback
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,7 +92,7 @@ def safe_repr(value: Any, limit: int = _REPR_LIMIT, *, keep_end: bool = False) -
     if keep_end:
         return _middle_clip(value, limit)
     if kind in (str, bytes) and len(value) > limit:
-        return repr(value[:limit])[: limit - 1] + f"…  [{len(value):,} characters]"
+        return _repr(value[:limit])[: limit - 1] + f"…  [{len(value):,} characters]"
     if kind in (list, tuple, set, frozenset, dict) and len(value) > limit // 2:
         count = max(limit // 8, 4)
         if kind is dict:
@@ -102,7 +103,7 @@ def safe_repr(value: Any, limit: int = _REPR_LIMIT, *, keep_end: bool = False) -
         text = f"{brackets[0]}{shown}, …{brackets[1]}  [{len(value):,} items]"
         return text if len(text) <= limit else text[: limit - 1] + "…"
     try:
-        text = repr(value)
+        text = _repr(value)
     except BaseException as exc:  # noqa: BLE001 - learner objects may break repr
         text = f"<{kind.__name__} object; repr() raised {type(exc).__name__}>"
     if not isinstance(text, str):
@@ -110,10 +111,24 @@ def safe_repr(value: Any, limit: int = _REPR_LIMIT, *, keep_end: bool = False) -
     return clip(text, limit)
 
 
+def _repr(value: Any) -> str:
+    """repr(), with combining marks escaped as well (``'cafe\\u0301'``).
+
+    Python's repr already escapes what is unprintable (a no-break space shows as
+    ``\\xa0``), but not a combining mark: ``'café'`` written with one looks exactly
+    like ``'café'`` without, and an accent on its own sticks to the quote before it.
+    The escaped form is still a valid repr of the same string.
+    """
+    text = repr(value)
+    if text.isascii():
+        return text
+    return "".join(f"\\u{ord(ch):04x}" if unicodedata.category(ch) in ("Mn", "Me") else ch for ch in text)
+
+
 def _middle_clip(value: Any, limit: int) -> str:
     if type(value) in (str, bytes) and len(value) > limit:
         half = max(limit // 2 - 4, 4)
-        return f"{repr(value[:half])[:-1]} … {repr(value[-half:])[1:]}"
+        return f"{_repr(value[:half])[:-1]} … {_repr(value[-half:])[1:]}"
     if type(value) in (list, tuple, dict, set, frozenset) and len(value) > limit:
         return safe_repr(value, limit)
     text = safe_repr(value, max(limit * 4, 1_000))

@@ -38,7 +38,9 @@ from urllib.parse import urljoin, urlsplit
 REPO = Path(__file__).resolve().parents[1]
 PROXY = REPO / "node_modules" / ".bin" / "configurable-http-proxy"
 SUMMARY = re.compile(r"^(\d+)/(\d+) checks pass\b.*$", re.M)
-"""The line the solve cell prints after the panel: ``K/N checks pass`` and what else happened."""
+"""The solve cell's summary line (in the panel's text form, or printed): ``K/N checks pass`` and what else happened."""
+SOLVE_CELL = re.compile(r"^@\S.*\n\s*def solve\(.*$", re.M)
+"""A decorator line right above ``def solve(``: the cell a learner edits."""
 
 
 def free_port() -> int:
@@ -178,16 +180,17 @@ class CellRun:
     code: str
     stdout: str = ""
     display: str = ""
-    """The text/plain of what the cell displayed (its result, the panel's text form)."""
+    """The text/plain of what the cell displayed (its result, the panel's text form), in order."""
     error: str | None = None
     status: str = ""
     summary_seconds: float | None = None
-    """Seconds from sending the cell to receiving its ``K/N checks pass`` line (None if it printed none)."""
+    """Seconds from sending the cell to receiving its ``K/N checks pass`` line (None if none came)."""
 
     @property
     def summary(self) -> str | None:
-        m = SUMMARY.search(self.stdout)
-        return m.group(0) if m else None
+        """The last summary line the cell showed or printed (a live panel is updated in place)."""
+        found = [m.group(0) for m in SUMMARY.finditer(self.display)] or [m.group(0) for m in SUMMARY.finditer(self.stdout)]
+        return found[-1] if found else None
 
 
 @dataclass
@@ -386,17 +389,18 @@ class Learner:
             kind, content = msg["msg_type"], msg.get("content", {})
             if kind == "stream":
                 run.stdout += content.get("text", "")
-                if run.summary_seconds is None and SUMMARY.search(run.stdout):
-                    run.summary_seconds = arrived - started
             elif kind in ("execute_result", "display_data", "update_display_data"):
                 run.display += content.get("data", {}).get("text/plain", "") + "\n"
+            if run.summary_seconds is None and run.summary:
+                run.summary_seconds = arrived - started
             elif kind == "error":
                 run.error = f"{content.get('ename')}: {content.get('evalue')}"
             elif kind == "execute_reply":
                 got_reply, run.status = True, content.get("status", "")
             elif kind == "status" and content.get("execution_state") == "idle":
                 got_idle = True
-        self.step(f"ran {code.splitlines()[0][:40]!r}" + (f": {run.summary}" if run.summary else ""))
+        label = SOLVE_CELL.search(code).group(0) if is_solve_cell(code) else code.splitlines()[0]
+        self.step(f"ran {label[:40]!r}" + (f": {run.summary}" if run.summary else ""))
         return run
 
     def close(self) -> None:
@@ -423,22 +427,35 @@ def _form_xsrf(page: str) -> str | None:
     return html.unescape(m.group(1)) if m else None
 
 
+def _source(cell: dict) -> str:
+    return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+
+
 def solve_cells(nb: dict) -> list[str]:
     """The code cells of a notebook, in order."""
-    return ["".join(c["source"]) if isinstance(c["source"], list) else c["source"] for c in nb["cells"] if c["cell_type"] == "code"]
+    return [_source(c) for c in nb["cells"] if c["cell_type"] == "code"]
+
+
+def is_solve_cell(code: str) -> bool:
+    return SOLVE_CELL.search(code) is not None
 
 
 def recorded_summary(nb: dict) -> str:
-    """The ``K/N checks pass`` line the generator recorded as the solve cell's output (nbval checks it)."""
+    """The ``K/N checks pass`` line the generator stored as the solve cell's output (nbval checks it)."""
     for cell in nb["cells"]:
-        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-        if cell["cell_type"] == "code" and source.startswith("@exercise.check"):
+        if cell["cell_type"] == "code" and is_solve_cell(_source(cell)):
             for out in cell.get("outputs", []):
-                text = "".join(out.get("text", "")) if out.get("output_type") == "stream" else ""
-                m = SUMMARY.search(text)
+                data = out.get("data", {}).get("text/plain", "") if "data" in out else out.get("text", "")
+                m = SUMMARY.search("".join(data) if isinstance(data, list) else data)
                 if m:
                     return m.group(0)
-    raise LookupError("no solve cell with a recorded summary")
+    raise LookupError("no solve cell with a stored summary")
+
+
+def with_body(solve_cell: str, body: str) -> str:
+    """The notebook's solve cell, down to its ``def solve(...)`` line, with another body: what a learner types."""
+    head = solve_cell[: SOLVE_CELL.search(solve_cell).end()]
+    return f"{head}\n{body.rstrip()}\n"
 
 
 # ------------------------------------------------------------------ a course
@@ -474,13 +491,13 @@ def publish_workshop(base: Path, hub: Hub, records: tuple[str, ...]) -> tuple[st
     return repo, dict(re.findall(r"^\| ([\w.-]+\.ipynb) \| \[open\]\(([^)]+)\) \|$", readme, re.M))
 
 
-def reference_cell(record_id: str, name: str) -> str:
-    """Our reference solution as a learner would type it, marked (inside solve, so the log keeps it) with the learner's name."""
+def reference_cell(record_id: str, name: str, solve_cell: str) -> str:
+    """Our reference solution typed into the solve cell, marked (inside solve, so the log keeps it) with the learner's name."""
     from failuremap_edu._notebook import reference_path
 
     source = reference_path(record_id).read_text(encoding="utf-8")
-    signature, body = source[source.index("def solve(") :].split("\n", 1)
-    return f"@exercise.check\n{signature}\n    # learner {name}\n{body}"
+    body = source[source.index("def solve(") :].split("\n", 1)[1]
+    return with_body(solve_cell, f"    # learner {name}\n{body}")
 
 
 def open_exercise(learner: Learner, link: str, record_id: str, timeout: float = 300) -> tuple[dict, str, str]:
@@ -494,7 +511,7 @@ def open_exercise(learner: Learner, link: str, record_id: str, timeout: float = 
     nb = learner.notebook(path)
     learner.open_notebook(path)
     cells = solve_cells(nb)
-    solve_at = next(i for i, c in enumerate(cells) if c.startswith("@exercise.check"))
+    solve_at = next(i for i, c in enumerate(cells) if is_solve_cell(c))
     for code in cells[:solve_at]:
         ran = learner.execute(code)
         if ran.status != "ok" or ran.error is not None:

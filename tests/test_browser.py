@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -20,6 +19,8 @@ import uuid
 from pathlib import Path
 
 import pytest
+
+from failuremap_edu._notebook import write_all
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts" / "browser"
@@ -49,7 +50,7 @@ def lab(tmp_path_factory):
     assert Path(CHROMIUM).is_file(), f"{CHROMIUM} is missing: `make test` installs Debian's chromium package"
     home = tmp_path_factory.mktemp("home")
     work = home / "work"
-    shutil.copytree(ROOT / "notebooks", work)
+    write_all(work)  # the committed notebooks, generated here: their language_info matches this kernel's Python
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     env = {
         **os.environ,
@@ -144,7 +145,8 @@ def notebook(page):
 
 
 def solve_cell(page):
-    return notebook(page).locator(".jp-CodeCell").filter(has=page.locator(".cm-content", has_text="@exercise.check")).first
+    """The exercise cell: the one that defines solve (found by its def, which survives a lost decorator line)."""
+    return notebook(page).locator(".jp-CodeCell").filter(has=page.locator(".cm-content", has_text="def solve(")).first
 
 
 def panel_status(page):
@@ -160,10 +162,14 @@ def replace_cell_source(page, cell, source: str) -> None:
     page.keyboard.insert_text(source)
 
 
-def reference_source(record_id: str) -> str:
+def reference_body(record_id: str) -> str:
     text = (ROOT / "failuremap_edu" / "references" / f"{record_id}.py").read_text()
-    body = text.split('"""', 2)[2].strip()
-    return "@exercise.check\n" + body + "\n"
+    return text.split('"""', 2)[2].strip() + "\n"
+
+
+def exercise_cell(record_id: str, body: str) -> str:
+    """The exercise cell as the notebook writes it: import, the decorator line, then solve."""
+    return f"import failuremap_edu as fm\n\n@fm.exercise({record_id!r})\n{body}"
 
 
 def errors_shown(page) -> int:
@@ -179,20 +185,25 @@ def test_learner_session(page, lab, name):
     stem = record_id
     open_notebook(page, lab, name)
     shot(page, f"{stem}-0-opened")
+    tab = page.locator("li[data-type='document-title'].lm-mod-current")
+    expect(tab).not_to_have_class(re.compile(r"jp-mod-dirty"))  # opening alone does not mark it modified
 
-    # 1. Run all: the panel renders and shows the attempt's true result.
+    # 1. Run all: "watch it fail" shows what the attempt returned; the panel shows the attempt's true result.
     run_all(page)
     status = panel_status(page)
     expected_attempt = {"FA-100786": "1/6 checks pass (5 fail)", "FA-100061": "3/6 checks pass (3 fail)"}[record_id]
     expect(status).to_have_text(expected_attempt, timeout=120_000)
     wait_idle(page)
     assert errors_shown(page) == 0
+    story = notebook(page).locator(".jp-OutputArea-output", has_text="Where they fail").first
+    expect(story).to_contain_text("attempt returned")
+    expect(story.locator("details summary", has_text="The code of attempt")).to_be_visible()
     solve_cell(page).scroll_into_view_if_needed()
     shot(page, f"{stem}-1-attempt")
 
-    # 2. Type a correct solve into the solve cell and run it: all checks pass.
+    # 2. Type a correct solve into the exercise cell and run it: all checks pass.
     cell = solve_cell(page)
-    replace_cell_source(page, cell, reference_source(record_id))
+    replace_cell_source(page, cell, exercise_cell(record_id, reference_body(record_id)))
     page.keyboard.press("Shift+Enter")
     expect(panel_status(page)).to_have_text("6/6 checks pass", timeout=60_000)
     wait_idle(page)
@@ -205,22 +216,24 @@ def test_learner_session(page, lab, name):
     assert download.suggested_filename == f"{record_id}-solve.py"
     exported = Path(download.path()).read_text(encoding="utf-8")
     assert exported.startswith(f"# failuremap_edu export: {record_id}") and "# result: 6/6 checks pass" in exported
-    assert "\ndef solve(" in exported and "@exercise.check" not in exported
+    assert "\ndef solve(" in exported and "\n@fm.exercise" not in exported
 
-    # 3. Hints one by one, another variant, and the playground.
+    # 3. Hints one by one, another variant (where the checks use N), and the playground.
     panel = solve_cell(page).locator(".jupyter-widgets").first
     hint_button = panel.locator(".widget-button", has_text="Show next hint")
-    hints = ["The contract", "What goes wrong", "The plausible attempt", "Root cause"]
+    hints = ["Where to look first", "What the attempt does there", "The plausible attempt", "Root cause"]
     for shown, title in enumerate(hints, start=1):
         hint_button.click()
         expect(panel.locator(".widget-html ol li")).to_have_count(shown)
         expect(panel.locator(".widget-html ol li").nth(shown - 1)).to_contain_text(title)
     expect(hint_button).to_be_disabled()
     shot(page, f"{stem}-3-hints")
-    panel.locator(".widget-dropdown select").select_option(label="N = 3")
     if record_id == "FA-100061":
+        panel.locator(".widget-dropdown select").select_option(label="N = 3")
         expect(panel.locator(".widget-html code", has_text="a3").first).to_be_visible()
-    expect(panel_status(page)).to_have_text("6/6 checks pass")
+        expect(panel_status(page)).to_have_text("6/6 checks pass")
+    else:
+        expect(panel.locator(".widget-dropdown")).to_have_count(0)  # one set of checks: no selector
     playground = panel.locator(".widget-text input")
     playground.click()
     example = {"FA-100786": "'hello<st', ['<stop>']", "FA-100061": "[['a', 'x', 1], ['b', 'y', 0]]"}[record_id]
@@ -236,16 +249,26 @@ def test_learner_session(page, lab, name):
     wait_idle(page)
     shot(page, f"{stem}-4-playground")
 
-    # 4. An infinite loop: a timeout shows within the limit, and the notebook still runs a cell.
-    replace_cell_source(page, solve_cell(page), "@exercise.check\ndef solve(*args):\n    while True:\n        pass\n")
+    # 4. The decorator line deleted: the cell is still checked, and one line says what to put back.
+    replace_cell_source(page, solve_cell(page), reference_body(record_id))
+    page.keyboard.press("Shift+Enter")
+    note = solve_cell(page).locator(".jp-OutputArea-output", has_text="without the line @fm.exercise")
+    expect(note).to_contain_text(f"@fm.exercise('{record_id}')")
+    expect(panel_status(page)).to_have_text("6/6 checks pass")
+    wait_idle(page)
+    shot(page, f"{stem}-5-no-decorator")
+
+    # 5. A loop on every check: every check is reported, the playground follows the new solve, the notebook lives on.
+    replace_cell_source(page, solve_cell(page), exercise_cell(record_id, "def solve(*args):\n    while True:\n        pass\n"))
     started = time.monotonic()
     page.keyboard.press("Shift+Enter")
     expect(solve_cell(page).locator(".fm-badge.fm-timeout").first).to_be_visible(timeout=30_000)
     first_timeout = time.monotonic() - started
     assert first_timeout < TIMEOUT_S + 8, f"first timeout shown after {first_timeout:.1f} s"
     panel_status(page).scroll_into_view_if_needed()
-    shot(page, f"{stem}-5-timeout")
+    shot(page, f"{stem}-6-timeout")
     expect(panel_status(page)).to_contain_text("timeout", timeout=60_000)
+    expect(solve_cell(page).locator(".fm-playground tbody tr").nth(0)).to_contain_text("timeout")  # re-ran with the new solve
     wait_idle(page)
     page.keyboard.press("Escape")
     page.keyboard.press("b")  # a new cell below, in command mode
@@ -253,17 +276,50 @@ def test_learner_session(page, lab, name):
     page.keyboard.insert_text("print(6 * 7)")
     page.keyboard.press("Shift+Enter")
     expect(notebook(page).locator(".jp-OutputArea-output", has_text=re.compile(r"^\s*42\s*$"))).to_have_count(1)
-    shot(page, f"{stem}-6-still-alive")
+    shot(page, f"{stem}-7-still-alive")
 
 
-@pytest.mark.parametrize("name, expected", [("00-start-here.ipynb", None), ("instructor/FA-100786.ipynb", "6/6 checks pass")])
-def test_other_notebooks_run_cleanly(page, lab, name, expected):
-    open_notebook(page, lab, name)
+def test_start_here_runs_cleanly(page, lab):
+    open_notebook(page, lab, "00-start-here.ipynb")
     run_all(page)
-    if expected:
-        expect(panel_status(page)).to_have_text(expected, timeout=120_000)
-    else:
-        expect(notebook(page).locator(".jp-OutputArea-output", has_text="exercise").first).to_be_visible(timeout=120_000)
+    expect(notebook(page).locator(".jp-OutputArea-output", has_text="exercise").first).to_be_visible(timeout=120_000)
     wait_idle(page)
     assert errors_shown(page) == 0
-    shot(page, f"{name.replace('/', '-').removesuffix('.ipynb')}-ran")
+    shot(page, "00-start-here-ran")
+
+
+def test_instructor_notebook_tells_the_story_at_projector_size(browser, lab):
+    """Story order at 1280x720: the attempt's panel fails, the reference's panel passes; no button label is cut off."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    try:
+        open_notebook(page, lab, "instructor/FA-100786.ipynb")
+        run_all(page)
+        cells = notebook(page).locator(".jp-CodeCell")
+        attempt = cells.filter(has=page.locator(".cm-content", has_text="@fm.exercise(")).first
+        fix = cells.filter(has=page.locator(".cm-content", has_text="@reference.check")).first
+        expect(fix.locator(".widget-html .fm-summary").first).to_have_text("6/6 checks pass", timeout=120_000)
+        expect(attempt.locator(".widget-html .fm-summary").first).to_have_text("1/6 checks pass (5 fail)")
+        wait_idle(page)
+        assert errors_shown(page) == 0
+        for button in attempt.locator(".widget-button").all():
+            assert button.evaluate("b => b.scrollWidth <= b.clientWidth"), f"cut off: {button.inner_text()}"
+        attempt.scroll_into_view_if_needed()
+        shot(page, "instructor-FA-100786-1280x720")
+        # Presentation mode (what the panel's presenter row points to) enlarges the notebook, and the panel with it.
+        summary = attempt.locator(".widget-html .fm-summary").first
+        size = lambda: summary.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")  # noqa: E731
+        before = size()
+        page.keyboard.press("Control+Shift+C")  # the command palette: "Presentation Mode" is under View → Appearance
+        page.locator(".lm-CommandPalette-input").fill("Presentation Mode")
+        page.locator(".lm-CommandPalette-item[data-command='application:toggle-presentation-mode']").click()
+        expect(page.locator(".jp-mod-presentationMode")).to_have_count(1)
+        page.wait_for_function("([el, px]) => parseFloat(getComputedStyle(el).fontSize) > px", arg=[summary.element_handle(), before])
+        assert size() >= before * 1.2, (before, size())
+        for button in attempt.locator(".widget-button").all():
+            assert button.evaluate("b => b.scrollWidth <= b.clientWidth"), f"cut off in presentation mode: {button.inner_text()}"
+        attempt.locator(".widget-html .fm-summary").first.scroll_into_view_if_needed()
+        shot(page, "instructor-FA-100786-1280x720-presentation-mode")
+    finally:
+        context.close()

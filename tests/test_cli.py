@@ -51,7 +51,7 @@ def test_show_text_and_json(capsys):
     data = json.loads(out)
     assert data["fixtures"][0] == {
         "label": "partial marker held", "line": 11, "call": "solve('hello<st', ['<stop>'])",
-        "expected": "('hello', '<st')", "repeats": False,
+        "expected": "('hello', '<st')", "dynamic": False,
     }
     assert data["recorded"]["broken"] == {"passed": False, "exit_code": 1, "checks": 6, "crashed": False}
 
@@ -71,8 +71,8 @@ def test_check_failing_solution_text(capsys, solution):
     code, out, _ = run(capsys, "check", "FA-100786", solution("def solve(text, stops):\n    return text, ''\n"))
     assert code == 1
     assert out.startswith("4/6 checks pass (2 fail)\n")
-    assert "✗ fail: partial marker held (line 11)" in out and "expected: ('hello', '<st')" in out
-    assert "    - [0]: expected stops at index 5 where got goes on (5 vs 8 characters)" in out
+    assert "✗ fail: partial marker held (record line 11)" in out and "expected: ('hello', '<st')" in out
+    assert "    - [0]: expected 'hello', got 'hello<st'" in out
 
 
 def test_check_json_schema(capsys, solution):
@@ -245,3 +245,78 @@ def test_unwritable_outputs_are_one_line_errors(capsys, solution, tmp_path):
             (tmp_path / "file.txt").write_text("not a folder")
         code, out, err = run(capsys, *argv)
         assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, (argv, err)
+
+
+def test_a_closed_pipe_ends_the_command_quietly(tmp_path):
+    """`failuremap-edu list | head -1`: the reader leaves early; no traceback, no 'Exception ignored'."""
+    import os
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the command writes its first line
+    try:
+        proc = subprocess.run([sys.executable, "-m", "failuremap_edu", "list"], stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.close(write_end)
+    assert proc.stderr == ""
+    assert proc.returncode == 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
+
+
+def test_list_piped_into_head_in_a_real_shell(tmp_path):
+    import os
+
+    for i in range(800):  # more than a pipe buffer holds, so the writer is still writing when head leaves
+        os.symlink(record_path("TR-000101"), tmp_path / f"r{i:04}.json")
+    command = f"{sys.executable} -m failuremap_edu list --records-dir {tmp_path} | head -1"
+    proc = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=120)
+    assert proc.stdout == "TR-000101  6 checks  Top-k counts: ties broken by insertion order · <b>test</b> record\n"
+    assert proc.stderr == "" and proc.returncode == 0
+
+
+def _readme_schema() -> dict:
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### `check --json` schema", 1)[1]
+    return json.loads(section.split("```json", 1)[1].split("```", 1)[0])
+
+
+def test_check_json_has_exactly_the_keys_the_readme_documents(capsys, solution):
+    """One schema: `check --json` is RunResult.to_json, and the README's example shows every key."""
+    documented = _readme_schema()
+    code, out, _ = run(capsys, "check", "FA-100786", solution("def solve(text, stops):\n    return text, ''\n"), "--json")
+    data = json.loads(out)
+    assert set(data) == set(documented)
+    assert set(data["runs"][0]) == set(documented["runs"][0])
+    assert set(data["runs"][0]["observations"][0]) == set(documented["runs"][0]["observations"][0])
+
+
+def test_check_json_runs_are_run_result_to_json(capsys, solution, monkeypatch):
+    from failuremap_edu import _results
+
+    seen = []
+    original = _results.RunResult.to_json
+    monkeypatch.setattr(_results.RunResult, "to_json", lambda self: seen.append(self) or original(self))
+    code, out, _ = run(capsys, "check", "FA-100786", solution(REFERENCE), "--all-variants", "--json")
+    data = json.loads(out)
+    assert [r.variant for r in seen] == [1, 2, 3, 4, 5]
+    assert data["runs"] == [json.loads(json.dumps(original(r))) for r in seen]
+
+
+def test_check_json_problem_is_an_error_object(capsys, solution):
+    src = "raise RuntimeError('at import')\ndef solve(text, stops):\n    return text, ''\n"
+    code, out, _ = run(capsys, "check", "FA-100786", solution(src), "--json")
+    problem = json.loads(out)["runs"][0]["problem"]
+    assert code == 1 and set(problem) == {"type", "message", "traceback"}
+    assert problem["type"] == "RuntimeError" and problem["message"].endswith("failed while loading: at import")
+
+
+def test_check_all_variants_plot_gets_the_whole_title_and_runs_by_variant(capsys, solution, tmp_path, monkeypatch):
+    from failuremap_edu import _render_plot, load_record
+
+    seen = {}
+    monkeypatch.setattr(_render_plot, "save_status", lambda runs, path, names, title: seen.update(runs=runs, names=names, title=title))
+    code, out, err = run(capsys, "check", "FA-100786", solution(REFERENCE), "--all-variants", "--plot", str(tmp_path / "g.png"))
+    record = load_record("FA-100786")
+    assert code == 0 and seen["title"] == f"{record.id}: {record.title}"  # never cut short ('· case')
+    assert seen["names"] == ["broken", "attempt", "yours"] * 5
+    assert [r.variant for r in seen["runs"]] == [v for v in range(1, 6) for _ in range(3)]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 
 import pytest
 from hypothesis import given, settings
@@ -32,31 +31,76 @@ def test_tuple_versus_list_with_equal_items():
 
 
 def test_tuple_versus_list_with_different_items_drills_down():
-    assert kinds(("a", "b"), ["a", "c"]) == [("", "type"), ("[1]", "text")]
+    assert kinds(("a", "b"), ["a", "c"]) == [("", "type"), ("[1]", "value")]
 
 
 def test_length_and_missing_item_are_named():
     assert messages([1, 2, 3, 4], [1, 3, 4]) == ["expected 4 items, got 3", "missing item: expected 2 at [1]"]
+    assert messages([1], [1, 2])[0] == "expected 1 item, got 2"
     assert messages([1, 2], [1, 2, 5]) == ["expected 2 items, got 3", "extra item: got 5 at [2]"]
 
 
 def test_one_tuple_missing_an_element():
     result = diff(("hello", "<st"), ("hello<st",))
-    assert [(d.path, d.kind) for d in result.differences] == [("", "length"), ("[0]", "text"), ("[1]", "missing")]
+    assert [(d.path, d.kind) for d in result.differences] == [("", "length"), ("[0]", "value"), ("[1]", "missing")]
+    assert result.differences[1].message == "expected 'hello', got 'hello<st'"
 
 
 def test_dict_keys_and_nested_paths():
     assert kinds({"lr": 0.1, "opt": {"name": "adam", "m": [1, 2]}}, {"lr": 0.1, "opt": {"name": "sgd", "m": [1, 3]}, "x": 1}) == [
-        ("['x']", "extra"), ("['opt']['name']", "text"), ("['opt']['m'][1]", "value"),
+        ("['x']", "extra"), ("['opt']['name']", "value"), ("['opt']['m'][1]", "value"),
     ]
 
 
-def test_first_differing_character_with_edits():
-    d = diff("hello world", "hello wrld").differences[0]
-    assert d.message == "first difference at index 7: expected 'o', got 'r'"
-    assert d.text.index == 7
-    assert [(s.text, s.op) for s in d.text.expected] == [("hello w", "equal"), ("o", "changed"), ("rld", "equal")]
-    assert [(s.text, s.op) for s in d.text.actual] == [("hello w", "equal"), ("rld", "equal")]
+def edits(expected, actual):
+    return [(e.op, e.expected, e.actual, e.expected_index, e.actual_index) for e in diff(expected, actual).differences[0].text.edits]
+
+
+@pytest.mark.parametrize(
+    "expected, actual, message",
+    [
+        ("abc", "abxc", "got has an extra 'x' at index 2"),
+        ("hello world", "hello  world", "got has an extra U+0020 SPACE at index 6"),
+        ("a\nb", "a \nb", "got has an extra U+0020 SPACE at index 1"),
+        ("ab", "b", "got is missing 'a' at index 0"),
+        ("abc", "ab", "got is missing 'c' at index 2"),
+        ("hello world", "hello wrld", "got is missing 'o' at index 7"),
+        ("abc", "axc", "at index 1, expected 'b' but got 'x'"),
+        ("abcdef", "abcXYZdef", "got has 3 extra characters 'XYZ' at index 3"),
+        ("ab", "a\t b", "got has 2 extra characters '\\t ' (U+0009 TAB, U+0020 SPACE) at index 1"),
+        ("abcdef", "xbyyez", "3 changes: at index 0, expected 'a' but got 'x'; at index 2, expected 'cd' but got 'yy'; at index 5, expected 'f' but got 'z'"),
+    ],
+)
+def test_text_differences_name_the_edit_and_the_characters(expected, actual, message):
+    assert messages(expected, actual) == [message]
+
+
+def test_edits_align_both_sides_at_the_change():
+    assert edits("abc", "abxc") == [("equal", "ab", "ab", 0, 0), ("insert", "", "x", 2, 2), ("equal", "c", "c", 2, 3)]
+    assert edits("ab", "b") == [("delete", "a", "", 0, 0), ("equal", "b", "b", 1, 0)]
+    assert edits("hello world", "hello  world") == [("equal", "hello ", "hello ", 0, 0), ("insert", "", " ", 6, 6), ("equal", "world", "world", 6, 7)]
+
+
+def test_a_combining_mark_is_named_not_drawn_on_a_neighbour():
+    d = diff("e", "e\u0301").differences[0]
+    assert d.kind == "invisible"
+    assert d.message == "got has an extra U+0301 COMBINING ACUTE ACCENT at index 1"
+
+
+def test_short_strings_in_containers_are_whole_values():
+    assert messages(["a1", "b1"], ["a1", "c1"]) == ["[1]: expected 'b1', got 'c1'".split(": ", 1)[1]]
+    assert kinds(["a1", "b1"], ["a1", "c1"]) == [("[1]", "value")]
+    # an invisible difference keeps the character-level detail, even in a short string
+    assert kinds(["a b"], ["a\u00a0b"]) == [("[0]", "invisible")]
+    assert kinds(["ab "], ["ab"]) == [("[0]", "invisible")]
+
+
+def test_same_items_in_a_different_order():
+    assert messages(["b1", "a1"], ["a1", "b1"]) == ["the same items in a different order: expected ['b1', 'a1'], got ['a1', 'b1']"]
+    # a tuple's positions mean different things: no "order" there, and no list shown for a tuple
+    assert messages(("hello", ""), ("", "hello")) == ["expected 'hello', got ''", "expected '', got 'hello'"]
+    assert [d.path for d in diff(("<stop>", ""), ["", "<stop>"]).differences] == ["", "[0]", "[1]"]
+    assert kinds([1, 2, 2], [2, 1, 1]) == [("[0]", "value"), ("[1]", "value"), ("[2]", "value")]  # not the same items
 
 
 @pytest.mark.parametrize(
@@ -68,13 +112,13 @@ def test_first_differing_character_with_edits():
         ("a\tb", "a    b", "a tab on one side, spaces on the other"),
         ("a b", "a\u00a0b", "U+00A0 NO-BREAK SPACE"),
         ("ab", "a\u200bb", "U+200B ZERO WIDTH SPACE"),
-        ("caf\u00e9", "cafe\u0301", "expected has U+00E9 LATIN SMALL LETTER E WITH ACUTE, got U+0065 LATIN SMALL LETTER E + U+0301 COMBINING ACUTE ACCENT"),
+        ("caf\u00e9", "cafe\u0301", "expected 'é' (U+00E9 LATIN SMALL LETTER E WITH ACUTE) but got 'e\\u0301' (U+0065 LATIN SMALL LETTER E, U+0301 COMBINING ACUTE ACCENT); the same text after Unicode normalization (NFC)"),
         ("Hello", "hello", "only letter case differs"),
     ],
 )
 def test_invisible_differences_are_named(expected, actual, words):
     d = diff(expected, actual).differences[0]
-    assert d.kind == "invisible" or "case" in words
+    assert d.kind == ("text" if "case" in words else "invisible")
     assert words in d.message
 
 
@@ -88,9 +132,9 @@ def test_numbers():
     assert messages(0.0, 1e-12)[0].startswith("expected 0.0, got 1e-12: a tiny rounding error")
 
 
-def test_none_suggests_a_missing_return():
-    result = diff(["a1", "b1"], None)
-    assert result.hint == "solve returned None. Is a `return` missing, or does a branch fall off the end?"
+def test_none_gets_the_missing_return_hint_only_when_the_caller_knows_solve_can_fall_off_its_end():
+    assert diff(["a1", "b1"], None, missing_return=True).hint == "solve returned None: is a return statement missing, or does a branch fall off the end?"
+    assert diff(["a1", "b1"], None).hint is None
     assert messages(["a1", "b1"], None) == ["expected a list, got None"]
 
 
@@ -115,9 +159,16 @@ def test_huge_string_window_is_centred_on_the_first_difference():
     expected = "x" * 5_000_000 + "a" + "y" * 100
     actual = "x" * 5_000_000 + "b" + "y" * 100
     d = diff(expected, actual).differences[0]
-    assert d.text.index == 5_000_000 and d.text.window_start == 5_000_000 - 32
-    assert sum(len(s.text) for s in d.text.expected) < 300
+    assert d.message == "at index 5000000, expected 'a' but got 'b'"
+    assert d.text.index == 5_000_000 and d.text.clipped_before == 5_000_000 - 32
+    assert sum(len(e.expected) for e in d.text.edits) == 32 + 1 + 32 and d.text.expected_clipped == 68
     assert len(d.expected) <= 160 and " … " in d.expected
+
+
+def test_huge_differing_middles_stay_within_the_window():
+    d = diff("a" * 200_000, "b" * 300_000).differences[0]
+    assert d.text.changes == 1 and d.text.edits[0].op == "replace"
+    assert len(d.text.edits[0].expected) == 200 and d.text.expected_clipped == 200_000 - 200
 
 
 def test_huge_list_and_deep_nesting_stay_bounded():
@@ -182,4 +233,3 @@ def test_nan_inside_containers_follows_identity_like_the_harness():
     nan = float("nan")
     assert diff([nan], [nan]).equal  # [nan] == [nan] is True: same object
     assert not diff(nan, nan).equal  # nan == nan is False
-    assert math.isnan(nan)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from conftest import OWN, record_path, reseal
@@ -36,9 +38,9 @@ def test_helpers_imports_and_keywords():
     assert not fx.uses_variant
 
 
-def test_checks_inside_loops_are_marked_repeating():
+def test_checks_inside_loops_are_marked_dynamic():
     fx = read_fixtures(load_record(record_path("TR-000202")))
-    assert [s.repeats for s in fx.sites] == [False, False, False, True]
+    assert [s.dynamic for s in fx.sites] == [False, False, False, True]
     assert fx.sites[3].label == "f'size {size} of ñandú'" and not fx.sites[3].label_is_literal
     assert fx.static_count is None and fx.uses_variant
 
@@ -89,3 +91,119 @@ def test_every_own_record_reads(record_id):
 def test_unknown_implementation(stopping):
     with pytest.raises(KeyError, match="has no implementation 'fixed'"):
         read_fixtures(stopping, "fixed")
+
+
+def _with_fixtures(raw_record, write_record, fixtures: str):
+    """FA-100786 with its six check lines replaced by `fixtures` (both scripts)."""
+    for impl in raw_record["implementations"].values():
+        lines = impl["source"].splitlines(keepends=True)
+        first = next(i for i, line in enumerate(lines) if line.startswith("check("))
+        last = max(i for i, line in enumerate(lines) if line.startswith("check("))
+        impl["source"] = "".join(lines[:first]) + fixtures + "".join(lines[last + 1:])
+    return load_record(write_record(reseal(raw_record)))
+
+
+WALRUS_FIXTURES = """\
+check('module level', (res := solve('hello<st', ['<stop>'])), ('hello', '<st'))
+check('read back', res[1], '<st')
+check('expected reads the actual', solve((once := solve('ab<s', ['<stop>']))[0], ['<stop>']), (once[0][:-2], once[0][-2:]))
+def helper(text):
+    check('in a helper', len(got := solve(text, [])), 2)
+    check('helper reads back', got, (text, ''))
+    return got
+kept = helper('abc')
+check('helper returned it', kept, ('abc', ''))
+done = [check(f'comprehension {k}', (last := solve('x' * k, [])), ('x' * k, '')) for k in (1, 2)]
+check('comprehension binds outside', last, ('xx', ''))
+"""
+
+
+def test_walrus_inside_check_binds_in_the_enclosing_scope(raw_record, write_record):
+    """`check('a', (res := solve(...)), ...); check('b', res, ...)` is valid Python: replay must agree."""
+    import subprocess
+    import sys
+
+    from failuremap_edu import replay
+
+    record = _with_fixtures(raw_record, write_record, WALRUS_FIXTURES)
+    script = subprocess.run([sys.executable, "-c", record.implementations["attempt"].source], capture_output=True, text=True, timeout=60)
+    assert script.stderr == ""
+    expected = [(o["check"], o["passed"]) for o in json.loads(script.stdout.splitlines()[-1])["observations"]]
+    result = replay(record, "attempt")
+    assert result.problem is None, result.problem
+    assert [o.error for o in result.observations if o.error] == []
+    assert [(o.check, o.passed) for o in result.observations] == expected
+    assert len(expected) == 9
+
+
+def test_walrus_that_never_completed_leaves_its_name_unbound(raw_record, write_record):
+    """As in Python: when solve raises, the target is not bound, and only the checks that read it fail."""
+    from failuremap_edu import run_checks
+
+    fixtures = (
+        "check('raises', (res := solve('boom', [])), ('boom', ''))\n"
+        "check('reads it', res, ('boom', ''))\n"
+        "check('independent', solve('ok', []), ('ok', ''))\n"
+        "check('binds later', (res := solve('later', [])), ('later', ''))\n"
+        "check('reads the new value', res, ('later', ''))\n"
+    )
+    record = _with_fixtures(raw_record, write_record, fixtures)
+
+    def solve(text, stops):
+        if text == "boom":
+            raise ValueError("boom")
+        return text, ""
+
+    result = run_checks(record, solve)
+    assert [o.status for o in result.observations] == ["error", "error", "pass", "pass", "pass"]
+    assert result.observations[1].error.type == "NameError" and "'res'" in result.observations[1].error.message
+
+
+FIVE_CHECKS = """\
+check('a', solve('hello<st', ['<stop>']), ('hello', '<st'))
+check('b', solve('hello', ['<stop>']), ('hello', ''))
+check('c', solve('abc', []), ('abc', ''))
+check('d', solve('<stop>', ['<stop>']), ('<stop>', ''))
+"""
+
+
+@pytest.mark.parametrize(
+    "conditional",
+    [
+        "if N > 2:\n    check('only for N > 2', solve('x', ['long']), ('x', ''))\n",
+        "try:\n    check('in try', solve('x', ['long']), ('x', ''))\nexcept ZeroDivisionError:\n    pass\n",
+        "try:\n    pass\nfinally:\n    check('in finally', solve('x', ['long']), ('x', ''))\n",
+        "import contextlib\nwith contextlib.suppress(ZeroDivisionError):\n    check('in with', solve('x', ['long']), ('x', ''))\n",
+        "match N:\n    case 3:\n        check('in match', solve('x', ['long']), ('x', ''))\n",
+        "check('in if-expression', solve('x', ['long']), ('x', '')) if N > 2 else None\n",
+        "N > 2 and check('lazy operand', solve('x', ['long']), ('x', ''))\n",
+    ],
+)
+def test_checks_inside_compound_statements_are_not_counted_before_running(raw_record, write_record, conditional):
+    """The panel's 'K of N checks' must never promise a check that does not run."""
+    from failuremap_edu import run_checks
+
+    record = _with_fixtures(raw_record, write_record, FIVE_CHECKS + "check('e', solve('ababa', ['ababx', 'baq']), ('ab', 'aba'))\n" + conditional)
+    fx = read_fixtures(record)
+    assert [s.dynamic for s in fx.sites] == [False] * 5 + [True]
+    assert fx.static_count is None
+    ran = {len(run_checks(record, lambda text, stops: (text, ""), variant=v, isolation="inprocess").observations) for v in (1, 3)}
+    assert len(ran) == 2 or conditional.startswith(("try", "import"))
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "if check('an if test runs once', solve('x', []), ('x', '')):\n    pass\n",
+        "for _ in [check('a for iterable runs once', solve('x', []), ('x', ''))]:\n    pass\n",
+        "match check('a match subject runs once', solve('x', []), ('x', '')):\n    case _:\n        pass\n",
+    ],
+)
+def test_a_check_in_a_compound_statements_header_is_counted(raw_record, write_record, header):
+    from failuremap_edu import run_checks
+
+    record = _with_fixtures(raw_record, write_record, FIVE_CHECKS + header)
+    fx = read_fixtures(record)
+    assert [s.dynamic for s in fx.sites] == [False] * 5
+    result = run_checks(record, lambda text, stops: (text, ""), isolation="inprocess")
+    assert fx.static_count == result.total == 5

@@ -47,8 +47,7 @@ def course(hub, tmp_path_factory):
 
 
 def loop_cell(attempt_cell: str) -> str:
-    signature = next(line for line in attempt_cell.splitlines() if line.startswith("def solve("))
-    return f"@exercise.check\n{signature}\n    while True:\n        pass\n"
+    return hubkit.with_body(attempt_cell, "    while True:\n        pass")
 
 
 def open_exercise(learner: hubkit.Learner, link: str, record_id: str, repo: str) -> tuple[dict, str]:
@@ -65,7 +64,7 @@ def learn(hub, repo, links, name: str, record_id: str, start: threading.Barrier)
         nb, attempt = open_exercise(learner, links[f"{record_id}.ipynb"], record_id, repo)
         start.wait(timeout=600)
         first = learner.execute(attempt)
-        correct = learner.execute(hubkit.reference_cell(record_id, name))
+        correct = learner.execute(hubkit.reference_cell(record_id, name, attempt))
         looping = learner.execute(loop_cell(attempt))
         return {"recorded": hubkit.recorded_summary(nb), "runs": [first, correct, looping], "steps": learner.steps}
     except BaseException as exc:
@@ -86,10 +85,9 @@ def attack(hub, repo, links, start: threading.Barrier) -> dict:
     learner = hubkit.Learner(hub, HOSTILE)
     try:
         nb, attempt = open_exercise(learner, links["FA-100786.ipynb"], "FA-100786", repo)
-        signature = next(line for line in attempt.splitlines() if line.startswith("def solve("))
         start.wait(timeout=600)
-        runs = {what: learner.execute(f"@exercise.check\n{signature}\n{body}") for what, body in HOSTILE_SOLVES.items()}
-        runs["afterwards"] = learner.execute(hubkit.reference_cell("FA-100786", HOSTILE))
+        runs = {what: learner.execute(hubkit.with_body(attempt, body)) for what, body in HOSTILE_SOLVES.items()}
+        runs["afterwards"] = learner.execute(hubkit.reference_cell("FA-100786", HOSTILE, attempt))
         return runs
     except BaseException as exc:
         start.abort()
@@ -114,16 +112,16 @@ def test_a_class_on_jupyterhub_with_a_hostile_learner(hub, course):
         r = results[name]
         first, correct, looping = r["runs"]
         total = int(r["recorded"].split("/")[1].split()[0])
-        assert first.summary == r["recorded"], (name, first.stdout[-500:])  # the attempt, exactly as the notebook recorded it
-        assert correct.summary == f"{total}/{total} checks pass", (name, correct.stdout[-500:])
-        m = hubkit.SUMMARY.search(looping.stdout)
-        assert m and m.group(1) == "0" and m.group(2) == str(total) and "timeout" in m.group(0), (name, looping.stdout[-500:])
+        assert first.summary == r["recorded"], (name, first.display[-500:])  # the attempt, exactly as the notebook recorded it
+        assert correct.summary == f"{total}/{total} checks pass", (name, correct.display[-500:])
+        m = hubkit.SUMMARY.search(looping.summary or "")
+        assert m and m.group(1) == "0" and m.group(2) == str(total) and "timeout" in m.group(0), (name, looping.display[-500:])
         assert all(run.status == "ok" and run.error is None for run in r["runs"])
 
     for what in HOSTILE_SOLVES:  # each is contained: a summary line, nothing passes, the kernel answers the next cell
-        assert attacked[what].status == "ok" and attacked[what].summary, (what, attacked[what].stdout[-500:])
+        assert attacked[what].status == "ok" and attacked[what].summary, (what, attacked[what].display[-500:])
         assert attacked[what].summary.startswith("0/6 checks pass"), (what, attacked[what].summary)
-    assert attacked["afterwards"].summary == "6/6 checks pass", attacked["afterwards"].stdout[-500:]
+    assert attacked["afterwards"].summary == "6/6 checks pass", attacked["afterwards"].display[-500:]
 
     # Each learner's progress log is in their own home, and holds only their own runs.
     ids = {}

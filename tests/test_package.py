@@ -34,3 +34,20 @@ def test_import_loads_no_heavy_modules():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
+
+
+def test_make_test_fast_leaves_out_slow_and_browser_tests_and_make_test_does_not():
+    """`make test-fast` is the edit loop; `make test` (what CI runs) still runs everything."""
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+
+    def pytest_lines(target: str) -> list[str]:
+        out = subprocess.run(["make", "-n", target], cwd=root, capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        return [line for line in out.stdout.splitlines() if "-m pytest" in line]
+
+    fast, full = pytest_lines("test-fast"), pytest_lines("test")
+    assert len(fast) == 1 and fast[0].endswith('-m pytest -m "not slow and not browser"')
+    assert len(full) == 1 and full[0].endswith("-m pytest")

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
+from failuremap_edu._diff import diff
 from failuremap_edu._results import Comparison, ErrorInfo, Observation, RunResult
-from failuremap_edu._render_text import render_observation, render_run, terminal_safe, visible
+from failuremap_edu._render_text import render_diff, render_observation, render_run, terminal_safe, visible
 
 
 def obs(index, status, check="partial marker held", **kw):
@@ -20,23 +23,49 @@ def run(*observations, solver="yours", problem=None):
 def test_failing_check_explains_why():
     o = obs(0, "fail", actual=("hello<st", ""))
     assert render_observation(o) == """\
-✗ fail: partial marker held (line 11)
+✗ fail: partial marker held (record line 11)
   call:     solve('hello<st', ['<stop>'])
   expected: ('hello', '<st')
   got:      ('hello<st', '')
   why:
-    - [0]: expected stops at index 5 where got goes on (5 vs 8 characters)
-        expected: 'hello⟦⟧'
-        got:      'hello⟦<st⟧'
-    - [1]: got stops at index 0 where expected goes on (3 vs 0 characters)
-        expected: '⟦<st⟧'
-        got:      '⟦⟧'"""
+    - [0]: expected 'hello', got 'hello<st'
+    - [1]: expected '<st', got ''"""
+
+
+@pytest.mark.parametrize(
+    "expected, actual, lines",
+    [
+        ("abc", "abxc", ["- got has an extra 'x' at index 2", "    expected: 'ab⟦⟧c'", "    got:      'ab⟦x⟧c'"]),
+        ("hello world", "hello  world", ["- got has an extra U+0020 SPACE at index 6", "    expected: 'hello ⟦⟧world'", "    got:      'hello ⟦␣⟧world'"]),
+        ("a\nb", "a \nb", ["- got has an extra U+0020 SPACE at index 1", "    expected: 'a⟦⟧\\nb'", "    got:      'a⟦␣⟧\\nb'"]),
+        ("ab", "b", ["- got is missing 'a' at index 0", "    expected: '⟦a⟧b'", "    got:      '⟦⟧b'"]),
+        ("e", "e\u0301", ["- got has an extra U+0301 COMBINING ACUTE ACCENT at index 1", "    expected: 'e⟦⟧'", "    got:      'e⟦◌\u0301⟧'"]),
+        ("x" * 40 + "abc", "x" * 40 + "abd", ["- at index 42, expected 'c' but got 'd'", "    expected: …" + "x" * 30 + "ab⟦c⟧'", "    got:      …" + "x" * 30 + "ab⟦d⟧'"]),
+    ],
+)
+def test_text_diffs_mark_the_change_at_the_same_place_in_both_lines(expected, actual, lines):
+    assert render_diff(diff(expected, actual), "") == lines
+
+
+def test_a_timed_out_check_shows_its_call_and_expected_value():
+    o = obs(2, "timeout", check="same text distinct IDs", expected=["a1", "b1"], call="solve([['a1', 'same', 1], ['b1', 'same', 0]])",
+            error=ErrorInfo("Timeout", "no result after 2 s"))
+    assert render_observation(o) == """\
+◷ timeout: same text distinct IDs (record line 13)
+  call:     solve([['a1', 'same', 1], ['b1', 'same', 0]])
+  expected: ['a1', 'b1']
+  error:    Timeout: no result after 2 s"""
+
+
+def test_an_unknown_expected_value_is_said_to_be_unknown_not_shown_as_none():
+    o = obs(0, "timeout", call="", expected=None, expected_known=False, error=ErrorInfo("Timeout", "no result after 2 s"))
+    assert render_observation(o).splitlines()[1] == "  expected: (not known: the check ended before the record's expected value was computed)"
 
 
 def test_list_instead_of_tuple():
     o = obs(0, "fail", check="no prefix emits all", expected=("hello", ""), actual=["hello", ""], call="solve('hello', ['<stop>'])")
     assert render_observation(o) == """\
-✗ fail: no prefix emits all (line 11)
+✗ fail: no prefix emits all (record line 11)
   call:     solve('hello', ['<stop>'])
   expected: ('hello', '')
   got:      ['hello', '']
@@ -48,23 +77,30 @@ def test_error_with_output_and_mutation():
     o = obs(1, "error", error=ErrorInfo("ValueError", "bad <x>", "Traceback ..."), stdout="line one\nline two\n",
             stdout_dropped=1234, mutation="solve modified its argument 'stops'")
     assert render_observation(o) == """\
-! error: partial marker held (line 12)
+! error: partial marker held (record line 12)
   call:     solve('hello<st', ['<stop>'])
   expected: ('hello', '<st')
   error:    ValueError: bad <x>
   note:     solve modified its argument 'stops'
-  printed (+1,234 bytes not shown):
+  printed output (only the first 18 bytes are kept; 1,234 more bytes were printed):
     line one
     line two"""
 
 
-def test_none_gets_the_missing_return_hint():
+def test_none_gets_the_missing_return_hint_only_when_solve_can_fall_off_its_end():
     o = obs(0, "fail", actual=None)
-    assert render_observation(o).splitlines()[4:] == [
+    assert render_observation(o, missing_return=True).splitlines()[4:] == [
         "  why:",
-        "    hint: solve returned None. Is a `return` missing, or does a branch fall off the end?",
+        "    hint: solve returned None: is a return statement missing, or does a branch fall off the end?",
         "    - expected a tuple, got None",
     ]
+    assert render_observation(o).splitlines()[4:] == ["  why:", "    - expected a tuple, got None"]
+
+
+def test_a_mutation_is_noted_on_the_run_even_when_every_check_passes():
+    note = "solve modified its argument 'stops': it was ['<stop>'] and became []. Each check passes a fresh copy, so other checks are unaffected."
+    result = run(obs(0, "pass", actual=("hello", "<st"), mutation=note), obs(1, "pass", actual=("hello", "<st"), mutation=note))
+    assert render_run(result).splitlines() == ["2/2 checks pass", f"note: {note} (in 2 checks)"]
 
 
 def test_run_lists_only_checks_that_did_not_pass():
@@ -73,7 +109,7 @@ def test_run_lists_only_checks_that_did_not_pass():
     assert text == """\
 1/2 checks pass (1 timeout)
 
-◷ timeout: short input (line 12)
+◷ timeout: short input (record line 12)
   call:     solve('hello<st', ['<stop>'])
   expected: ('hello', '<st')
   error:    Timeout: no result after 2 s"""
@@ -95,6 +131,8 @@ def test_terminal_safe_and_visible():
     assert terminal_safe("a\x1b[2Jb\tc\nd\u202e") == "a\\x1b[2Jb\tc\nd\\u202e"
     assert terminal_safe("x" * 20, limit=10) == "xxxxxxxxx… [11 more characters]"
     assert visible("a\u00a0b\t\r\n\u200b") == "a⟨U+00A0⟩b\\t\\r\\n⟨U+200B⟩"
+    assert visible("a b\u0301") == "a b\u0301"
+    assert visible("a b\u0301", changed=True) == "a␣b◌\u0301"
 
 
 def test_result_reprs():

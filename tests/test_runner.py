@@ -379,7 +379,7 @@ def test_isolation_is_chosen_by_platform(monkeypatch):
     assert isolation_available() == "inprocess"
 
 
-@pytest.mark.parametrize("record_id", ["TR-000101", "TR-000202", "TR-000303"])
+@pytest.mark.parametrize("record_id", ["TR-000101", "TR-000202", "TR-000303", "TR-000404"])
 def test_reference_solutions_of_own_records_pass_all_variants(record_id):
     record = load_record(record_path(record_id))
     solution = load_solution(solution_path(record_id))

@@ -7,7 +7,9 @@ tests check that the committed files match what this produces (except elapsed_ms
 
 The shapes cover what the packaged records do not: defaults and keyword-only
 parameters, helpers and imports in the preamble, N-dependent fixtures inside a
-loop, dict and nested-list results, non-ASCII text, and a harness that crashes.
+loop, dict and nested-list results, non-ASCII text, a harness that crashes, and
+assignment expressions (``:=``) inside check calls whose names later checks read:
+at module level, in a helper function and in a comprehension.
 """
 
 from __future__ import annotations
@@ -156,6 +158,49 @@ check('nested override', solve(base, {'opt': {'name': 'adam'}}), {'lr': 0.1, 'op
 check('new key', solve(base, {'seed': N}), {'lr': 0.1, 'opt': {'name': 'sgd', 'momentum': 0.9}, 'seed': N})
 check('empty overrides', solve(base, {}), base)
 check('nested lists', solve({'layers': [[1, 2], [3]]}, {'layers': [[4]]}), {'layers': [[4]]})
+""",
+    ),
+    # `:=` inside check(...): later checks (and the same check's expected) read the names.
+    "TR-000404": dict(
+        title="Batch padding: lengths measured after padding · walrus fixtures",
+        category="Batching",
+        family="test-batch-padding",
+        contract="Pad every row of a batch of token-id lists with 0 to the longest row; return (padded, lengths), "
+        "where lengths are the rows' original lengths. An empty batch gives ([], []). The input is not modified.",
+        contract_signature="batch",
+        abstract="The lengths are measured after padding, so every row reports the longest length.",
+        failed_approach="Computing lengths from the padded rows looks equivalent and is one line shorter.",
+        root_cause="Lengths are the attention mask's source: they must describe the data before padding.",
+        preamble="",
+        attempt="""
+def solve(batch):
+    width = max((len(row) for row in batch), default=0)
+    padded = [row + [0] * (width - len(row)) for row in batch]
+    return padded, [len(row) for row in padded]
+""",
+        broken="""
+def solve(batch):
+    return [list(row) for row in batch], [len(row) for row in batch]
+""",
+        reference="""
+def solve(batch):
+    width = max((len(row) for row in batch), default=0)
+    return [row + [0] * (width - len(row)) for row in batch], [len(row) for row in batch]
+""",
+        fixtures="""
+def rows_of(batch):
+    check('one row per input row', len((res := solve(batch))[0]), len(batch))
+    check('rows share one width', sorted({len(row) for row in res[0]}), [max(map(len, batch))])
+    return res
+batch = [[5, 6, 7], [8], [9, 10]]
+check('padded', (out := solve(batch))[0], [[5, 6, 7], [8, 0, 0], [9, 10, 0]])
+check('lengths', out[1], [3, 1, 2])
+check('padding is stable', solve((once := solve(batch))[0])[0], once[0])
+last = rows_of([[1] * k for k in range(1, N + 2)])
+check('lengths from a helper', last[1], list(range(1, N + 2)))
+singles = [check(f'single row of {k}', (one := solve([[7] * k])), ([[7] * k], [k])) for k in (1, N + 1)]
+check('comprehension keeps the last', one[1], [N + 1])
+check('empty batch', solve([]), ([], []))
 """,
     ),
 }

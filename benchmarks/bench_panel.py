@@ -19,12 +19,13 @@ import tracemalloc
 def main() -> int:
     os.environ.setdefault("FAILUREMAP_PROGRESS", os.path.join(tempfile.mkdtemp(), "progress.jsonl"))
     import failuremap_edu as fm
+    from failuremap_edu._panel import panel_for
     from failuremap_edu._notebook import reference_path
     import runpy
 
     solve = runpy.run_path(str(reference_path("FA-100786")))["solve"]
     exercise = fm.Exercise("FA-100786")
-    exercise.panel
+    panel_for(exercise)
     import contextlib
 
     times = []

@@ -1,0 +1,505 @@
+"""The exercise: one record as something to solve. State and logic only.
+
+The learner's cell holds their function and one line of glue::
+
+    import failuremap_edu as fm
+
+    @fm.exercise("FA-100786")
+    def solve(text, stops):
+        ...
+
+Running that cell checks `solve` and shows the panel right below it. The cell
+stands on its own: after a kernel restart it works without running anything
+above it, because `exercise` loads the record itself and returns the same
+Exercise on every run (so the panel is reused, never duplicated).
+
+`Exercise` is a plain model with change callbacks (`subscribe`): the solve, the
+runs, the selected variant, hints shown, the playground, the replays of broken
+and attempt. It holds no widget and no HTML; the panel (`_panel`) subscribes and
+only reads it, and every state has a ``text/plain`` form (`Exercise.text`) for
+static viewers, nbval and screen readers. Nothing runs while the panel is
+displayed: checks, replays and logging happen in `run()`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+import textwrap
+import time
+import types
+from typing import Any, Callable
+
+from ._code import can_fall_off_end
+from ._fixtures import VARIANTS, read_fixtures
+from ._hints import Hint, hint_ladder
+from ._progress import log_run
+from ._records import Record, load_record
+from ._results import CallResult, Comparison, Observation, RunResult
+from ._runner import DEFAULT_TIMEOUT, SolutionError, parse_call_arguments, replay, run_checks, try_call
+from ._values import STATUS_SYMBOLS, clip, safe_repr
+from ._warm import warm_up
+
+__all__ = ["ALL_VARIANTS", "Exercise", "exercise"]
+
+ALL_VARIANTS = "all"
+SHOW_AFTER = 1.0
+"""Seconds a run may take before its panel is shown while it is still running.
+A quick run (the usual case) is shown once, finished: no flicker, and a saved
+notebook never stores a half-done panel. A slow one shows each check as it ends."""
+IMPLEMENTATIONS = ("broken", "attempt")
+
+
+class Exercise:
+    """One record as an exercise: check a `solve`, show why checks fail, reveal hints."""
+
+    def __init__(
+        self,
+        record: Record | str,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        variant: int | str | None = None,
+        log_progress: bool = True,
+        presenter: bool = False,
+    ) -> None:
+        self.record = record if isinstance(record, Record) else load_record(record)
+        self.fixtures = read_fixtures(self.record)
+        self.timeout = timeout
+        self.uses_variant = self.fixtures.uses_variant
+        """Whether the fixtures read N. If not, every variant runs the same checks: there is one set."""
+        self.variant: int | str = self.fixtures.default_variant if variant is None else variant
+        self.log_progress = log_progress
+        self.presenter = presenter
+        """Presenter aids: reveal or hide everything at once."""
+        self.solve: Callable | None = None
+        self.runs: tuple[RunResult, ...] = ()
+        """The latest finished run (one per variant when all variants are selected)."""
+        self.running = False
+        self.partial: tuple[RunResult, ...] = ()
+        """While running: what is known so far (finished variants, then the one in progress)."""
+        self.message = ""
+        """A one-line problem to show instead of results (e.g. a signature mismatch)."""
+        self.missing_return = False
+        """Whether the current solve can fall off its end (then None gets the missing-return hint)."""
+        self.hints_shown = 0
+        self.expanded = False
+        self.playground_input = ""
+        self.playground_rows: tuple[tuple[str, str, str], ...] = ()
+        self.playground_message = ""
+        self.solve_source: str | None = None
+        """The solve's source as last run (for the log and the downloads)."""
+        self._replays: dict[tuple[int, str], RunResult] = {}
+        self._hints: dict[int, tuple[Hint, ...]] = {}
+        self._listeners: list[Callable[["Exercise"], None]] = []
+        self._view: Any = None
+        warm_up()  # the learner reads the task first: by the first run, a worker is ready
+        _watch_cells(self)
+
+    # ------------------------------------------------------------- observers
+
+    def subscribe(self, listener: Callable[["Exercise"], None]) -> None:
+        """Call `listener(self)` after every change of state."""
+        self._listeners.append(listener)
+
+    def _changed(self) -> None:
+        for listener in list(self._listeners):
+            listener(self)
+
+    # ----------------------------------------------------------------- checks
+
+    def check(self, solve: Callable) -> Callable:
+        """Decorator: check `solve`, show the panel below the cell, hand `solve` back unchanged."""
+        _bind_early(solve)
+        self.solve = solve
+        presenter = _Presentation(self)
+        self.run(on_progress=presenter.progress)
+        presenter.finish()
+        return solve
+
+    __call__ = check
+
+    @property
+    def variants(self) -> tuple[int, ...]:
+        """The variants the panel runs: the selected one, or all five."""
+        return VARIANTS if self.variant == ALL_VARIANTS else (int(self.variant),)
+
+    def run(self, on_progress: Callable[[], None] | None = None) -> tuple[RunResult, ...]:
+        """Run the checks of the selected variant(s) against the current solve."""
+        if self.solve is None:
+            self.message = "No solve checked yet: run the cell with def solve in it (keep the @fm.exercise(...) line above it)."
+            self._changed()
+            return ()
+        self.message, self.runs, self.running, self.partial = "", (), True, ()
+        self.missing_return = can_fall_off_end(self.solve)
+        self._changed()
+        finished: list[RunResult] = []
+        try:
+            for variant in self.variants:
+                done: list[Observation] = []
+
+                def progress(o: Observation, variant=variant, done=done) -> None:
+                    done.append(o)
+                    live = RunResult(self.record.id, "yours", variant, tuple(done), self.timeout, "fork")
+                    self.partial = (*finished, live)
+                    self._changed()
+                    if on_progress is not None:
+                        on_progress()
+
+                finished.append(run_checks(self.record, self.solve, variant, self.timeout, progress=progress))
+        except SolutionError as exc:
+            self.message = str(exc)
+            finished = []
+        finally:
+            self.running, self.partial = False, ()
+        self.runs = tuple(finished)
+        self.solve_source = _solve_source(self.solve)
+        if self.log_progress:
+            for result in self.runs:
+                warning = log_run(result, self.solve_source)
+                if warning:
+                    self.message = warning
+        for variant in self.variants:
+            self.replays(variant)  # the comparison and the hints are computed here, never while displaying
+        self.hints  # noqa: B018
+        if self.playground_input.strip():
+            self._try(self.playground_input)  # the playground follows the new solve
+        self._changed()
+        return self.runs
+
+    def select_variant(self, variant: int | str) -> None:
+        if variant != ALL_VARIANTS and variant not in VARIANTS:
+            raise ValueError(f"variant must be 1-5 or {ALL_VARIANTS!r}, got {variant!r}")
+        self.variant = variant
+        if self.solve is not None:
+            self.run()
+        else:
+            self._changed()
+
+    # ---------------------------------------------------------- comparison
+
+    def replays(self, variant: int) -> tuple[RunResult, ...]:
+        """broken and attempt, replayed for `variant` (each computed once)."""
+        for name in IMPLEMENTATIONS:
+            if (variant, name) not in self._replays:
+                self._replays[(variant, name)] = replay(self.record, name, variant, self.timeout)
+        return tuple(self._replays[(variant, name)] for name in IMPLEMENTATIONS)
+
+    def comparisons(self) -> tuple[Comparison, ...]:
+        """For each variant run: broken, attempt and yours side by side (only what is computed)."""
+        out = []
+        yours = {run.variant: run for run in self.runs}
+        for variant in self.variants:
+            runs = tuple(self._replays[(variant, name)] for name in IMPLEMENTATIONS if (variant, name) in self._replays)
+            names = tuple(run.solver for run in runs)
+            if variant in yours:
+                runs, names = runs + (yours[variant],), names + ("yours",)
+            if runs:
+                out.append(Comparison(self.record.id, runs, names))
+        return tuple(out)
+
+    # ------------------------------------------------------------------ hints
+
+    @property
+    def hints_available(self) -> int | None:
+        """How many hints there are, once known (after the first run); None before."""
+        found = self._hints.get(self.variants[0])
+        return None if found is None else len(found)
+
+    @property
+    def hints(self) -> tuple[Hint, ...]:
+        """The hint ladder for the selected variant (from replays of broken and attempt, computed once)."""
+        variant = self.variants[0]
+        if variant not in self._hints:
+            broken, attempt = self.replays(variant)
+            self._hints[variant] = hint_ladder(self.record, attempt, broken)
+        return self._hints[variant]
+
+    def reveal_hint(self) -> None:
+        self.hints_shown = min(self.hints_shown + 1, len(self.hints))
+        self._changed()
+
+    def hide_hints(self) -> None:
+        self.hints_shown = 0
+        self._changed()
+
+    def reveal_all(self) -> None:
+        """Presenter aid: every hint and every check's details open at once."""
+        self.hints_shown, self.expanded = len(self.hints), True
+        self._changed()
+
+    def hide_all(self) -> None:
+        self.hints_shown, self.expanded = 0, False
+        self._changed()
+
+    # ------------------------------------------------------------- playground
+
+    def example_arguments(self) -> str | None:
+        """Arguments a learner can type, taken from this exercise's own checks (evaluated, current variant)."""
+        variant = self.variants[0]
+        runs = [run for run in self.runs if run.variant == variant] or [self._replays.get((variant, "attempt"))]
+        for run in runs:
+            for o in run.observations if run is not None else ():
+                inner = o.call[len("solve(") : -1] if o.call.startswith("solve(") and o.call.endswith(")") else ""
+                if inner and len(inner) <= 200:
+                    try:
+                        parse_call_arguments(inner)
+                    except ValueError:
+                        continue
+                    return inner
+        return None
+
+    def try_inputs(self, text: str) -> None:
+        """Playground: call yours, the attempt and the broken solve on the typed inputs."""
+        self._try(text)
+        self._changed()
+
+    def _try(self, text: str) -> None:
+        self.playground_input = text
+        self.playground_rows, self.playground_message = (), ""
+        example = self.example_arguments()
+        if not text.strip():
+            self.playground_message = "Type arguments as Python literals" + (f", for example: {example}" if example else ".")
+            return
+        try:
+            args, kwargs = parse_call_arguments(text, example=example)
+        except ValueError as exc:
+            self.playground_message = str(exc)
+            return
+        rows = []
+        whose = [("yours", self.solve, None)] if self.solve is not None else []
+        whose += [("attempt", None, "attempt"), ("broken", None, "broken")]
+        for who, solve, implementation in whose:
+            try:
+                result = try_call(self.record, solve, args, kwargs, implementation=implementation, timeout=self.timeout)
+            except SolutionError as exc:
+                rows.append((who, "error", str(exc)))
+                continue
+            rows.append((who, *_playground_cell(result, self.timeout)))
+        self.playground_rows = tuple(rows)
+
+    # ---------------------------------------------------------------- results
+
+    def summary(self) -> str:
+        """One line: what the panel's first line says."""
+        if self.message:
+            return self.message
+        if self.running:
+            done = sum(r.total for r in self.partial)
+            expected = self.fixtures.static_count
+            of = f" of {expected * len(self.variants)}" if expected is not None else ""
+            return f"Checking your solve: {done}{of} checks done (each may take up to {self.timeout:g} s)…"
+        if not self.runs:
+            return "No solve checked yet."
+        if len(self.runs) == 1:
+            return self.runs[0].summary()
+        passed = sum(r.passed_count for r in self.runs)
+        total = sum(r.total for r in self.runs)
+        return f"{passed}/{total} checks pass across variants: " + ", ".join(f"N={r.variant}: {r.passed_count}/{r.total}" for r in self.runs)
+
+    def text(self) -> str:
+        """The panel's state as plain text: what a static viewer, nbval or a screen reader gets."""
+        from ._render_text import render_hints, run_notes
+
+        lines = [f"{self.record.id} · {clip(self.record.title, 100, one_line=True)}{self._variant_words()}", self.summary()]
+        shown = self.partial if self.running else self.runs
+        for run in shown:
+            lines += [f"  note: {note}" for note in run_notes(run)]
+            for o in run.observations:
+                prefix = f"N={run.variant} " if len(self.variants) > 1 else ""
+                lines.append(f"  {STATUS_SYMBOLS[o.status]} {o.status:<7} {prefix}{clip(o.check, 80, one_line=True)}")
+        if self.hints_shown:
+            lines.append(render_hints(self.hints, self.hints_shown))
+        if self.playground_rows:
+            lines.append(f"Playground: solve({clip(self.playground_input, 80, one_line=True)})")
+            lines += [f"  {who}: {status} {clip(value, 120, one_line=True)}" for who, status, value in self.playground_rows]
+        elif self.playground_message and self.playground_input:
+            lines.append(f"Playground: {self.playground_message}")
+        return "\n".join(lines)
+
+    def _variant_words(self) -> str:
+        if not self.uses_variant:
+            return ""
+        return " (all variants)" if self.variant == ALL_VARIANTS else f" (variant N = {self.variant})"
+
+    def export_files(self) -> dict[str, str]:
+        """Your solve and its latest results, as file name -> text (.py and .json).
+
+        The .py holds the results in a comment header and the imports your solve
+        uses, so `failuremap-edu check RECORD FILE.py` can check it again, and
+        pasting it back into the notebook cell (below the @fm.exercise line) works.
+        """
+        r = self.record
+        source = self.solve_source or "# The source of solve could not be read.\n"
+        header = [
+            f"# failuremap_edu export: {r.id} · {clip(r.title, 100, one_line=True)}",
+            f"# check again with: failuremap-edu check {r.id if r.packaged else r.origin} {r.id}-solve.py",
+            f"# in the notebook, paste it below the line @fm.exercise({_reference(r)!r})",
+            f"# result: {self.summary()}",
+        ]
+        for run in self.runs:
+            header += [f"#   N={run.variant} {STATUS_SYMBOLS[o.status]} {o.status:<7} {clip(o.check, 80, one_line=True)}" for o in run.observations]
+        py = "\n".join(header) + "\n\n" + source.strip() + "\n"
+        data = {"record": r.id, "summary": self.summary(), "solve": source, "runs": [run.to_json() for run in self.runs]}
+        return {f"{r.id}-solve.py": py, f"{r.id}-results.json": json.dumps(data, ensure_ascii=False, indent=1) + "\n"}
+
+    def __repr__(self) -> str:
+        return f"Exercise({self.record.id!r}, {self.summary()!r})"
+
+    # ---------------------------------------------------------------- display
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        """The panel (ipywidgets) and its text form; outside a widget frontend only the text."""
+        from ._panel import panel_for
+
+        bundle = panel_for(self)._repr_mimebundle_(include=include, exclude=exclude) or {}
+        if isinstance(bundle, tuple):
+            bundle = bundle[0]
+        bundle = dict(bundle)
+        bundle["text/plain"] = self.text()
+        return bundle
+
+
+_EXERCISES: dict[tuple, Exercise] = {}
+_ACTIVE: list[Exercise] = []
+"""Every exercise made in this process, newest last (the cell watcher checks for the newest)."""
+
+
+def exercise(record: Record | str, **options: Any) -> Exercise:
+    """The exercise for `record` (an id, a path, or a Record): the same object every time.
+
+    Re-running a cell with ``@fm.exercise("ID")`` reuses the exercise, its panel
+    and its state, so the cell can stand on its own (after a kernel restart too).
+    """
+    loaded = record if isinstance(record, Record) else load_record(record)
+    key = (loaded.origin, tuple(sorted(options.items())))
+    found = _EXERCISES.get(key)
+    if found is None or found.record != loaded:
+        found = _EXERCISES[key] = Exercise(loaded, **options)
+    return found
+
+
+def _reference(record: Record) -> str:
+    return record.id if record.packaged else record.origin
+
+
+class _Presentation:
+    """Shows the panel below the cell: once, finished, for a quick run; live for a slow one."""
+
+    def __init__(self, exercise: Exercise) -> None:
+        self.exercise = exercise
+        self.started = time.monotonic()
+        self.handle = None
+        try:
+            from IPython import get_ipython
+
+            self.ipython = get_ipython() is not None
+        except ImportError:
+            self.ipython = False
+
+    def progress(self) -> None:
+        if self.ipython and self.handle is None and time.monotonic() - self.started >= SHOW_AFTER:
+            from IPython.display import display
+
+            self.handle = display(self.exercise, display_id=True)
+
+    def finish(self) -> None:
+        if not self.ipython:
+            print(self.exercise.text())
+            return
+        from IPython.display import display
+
+        if self.handle is None:
+            display(self.exercise)
+        else:
+            self.handle.update(self.exercise)  # a saved notebook keeps the finished panel's text
+
+
+def _watch_cells(exercise: Exercise) -> None:
+    """Never silent: a cell that defines solve without the decorator still gets checked, with a note.
+
+    An IPython ``post_run_cell`` hook, registered once per kernel, for the
+    exercise made most recently.
+    """
+    _ACTIVE.append(exercise)
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is None or getattr(shell, "_failuremap_watching", False):
+        return
+    shell._failuremap_watching = True
+    shell.events.register("post_run_cell", lambda result: _after_cell(shell, result))
+
+
+_DEFINES_SOLVE = re.compile(r"^\s*def\s+solve\s*\(", re.MULTILINE)
+
+
+def _after_cell(shell, result) -> None:
+    if not _ACTIVE or not result.success:
+        return
+    current = _ACTIVE[-1]
+    cell = getattr(getattr(result, "info", None), "raw_cell", "") or ""
+    solve = shell.user_ns.get("solve")
+    if not _DEFINES_SOLVE.search(cell) or not callable(solve) or any(solve is known.solve for known in _ACTIVE):
+        return
+    print(
+        f"This cell defines solve without the line @fm.exercise({_reference(current.record)!r}) above it. "
+        "The checks ran anyway (the panel is below), but put that line back right above def solve: "
+        "without it, this cell only works while this kernel remembers the exercise."
+    )
+    current.check(solve)
+
+
+def _bind_early(solve: Callable) -> None:
+    """Bind the function's name before the decorator returns, as Python will right after.
+
+    A decorator runs before ``def`` binds the name, so a recursive solve would hit a
+    NameError (or an older solve) during the checks. Binding early makes the checks
+    see exactly what the learner's later calls will see.
+    """
+    name = getattr(solve, "__name__", "")
+    namespace = getattr(solve, "__globals__", None)
+    if isinstance(namespace, dict) and name.isidentifier() and getattr(solve, "__qualname__", "") == name:
+        namespace[name] = solve
+
+
+def _solve_source(solve: Callable | None) -> str | None:
+    """The solve's source without its decorator, preceded by the imports it uses."""
+    try:
+        source = inspect.getsource(solve) if solve is not None else None
+    except (OSError, TypeError):
+        return None
+    if source is None:
+        return None
+    lines = textwrap.dedent(source).splitlines()
+    while lines and lines[0].lstrip().startswith("@"):
+        lines.pop(0)
+    imports = []
+    namespace = getattr(solve, "__globals__", {})
+    for name in _names_used(getattr(solve, "__code__", None)):
+        value = namespace.get(name)
+        if isinstance(value, types.ModuleType):
+            module = value.__name__
+            imports.append(f"import {module}" if module == name else f"import {module} as {name}")
+    return "\n".join(sorted(set(imports)) + ([""] if imports else []) + lines) + "\n"
+
+
+def _names_used(code) -> set[str]:
+    if code is None:
+        return set()
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _names_used(const)
+    return names
+
+
+def _playground_cell(result: CallResult, timeout: float) -> tuple[str, str]:
+    if result.status == "returned":
+        return "returned", safe_repr(result.value, 400)
+    if result.status == "timeout":
+        return "timeout", f"no result after {timeout:g} s: does solve loop forever on these inputs?"
+    return result.status, str(result.error) if result.error else result.status
+

@@ -1,0 +1,197 @@
+"""The exercise panel: ipywidgets that mirror an `Exercise` and forward clicks to it.
+
+The panel subscribes to its exercise and only reads it: every change of state
+(a check finishing, a hint revealed, a new solve) re-renders the parts that
+depend on it, through the HTML renderers. One panel per exercise, reused on
+every run, so re-running the solve cell never duplicates widgets.
+"""
+
+from __future__ import annotations
+
+import base64
+from html import escape
+from typing import Any
+
+from ._exercise import ALL_VARIANTS, Exercise
+from ._fixtures import VARIANTS
+
+__all__ = ["Panel", "panel_for"]
+
+PLAYGROUND_DELAY = 0.35
+"""Seconds of quiet typing before the playground runs (debounce)."""
+STALE = (
+    "This panel lost its kernel (it was restarted or shut down), so its buttons and playground do nothing. "
+    "Run the exercise cell again for a live panel."
+)
+"""Shown only while ipywidgets marks the panel disconnected (pure CSS: a dead kernel cannot say it)."""
+PLAYGROUND_HELP = (
+    "Type the arguments you would put between solve( and ). Results appear as you type, no Enter needed. "
+    "There is no expected value here: the playground runs code, it does not know the answer."
+)
+FONT_HELP = (
+    "For the back of the room: View → Presentation Mode enlarges the whole notebook, and "
+    "Settings → Theme → Increase Content Font Size / Increase Code Font Size enlarge its text; "
+    "this panel follows both."
+)
+
+
+def panel_for(exercise: Exercise) -> Any:
+    """The exercise's panel widget (built on first use, then reused)."""
+    if exercise._view is None:
+        exercise._view = Panel(exercise)
+    return exercise._view.root
+
+
+def _html(body: str) -> str:
+    return f'<div class="fm-root">{body}</div>'
+
+
+class Panel:
+    """The widgets. They mirror an Exercise's state and forward clicks to it."""
+
+    def __init__(self, exercise: Exercise) -> None:
+        import ipywidgets as w
+
+        from ._render_html import CSS
+
+        self.exercise = e = exercise
+        auto = w.Layout(width="auto")
+        self.header = w.HTML()
+        self.variant = w.Dropdown(
+            options=[(f"N = {v}", v) for v in VARIANTS] + [("all variants", ALL_VARIANTS)],
+            value=e.variant,
+            description="Variant",
+            layout=auto,
+        )
+        self.rerun = w.Button(description="Run checks again", icon="refresh", tooltip="Run the checks on your current solve", layout=auto)
+        self.status = w.HTML()
+        self.checks = w.HTML()
+        self.downloads = w.HTML()
+        self.compare = w.HTML()
+        self.next_hint = w.Button(description="Show next hint", icon="lightbulb-o", tooltip="Reveal one more hint", layout=auto)
+        self.hide_hints = w.Button(description="Hide hints", tooltip="Hide all hints again", layout=auto)
+        self.hints = w.HTML()
+        self.inputs = w.Text(description="solve(", continuous_update=True, layout=w.Layout(width="90%"))
+        self.outputs = w.HTML()
+        self.reveal = w.Button(description="Reveal everything", icon="eye", tooltip="Open every hint and every check", layout=auto)
+        self.hide = w.Button(description="Hide everything", icon="eye-slash", tooltip="Close every hint and check again", layout=auto)
+        self._pending = None
+        self.reveal.on_click(lambda _: e.reveal_all())
+        self.hide.on_click(lambda _: e.hide_all())
+        self.variant.observe(self._on_variant, names="value")
+        self.rerun.on_click(lambda _: e.run())
+        self.next_hint.on_click(lambda _: e.reveal_hint())
+        self.hide_hints.on_click(lambda _: e.hide_hints())
+        self.inputs.observe(self._on_inputs, names="value")
+
+        def heading(text: str):
+            return w.HTML(_html(f"<strong>{escape(text)}</strong>"))
+
+        controls = [self.variant, self.rerun] if e.uses_variant else [self.rerun]
+        presenter = [w.HBox([self.reveal, self.hide]), w.HTML(_html(f'<p class="fm-muted">{escape(FONT_HELP)}</p>'))] if e.presenter else []
+        self.root = w.VBox(
+            [
+                w.HTML(f"<style>{CSS}</style>"),
+                self.header,
+                *presenter,
+                w.HBox(controls),
+                self.status,
+                self.checks,
+                self.downloads,
+                heading("Compared with the record's broken and attempt"),
+                self.compare,
+                heading("Hints"),
+                w.HBox([self.next_hint, self.hide_hints]),
+                self.hints,
+                heading("Playground: try any inputs"),
+                w.HTML(_html(f'<p class="fm-muted">{escape(PLAYGROUND_HELP)}</p>')),
+                w.HBox([self.inputs, w.HTML(_html("<code>)</code>"))]),
+                self.outputs,
+            ],
+            layout=w.Layout(border="1px solid rgba(128,128,128,.4)", padding="6px"),
+        )
+        self._downloads_for: tuple | None = None
+        e.subscribe(lambda _: self.update())
+        self.update()
+
+    # ---------------------------------------------------------------- input
+
+    def _on_variant(self, change) -> None:
+        if change["new"] != self.exercise.variant:
+            self.exercise.select_variant(change["new"])
+
+    def _on_inputs(self, change) -> None:
+        """Debounced: wait for a pause in typing, then run (on the kernel's event loop)."""
+        import asyncio
+
+        text = change["new"]
+        if self._pending is not None:
+            self._pending.cancel()
+            self._pending = None
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.exercise.try_inputs(text)  # no event loop (plain Python, tests): run now
+            return
+        self._pending = loop.call_later(PLAYGROUND_DELAY, self.exercise.try_inputs, text)
+
+    # --------------------------------------------------------------- output
+
+    def update(self) -> None:
+        from ._render_html import checks_html, comparison_html, hints_html, playground_html
+        from ._render_text import COMPARISON_NOTE
+
+        e = self.exercise
+        r = e.record
+        variant = "" if not e.uses_variant else (" · all variants" if e.variant == ALL_VARIANTS else f" · variant N = {e.variant}")
+        self.header.value = _html(
+            f'<p class="fm-stale">{escape(STALE)}</p><strong>{escape(r.title)}</strong> · <code>{escape(r.id)}</code>{escape(variant)}'
+        )
+        if self.variant.value != e.variant:
+            self.variant.value = e.variant
+        self.rerun.disabled = e.running or e.solve is None
+        self.status.value = _html(f'<p class="fm-summary">{escape(e.summary())}</p>')
+        runs = e.partial if e.running else e.runs
+        self.checks.value = checks_html(runs, expand=e.expanded, missing_return=e.missing_return) if runs else ""
+        self.downloads.value = "" if e.running or not e.runs else self._download_links()
+        comparisons = e.comparisons()
+        if comparisons:
+            self.compare.value = "".join(
+                comparison_html(c.runs, c.names, caption=f"N = {c.runs[0].variant}" if len(comparisons) > 1 else None) for c in comparisons
+            ) + _html(f'<p class="fm-muted">{escape(COMPARISON_NOTE)}</p>')
+        else:
+            self.compare.value = _html('<p class="fm-muted">Shown after the first run.</p>')
+        total = e.hints_available
+        if e.hints_shown:
+            self.hints.value = hints_html(e.hints, e.hints_shown)
+        elif total is None:
+            self.hints.value = _html("<p>Hints are ready after the first run.</p>")
+        else:
+            self.hints.value = _html(f"<p>{total} hints, one at a time: try again before you open the next.</p>")
+        self.next_hint.disabled = total is not None and e.hints_shown >= total
+        self.hide_hints.disabled = e.hints_shown == 0
+        example = e.example_arguments()
+        self.inputs.placeholder = example or ""
+        if e.playground_rows or (e.playground_message and e.playground_input):
+            self.outputs.value = playground_html(e.playground_rows, e.playground_message)
+        else:
+            self.outputs.value = _html(f'<p class="fm-muted">{escape(e.playground_message)}</p>') if e.playground_message else ""
+
+    def _download_links(self) -> str:
+        """One-click downloads through the browser (data: links), never via the server's disk.
+
+        Built once per run (the links carry the whole file), not on every hint click.
+        """
+        e = self.exercise
+        key = (id(e.runs), e.solve_source)
+        if self._downloads_for != key:
+            links = []
+            for name, text in e.export_files().items():
+                kind = "text/x-python" if name.endswith(".py") else "application/json"
+                data = base64.b64encode(text.encode("utf-8")).decode("ascii")
+                label = "your solve (.py)" if name.endswith(".py") else "your results (.json)"
+                links.append(f'<a class="fm-download" download="{escape(name)}" href="data:{kind};charset=utf-8;base64,{data}">⬇ Download {label}</a>')
+            tip = "Binder sessions vanish: keep your work with these links."
+            self._downloads_html = _html("<p>" + " · ".join(links) + f' <span class="fm-muted">{tip}</span></p>')
+            self._downloads_for = key
+        return self._downloads_html

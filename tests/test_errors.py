@@ -1,0 +1,40 @@
+"""Bad input in a notebook: one line that names the problem, and still a real error."""
+
+from __future__ import annotations
+
+import pytest
+
+from failuremap_edu._errors import show_input_errors_briefly
+
+interactiveshell = pytest.importorskip("IPython.core.interactiveshell")
+
+
+def test_an_input_error_in_ipython_is_one_line_and_still_fails_the_cell(capsys):
+    shell = interactiveshell.InteractiveShell.instance()
+    try:
+        shell.custom_exceptions = ()
+        show_input_errors_briefly()
+        result = shell.run_cell("import failuremap_edu as fm\nfm.exercise('FA-10061')", store_history=False)
+        out = capsys.readouterr()
+        shown = [line for line in (out.out + out.err).splitlines() if line.strip()]
+        assert type(result.error_in_exec).__name__ == "RecordError"  # the cell fails: Run All stops, nbval reports it
+        assert shown == [
+            "RecordError: FA-10061: no packaged record with this id (packaged: FA-100061, FA-100786); pass a path to use another record"
+        ]
+        result = shell.run_cell("1 / 0", store_history=False)  # everything else keeps its full traceback
+        assert "ZeroDivisionError" in capsys.readouterr().out and type(result.error_in_exec) is ZeroDivisionError
+    finally:
+        shell.custom_exceptions = ()
+        interactiveshell.InteractiveShell.clear_instance()
+
+
+def test_another_librarys_handler_is_left_alone():
+    shell = interactiveshell.InteractiveShell.instance()
+    try:
+        theirs = (KeyError,)
+        shell.set_custom_exc(theirs, lambda *args, **kwargs: None)
+        show_input_errors_briefly()
+        assert shell.custom_exceptions == theirs
+    finally:
+        shell.custom_exceptions = ()
+        interactiveshell.InteractiveShell.clear_instance()

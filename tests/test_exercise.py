@@ -1,0 +1,231 @@
+"""The exercise model, without widgets: state, runs, hints, playground, exports, the cell watcher."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import pytest
+
+from conftest import record_path, reference_solve
+from failuremap_edu import Exercise, exercise, load_record
+from failuremap_edu._exercise import _after_cell
+
+reference = reference_solve("FA-100786")
+TITLE = "FA-100786 · Output stopping: Streaming buffer emits partial stop prefixes too early · case 01"
+
+
+@pytest.fixture
+def stopping():
+    return Exercise("FA-100786", timeout=0.5)
+
+
+def test_before_any_solve(stopping):
+    assert stopping.summary() == "No solve checked yet."
+    assert stopping.text().splitlines() == [TITLE, "No solve checked yet."]  # one set of checks: no variant words
+
+
+def test_a_passing_solve_prints_the_panel_text_outside_ipython(stopping, capsys):
+    assert stopping.check(reference) is reference  # the decorator hands solve back
+    assert stopping.summary() == "6/6 checks pass"
+    assert capsys.readouterr().out == stopping.text() + "\n"
+    assert stopping.text().splitlines()[:3] == [TITLE, "6/6 checks pass", "  ✓ pass    partial marker held"]
+
+
+def test_failing_erroring_and_timing_out_solves(stopping):
+    def solve(text, stops):
+        if text == "x":
+            while True:
+                pass
+        if text == "abc":
+            raise ValueError("no <abc>")
+        return text, ""
+
+    stopping.check(solve)
+    assert stopping.summary() == "2/6 checks pass (2 fail, 1 error, 1 timeout)"
+    assert "  ◷ timeout short input" in stopping.text()
+    assert "  ! error   empty stop list" in stopping.text()
+
+
+def test_the_previous_summary_is_not_shown_while_a_run_is_in_progress(stopping):
+    seen = []
+    stopping.subscribe(lambda e: seen.append((e.running, e.summary(), len(e.runs))))
+    stopping.check(reference)
+    stopping.check(lambda text, stops: (text, ""))
+    during = [s for s in seen if s[0]]
+    assert during and all(runs == 0 and summary.startswith("Checking your solve:") for _, summary, runs in during)
+    assert any(summary == "Checking your solve: 3 of 6 checks done (each may take up to 0.5 s)…" for _, summary, _ in during)
+    assert seen[-1] == (False, "4/6 checks pass (2 fail)", 1)
+
+
+def test_signature_mismatch_is_a_message(stopping):
+    stopping.check(lambda text: text)
+    assert stopping.summary().startswith("solve(text) does not fit the contract solve(text, stops)")
+    assert stopping.runs == ()
+
+
+def test_missing_return_hint_follows_the_source_of_solve(stopping):
+    namespace = {}
+    exec("def solve(text, stops):\n    if stops:\n        return text, ''\n", namespace)
+    stopping.check(namespace["solve"])
+    assert stopping.missing_return is False  # no source to read for exec'd code: no hint rather than a wrong one
+    stopping.check(_falls_off)
+    assert stopping.missing_return is True
+    stopping.check(_returns_none_on_purpose)
+    assert stopping.missing_return is False
+
+
+def _falls_off(text, stops):
+    if stops:
+        return text, ""
+
+
+def _returns_none_on_purpose(text, stops):
+    return (text, "") if stops else None
+
+
+def test_hints_add_something_new_at_each_step(stopping):
+    stopping.check(reference)
+    hints = stopping.hints
+    assert [h.title for h in hints] == ["Where to look first", "What the attempt does there", "The plausible attempt, and why it fails", "Root cause"]
+    assert hints[0].text == "Start with the check 'partial marker held': solve('hello<st', ['<stop>']) should return ('hello', '<st')."
+    assert hints[1].text.startswith("There the attempt returns ('hel', 'lo<st'). At [0]: expected 'hello', got 'hel'. Work through that call")
+    record = stopping.record
+    assert hints[2].text == record.failed_approach and hints[3].text == record.root_cause
+    shown_above = (record.title, record.contract, record.abstract)
+    assert not any(text in h.text for h in hints for text in shown_above)
+    for _ in range(6):
+        stopping.reveal_hint()
+    assert stopping.hints_shown == 4
+    stopping.hide_hints()
+    assert stopping.hints_shown == 0
+
+
+def test_variants_rerun_and_all_variants_apply_to_everything():
+    pairs = Exercise("FA-100061", timeout=1.0)
+    assert pairs.uses_variant
+    pairs.check(lambda candidates: None)
+    pairs.select_variant(3)
+    assert pairs.runs[0].variant == 3 and pairs.text().splitlines()[0].endswith("(variant N = 3)")
+    assert "'a3'" in pairs.hints[0].text and "'a1'" not in pairs.hints[0].text  # hints follow the variant
+    pairs.select_variant("all")
+    assert [r.variant for r in pairs.runs] == [1, 2, 3, 4, 5]
+    assert pairs.summary().startswith("10/30 checks pass across variants")
+    assert [c.runs[0].variant for c in pairs.comparisons()] == [1, 2, 3, 4, 5]
+    assert [c.names for c in pairs.comparisons()][0] == ("broken", "attempt", "yours")
+    header = pairs.export_files()["FA-100061-solve.py"]
+    assert all(f"#   N={v} " in header for v in range(1, 6))
+    with pytest.raises(ValueError):
+        pairs.select_variant(7)
+
+
+def test_playground_uses_this_exercises_own_examples_and_follows_a_new_solve(stopping):
+    assert stopping.example_arguments() is None  # nothing ran yet
+    stopping.check(lambda text, stops: (text, ""))
+    assert stopping.example_arguments() == "'hello<st', ['<stop>']"
+    stopping.try_inputs("'hello<st', ['<stop>']")
+    rows = {who: (status, value) for who, status, value in stopping.playground_rows}
+    assert rows == {"yours": ("returned", "('hello<st', '')"), "attempt": ("returned", "('hel', 'lo<st')"), "broken": ("returned", "('hello<st',)")}
+    stopping.check(reference)  # a new solve: the playground runs again for it
+    assert dict((w, v) for w, _, v in stopping.playground_rows)["yours"] == "('hello', '<st')"
+    stopping.try_inputs("'hello<st', ['<stop>'")
+    assert stopping.playground_message == (
+        "could not read the inputs (a bracket or quote is not closed). Type Python literals separated by commas, "
+        "for example: 'hello<st', ['<stop>']"
+    )
+    pairs = Exercise("FA-100061", timeout=1.0)
+    pairs.check(lambda candidates: None)
+    pairs.try_inputs("[[")
+    assert "for example: [['a1', 'one', 6], ['a1', 'changed', -1], ['b1', 'two', 0]]" in pairs.playground_message
+
+
+def test_playground_timeout_says_what_it_means_here(stopping):
+    def solve(text, stops):
+        while True:
+            pass
+
+    stopping.check(solve)
+    stopping.try_inputs("'x', []")
+    yours = {who: (status, value) for who, status, value in stopping.playground_rows}["yours"]
+    assert yours == ("timeout", "no result after 0.5 s: does solve loop forever on these inputs?")
+
+
+def test_exercise_returns_the_same_object_for_the_same_record():
+    first = exercise("FA-100786")
+    assert exercise("FA-100786") is first and exercise(load_record("FA-100786")) is first
+    assert exercise("FA-100786", presenter=True) is not first
+
+
+def test_a_cell_that_lost_the_decorator_line_is_checked_anyway_with_a_note(capsys):
+    ex = exercise("FA-100061")
+    namespace = {}
+    cell = "def solve(candidates):\n    return None\n"
+    exec(cell, namespace)
+    shell = SimpleNamespace(user_ns=namespace)
+    _after_cell(shell, SimpleNamespace(success=True, info=SimpleNamespace(raw_cell=cell)))
+    out = capsys.readouterr().out
+    assert out.startswith("This cell defines solve without the line @fm.exercise('FA-100061') above it. The checks ran anyway (the panel is below)")
+    assert ex.solve is namespace["solve"] and ex.summary() == "2/6 checks pass (4 fail)"
+    _after_cell(shell, SimpleNamespace(success=True, info=SimpleNamespace(raw_cell=cell)))  # the same solve: nothing again
+    assert capsys.readouterr().out == ""
+    _after_cell(shell, SimpleNamespace(success=True, info=SimpleNamespace(raw_cell="x = 1\n")))
+    assert capsys.readouterr().out == ""
+
+
+def test_a_recursive_solve_sees_itself_during_the_checks():
+    """The decorator runs before `def` binds the name: a recursive solve must still work."""
+    namespace = {"ex": Exercise(load_record(record_path("TR-000303")))}
+    exec(
+        "@ex.check\n"
+        "def solve(defaults, overrides):\n"
+        "    out = dict(defaults)\n"
+        "    for key, value in overrides.items():\n"
+        "        if isinstance(out.get(key), dict) and isinstance(value, dict):\n"
+        "            out[key] = solve(out[key], value)\n"
+        "        else:\n"
+        "            out[key] = value\n"
+        "    return out\n",
+        namespace,
+    )
+    assert namespace["ex"].summary() == "5/5 checks pass"
+
+
+def test_export_files_can_be_checked_again_and_pasted_back(tmp_path, capsys):
+    import importlib.util
+
+    from failuremap_edu._cli import main
+
+    module_path = tmp_path / "learner_cell.py"
+    module_path.write_text(
+        "import collections\n\n"
+        "def solve(tokens, k=2, *, normalize=False):\n"
+        "    counts = collections.Counter(t.lower() if normalize else t for t in tokens)\n"
+        "    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:k])\n"
+    )
+    spec = importlib.util.spec_from_file_location("learner_cell", module_path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    ex = Exercise(load_record(record_path("TR-000101")))
+    ex.check(module.solve)
+    files = ex.export_files()
+    py, results = files["TR-000101-solve.py"], json.loads(files["TR-000101-results.json"])
+    assert py.startswith("# failuremap_edu export: TR-000101")
+    assert "# result: 6/6 checks pass" in py and "import collections\n\ndef solve(" in py
+    assert f"# in the notebook, paste it below the line @fm.exercise({str(record_path('TR-000101'))!r})" in py
+    assert results["summary"] == "6/6 checks pass" and results["runs"][0]["observations"][0]["status"] == "pass"
+    exported = tmp_path / "TR-000101-solve.py"
+    exported.write_text(py)
+    capsys.readouterr()
+    assert main(["check", str(record_path("TR-000101")), str(exported)]) == 0
+    assert capsys.readouterr().out == "6/6 checks pass\n"
+    pasted = {}
+    exec(compile(py, "<cell>", "exec"), pasted)  # the .py runs as a cell: its solve is whole
+    assert Exercise(load_record(record_path("TR-000101"))).check(pasted["solve"]) is pasted["solve"]
+
+
+def test_the_model_imports_no_widgets():
+    import subprocess
+    import sys
+
+    code = "import failuremap_edu._exercise, sys; print(sorted(m for m in sys.modules if m.split('.')[0] in ('ipywidgets', 'matplotlib')))"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60).stdout.strip() == "[]"

@@ -1,0 +1,55 @@
+"""The hint ladder, from the record and a run of its attempt."""
+
+from __future__ import annotations
+
+from failuremap_edu import load_record, replay
+from failuremap_edu._hints import hint_ladder
+from failuremap_edu._results import ErrorInfo, Observation, RunResult
+
+
+TRACE = " Work through that call by hand with the attempt's code (shown in watch it fail) and find the step where it goes wrong."
+
+
+def test_ladder_points_at_the_check_that_isolates_the_attempts_own_mistake(pairs):
+    hints = hint_ladder(pairs, replay(pairs, "attempt"), replay(pairs, "broken"))
+    assert [(h.title, h.text) for h in hints[:2]] == [
+        ("Where to look first",
+         "Start with the check 'same text distinct IDs' (broken passes it, so it shows the attempt's own mistake): "
+         "solve([['a1', 'same', 1], ['b1', 'same', 0]]) should return ['a1', 'b1']."),
+        ("What the attempt does there", "There the attempt returns None. Why: expected a list, got None." + TRACE),
+    ]
+    assert [h.text for h in hints[2:]] == [pairs.failed_approach, pairs.root_cause]
+
+
+def test_without_broken_the_first_failing_check_comes_first(pairs):
+    hints = hint_ladder(pairs, replay(pairs, "attempt", variant=2))
+    assert hints[0].text == "Start with the check 'replay same id': solve([['a2', 'one', 7], ['a2', 'changed', -2], ['b2', 'two', 0]]) should return ['a2', 'b2']."
+    assert hints[1].text == "There the attempt returns ['a2', 'a2']. At [1]: expected 'b2', got 'a2'." + TRACE
+
+
+def test_ladder_without_a_run_uses_the_recorded_observations(pairs):
+    hints = hint_ladder(pairs, None)
+    assert hints[0].text == "Start with the check 'replay same id': it should return ['a1', 'b1']."
+    assert hints[1].text == "There the attempt returns ['a1', 'a1']. At [1]: expected 'b1', got 'a1'." + TRACE
+
+
+def test_errors_and_timeouts_say_what_happened(pairs):
+    def run(o):
+        return RunResult(pairs.id, "attempt", 1, (o,), 2.0, "fork")
+
+    raised = Observation(0, "x", "error", False, call="solve([])", expected=None, error=ErrorInfo("KeyError", "'a'"))
+    looped = Observation(0, "x", "timeout", False, call="solve([])", expected=None)
+    assert hint_ladder(pairs, run(raised))[1].text == "There the attempt raises KeyError: 'a'." + TRACE
+    assert hint_ladder(pairs, run(looped))[1].text == "There the attempt never returns: the check ran out of time." + TRACE
+
+
+def test_an_attempt_that_passes_gets_only_the_prose_hints(pairs):
+    passing = RunResult(pairs.id, "attempt", 1, (Observation(0, "x", "pass", True),), 2.0, "fork")
+    assert [h.title for h in hint_ladder(pairs, passing)] == ["The plausible attempt, and why it fails", "Root cause"]
+
+
+def test_no_hint_repeats_the_title_or_the_contract():
+    for record_id in ("FA-100061", "FA-100786"):
+        record = load_record(record_id)
+        for hint in hint_ladder(record, replay(record, "attempt")):
+            assert record.contract not in hint.text and record.title not in hint.text and record.abstract not in hint.text

@@ -1,0 +1,53 @@
+"""Watch it fail: what broken and attempt return, why, their code, and what a recorded crash hid."""
+
+from __future__ import annotations
+
+from conftest import record_path
+from failuremap_edu import load_record, watch_it_fail
+
+
+def test_story_of_a_packaged_record(pairs):
+    story = watch_it_fail(pairs)
+    assert story.variant == story.recorded_variant == 1 and story.parity.ok
+    failing = story.failing_checks()
+    assert [f.check for f in failing] == ["replay same id", "same text distinct IDs", "first replay retained"]
+    assert [name for name, _ in failing[1].outcomes] == ["attempt"]  # broken passes that one
+    text = str(story)
+    assert "They behave exactly as the record's author recorded them." in text
+    assert "    attempt returned None (expected a list, got None)" in text
+    assert "    broken returned ['a1', 'a1'] ([1]: expected 'b1', got 'a1')" in text
+    assert "  attempt:\n    def solve(candidates):\n        unique={r[1]:r for r in candidates}" in text
+    html = story._repr_html_()
+    assert "<details><summary>The code of attempt</summary>" in html and "<caption>variant N = 1</caption>" in html
+
+
+def test_other_variants_say_why_there_is_no_recorded_run(pairs):
+    story = watch_it_fail(pairs, variant=3)
+    assert story.parity is None
+    assert "The record's runs were recorded for N = 1; for N = 3 there is no recording to compare with." in " ".join(str(story).split())
+    assert "solve([['a3', 'one', 8]" in story.failing_checks()[0].call
+
+
+def test_a_recorded_crash_is_explained_in_plain_words():
+    record = load_record(record_path("TR-000303"))
+    story = watch_it_fail(record)
+    assert story.parity.ok
+    crash = next(c for c in story.crashes if c.implementation == "attempt")
+    assert crash.error_type == "KeyError" and crash.index is not None
+    position = crash.index + 1
+    sentence = (
+        f"The record's own attempt script crashed at check {position} ('{crash.label}') with KeyError, so "
+        + (f"checks {position + 1}–{crash.total}" if crash.total - position > 1 else f"check {position + 1}")
+        + " never ran there. Here every check runs on its own, so the table shows what each one gives."
+    )
+    assert sentence in " ".join(str(story).split()) or sentence in story._repr_html_().replace("&#x27;", "'")
+
+
+def test_a_story_whose_replays_differ_from_the_record_says_so(raw_record, write_record):
+    from conftest import reseal
+
+    raw_record["verification"]["attempt"]["observations"][0]["passed"] = True
+    record = load_record(write_record(reseal(raw_record)))
+    story = watch_it_fail(record)
+    assert not story.parity.ok
+    assert "WARNING: these runs differ from the record's recorded runs:" in str(story)
