@@ -15,6 +15,7 @@ worst case for a class: everyone presses Shift+Enter at once).
 
 from __future__ import annotations
 
+import contextlib
 import statistics
 import sys
 import tempfile
@@ -64,12 +65,23 @@ def _solve(learner, cell: str) -> float:
     return run.summary_seconds
 
 
+@contextlib.contextmanager
+def _keep_log_on_failure(hub):
+    try:
+        yield
+    except BaseException:
+        kept = Path(tempfile.gettempdir()) / "bench-hub-failure.log"
+        kept.write_text(hub.log_tail(2_000_000), encoding="utf-8")
+        print(f"hub benchmark failed; the hub's log is in {kept}", file=sys.stderr)
+        raise
+
+
 def main() -> int:
     import hubkit
 
     with tempfile.TemporaryDirectory(prefix="bench-hub-") as tmp:
         root = Path(tmp)
-        with hubkit.Hub(root / "hub", spawn_timeout=900) as hub:
+        with hubkit.Hub(root / "hub", spawn_timeout=900) as hub, _keep_log_on_failure(hub):
             _, links = hubkit.publish_workshop(root, hub, (RECORD,))
             link = links[f"{RECORD}.ipynb"]
 

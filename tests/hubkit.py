@@ -173,6 +173,10 @@ class LearnerError(AssertionError):
     """A step a learner takes did not work as in a browser."""
 
 
+class ConnectionLost(LearnerError):
+    """The server closed the kernel's websocket while a cell ran (JupyterLab would reconnect)."""
+
+
 @dataclass
 class CellRun:
     """What one executed cell produced, and how long until its summary line arrived."""
@@ -380,7 +384,8 @@ class Learner:
                 raise LearnerError(f"{self.name}: no reply to a cell within {timeout} s") from None
             if isinstance(raw, Exception):
                 self.ws = None
-                raise LearnerError(f"{self.name}: the kernel's websocket closed during a cell: {raw!r}")
+                self.step(f"websocket closed during a cell: {raw!r}")
+                raise ConnectionLost(f"{self.name}: the kernel's websocket closed during a cell: {raw!r}")
             if isinstance(raw, bytes):
                 continue  # binary frames carry widget buffers: not ours
             msg = json.loads(raw)
@@ -513,7 +518,10 @@ def open_exercise(learner: Learner, link: str, record_id: str, timeout: float = 
     cells = solve_cells(nb)
     solve_at = next(i for i, c in enumerate(cells) if is_solve_cell(c))
     for code in cells[:solve_at]:
-        ran = learner.execute(code)
+        try:
+            ran = learner.execute(code)
+        except ConnectionLost:  # these cells only read and show: running one again is what a learner would do
+            ran = learner.execute(code)
         if ran.status != "ok" or ran.error is not None:
             raise LearnerError(f"{learner.name}: {code[:60]!r} failed: {ran.error}")
     return nb, cells[solve_at], folder
