@@ -6,9 +6,6 @@ PYTHON   ?= python3
 VENV     := .venv
 BIN      := $(VENV)/bin
 STAMP    := $(VENV)/.installed
-# JupyterHub's proxy (configurable-http-proxy) for the hub test and benchmark: from the npm
-# registry into node_modules/ of this repository, pinned by package-lock.json, never global.
-NODE_STAMP := node_modules/.installed
 CHROMIUM := /usr/bin/chromium
 SUDO     := $(if $(filter 0,$(shell id -u)),,sudo)
 # JupyterLab refuses to run as root without --allow-root; root is normal in containers,
@@ -19,8 +16,15 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 NO_BROWSER := $(if $(DISPLAY)$(WAYLAND_DISPLAY)$(filter Darwin,$(shell uname -s)),,--no-browser)
 # Extra arguments for `jupyter lab`, e.g. make lab LAB_ARGS="--port=9999".
 LAB_ARGS ?=
+# Pyodide (the Python JupyterLite runs) from npm, into this repository (package.json pins the
+# version jupyterlite-pyodide-kernel was made for), and pure-Python wheels for the test suite
+# that runs inside it under node (tests/test_pyodide.py). The same `npm ci` installs JupyterHub's
+# proxy (configurable-http-proxy) for the hub test and benchmark, never globally.
+PYODIDE        := node_modules/pyodide/pyodide.mjs
+PYODIDE_WHEELS := $(VENV)/pyodide-wheels
+PYODIDE_PIP    := --only-binary=:all: --python-version 3.14 --implementation py --abi none --platform any
 
-.PHONY: lab test test-fast bench notebooks venv system-deps node-deps clean
+.PHONY: lab lite test test-fast bench notebooks venv system-deps pyodide clean
 
 venv: $(STAMP)
 
@@ -36,16 +40,24 @@ system-deps:
 	@test -x $(CHROMIUM) || { $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y chromium fonts-dejavu-core; }
 	@command -v git >/dev/null && command -v npm >/dev/null || { $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y git nodejs npm; }
 
-node-deps: system-deps $(NODE_STAMP)
+pyodide: $(PYODIDE) $(PYODIDE_WHEELS)/.downloaded
 
-$(NODE_STAMP): package.json package-lock.json
-	npm ci --no-audit --no-fund --loglevel=error
-	touch $(NODE_STAMP)
+$(PYODIDE): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+$(PYODIDE_WHEELS)/.downloaded: $(STAMP) tests/pyodide/requirements.txt
+	$(BIN)/python -m pip download --quiet $(PYODIDE_PIP) -r tests/pyodide/requirements.txt -d $(PYODIDE_WHEELS)
+	touch $@
+
+# A JupyterLite site with every packaged record in build/lite (README: "Workshops without a server").
+lite: $(STAMP) $(PYODIDE)
+	$(BIN)/failuremap-edu lite -o build/lite
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(ALLOW_ROOT) $(NO_BROWSER) $(LAB_ARGS)
 
-test: $(STAMP) system-deps node-deps
+test: $(STAMP) system-deps pyodide
 	FAILUREMAP_PROGRESS=$(CURDIR)/$(VENV)/test-progress.jsonl $(BIN)/python -m pytest
 
 # No Chromium needed: the browser tests are the ones left out.
@@ -55,7 +67,7 @@ test-fast: $(STAMP)
 notebooks: $(STAMP)
 	$(BIN)/failuremap-edu notebook --all-packaged -o notebooks
 
-bench: $(STAMP) node-deps
+bench: $(STAMP) $(PYODIDE)
 	$(BIN)/python benchmarks/run_all.py
 
 clean:

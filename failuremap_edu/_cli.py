@@ -69,6 +69,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--env-repo", metavar="URL", help="a Binder environment repository: write Binder nbgitpuller links (needs --repo)")
     p.add_argument("--force", action="store_true", help="overwrite an output folder that was changed or not made by this command")
 
+    p = commands.add_parser("lite", help="build a JupyterLite site: the exercises run in the browser, no server at all")
+    p.add_argument("records", nargs="*", metavar="RECORD", help="packaged ids or paths (default: every packaged record)")
+    p.add_argument("-o", "--out", required=True, metavar="DIR", help="the folder to build the site in")
+    p.add_argument("--title", help="the start-here notebook's title")
+    p.add_argument("--records-dir", metavar="DIR", help="also include every record file in DIR")
+    p.add_argument("--pyodide", metavar="DIR", help="the npm pyodide package to serve (default: ./node_modules/pyodide)")
+    p.add_argument("--wheels", metavar="DIR", help="where to keep the PyPI wheels the site serves (default: ~/.cache/failuremap_edu/lite-wheels)")
+
     p = commands.add_parser("export", help="write all logged runs and every distinct solve to one JSON file")
     p.add_argument("--out", metavar="FILE", help="JSON file to write (default: failuremap-export-LEARNER-TIME.json)")
 
@@ -344,6 +352,23 @@ def _cmd_workshop(args) -> int:
     return EXIT_OK
 
 
+def _cmd_lite(args) -> int:
+    from pathlib import Path
+
+    from ._catalog import ProgressBar, catalog_refs
+    from ._lite import build_site
+
+    refs = catalog_refs(args.records, args.records_dir)
+    site = build_site(refs, Path(args.out), title=args.title, pyodide_dir=args.pyodide, wheels_dir=args.wheels, progress=ProgressBar("building"))
+    exercises = len(site.notebooks) - 1
+    print(
+        f"{site.path}: a JupyterLite site with {exercises} exercise{'s' if exercises != 1 else ''} and a start-here notebook, "
+        f"Pyodide {site.pyodide_version} and {len(site.wheels)} wheels, nothing loaded from elsewhere"
+    )
+    print(f"try it: python -m http.server --bind 127.0.0.1 --directory {site.path}   then open http://127.0.0.1:8000/lab/index.html")
+    return EXIT_OK
+
+
 def _cmd_export(args) -> int:
     from pathlib import Path
 
@@ -375,4 +400,4 @@ def _cmd_report(args) -> int:
     return EXIT_BAD_INPUT if report.problems else EXIT_OK
 
 
-_COMMANDS = {"workshop": _cmd_workshop, "export": _cmd_export, "report": _cmd_report, "notebook": _cmd_notebook, "list": _cmd_list, "show": _cmd_show, "check": _cmd_check, "verify": _cmd_verify}
+_COMMANDS = {"lite": _cmd_lite, "workshop": _cmd_workshop, "export": _cmd_export, "report": _cmd_report, "notebook": _cmd_notebook, "list": _cmd_list, "show": _cmd_show, "check": _cmd_check, "verify": _cmd_verify}

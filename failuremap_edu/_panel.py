@@ -9,6 +9,7 @@ every run, so re-running the solve cell never duplicates widgets.
 from __future__ import annotations
 
 import base64
+import sys
 from html import escape
 from typing import Any
 
@@ -28,6 +29,8 @@ PLAYGROUND_HELP = (
     "Type the arguments you would put between solve( and ). Results appear as you type, no Enter needed. "
     "There is no expected value here: the playground runs code, it does not know the answer."
 )
+_KEEP_WORK_SERVER = "Hosted sessions (Binder, a hub) vanish: keep your work with these links."
+_KEEP_WORK_BROWSER = "Your notebook is kept in this browser's storage; these links save a copy elsewhere."
 FONT_HELP = (
     "For the back of the room: View → Presentation Mode enlarges the whole notebook, and "
     "Settings → Theme → Increase Content Font Size / Increase Code Font Size enlarge its text; "
@@ -191,7 +194,7 @@ class Panel:
                 data = base64.b64encode(text.encode("utf-8")).decode("ascii")
                 label = "your solve (.py)" if name.endswith(".py") else "your results (.json)"
                 links.append(f'<a class="fm-download" download="{escape(name)}" href="data:{kind};charset=utf-8;base64,{data}">⬇ Download {label}</a>')
-            tip = "Binder sessions vanish: keep your work with these links."
+            tip = _KEEP_WORK_BROWSER if sys.platform == "emscripten" else _KEEP_WORK_SERVER
             self._downloads_html = _html("<p>" + " · ".join(links) + f' <span class="fm-muted">{tip}</span></p>')
             self._downloads_for = key
         return self._downloads_html

@@ -122,11 +122,12 @@ def learner_id(path: Path | None = None) -> str:
         staged.write_bytes(header)
         try:
             os.link(staged, target)  # the log appears with its id in it, or it existed already
-        except FileExistsError:
-            if _read_id(target) is None:  # a log from before ids: it gets one now
-                _append(target, header)
+        except OSError:  # it existed, or this file system has no hard links (JupyterLite's drive)
+            pass
         finally:
             staged.unlink(missing_ok=True)
+        if _read_id(target) is None:  # a log from before ids, or no hard links: appended, the first id wins
+            _append(target, header)
     except OSError:
         pass
     found = _read_id(target)

@@ -193,3 +193,13 @@ def test_downloads_are_built_once_per_run(stopping):
     assert links.count('class="fm-download" download="FA-100786-') == 2 and "data:text/x-python;charset=utf-8;base64," in links
     stopping.reveal_hint()
     assert stopping._view.downloads.value is links  # not rebuilt for a hint click
+
+
+def test_the_keep_your_work_tip_fits_where_the_notebook_runs(stopping, monkeypatch):
+    import failuremap_edu._panel as panel_module
+
+    stopping.check(reference)
+    assert "Hosted sessions (Binder, a hub) vanish" in stopping._view.downloads.value
+    monkeypatch.setattr(panel_module.sys, "platform", "emscripten")  # JupyterLite's Pyodide
+    stopping.check(lambda text, stops: (text, ""))
+    assert "kept in this browser's storage" in stopping._view.downloads.value

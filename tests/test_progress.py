@@ -94,6 +94,18 @@ def test_a_log_from_before_ids_gets_one_and_keeps_its_entries(tmp_path):
     assert learner_id(log) != first
 
 
+def test_without_hard_links_the_log_still_gets_one_id(tmp_path, monkeypatch):
+    def no_links(*args, **kwargs):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)  # JupyterLite's drive, some network file systems
+    log = tmp_path / "drive" / "progress.jsonl"
+    first = learner_id(log)
+    log_run(run_result(["pass"]), PASSING, log)
+    assert learner_id(log) == first and json.loads(log.read_text().splitlines()[0])["learner"] == first
+    assert sum(1 for line in log.read_text().splitlines() if '"created"' in line) == 1 and not list(log.parent.glob(".*"))
+
+
 def _race(path: str, barrier, queue) -> None:
     barrier.wait()
     queue.put(learner_id(Path(path)))

@@ -1,0 +1,453 @@
+"""The JupyterLite site: its parts (fast), a real build, and a learner in Debian's Chromium, offline.
+
+The browser tests serve the built site on 127.0.0.1 and log every request the page,
+its workers and its service worker make (Playwright). Chromium also goes through a
+proxy on 127.0.0.1 that answers nothing: any request for another host reaches it,
+whoever made it. The tests fail if the page asked for anything outside 127.0.0.1.
+Requests Chromium makes for itself (its updater, Google accounts) are listed, not
+counted: they are the browser's, not the site's. Screenshots go to artifacts/lite/.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import http.server
+import json
+import os
+import re
+import socketserver
+import subprocess
+import sys
+import threading
+import time
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import failuremap_edu as fm
+from conftest import record_path
+from failuremap_edu._lite import (
+    LITE_NOTE,
+    PLOT_FALLBACK,
+    LiteError,
+    _site_lock,
+    _wheel_facts,
+    find_pyodide,
+    lite_notebook,
+    package_wheel,
+)
+from failuremap_edu._notebook import build_notebook, build_start_here
+from test_browser import errors_shown, notebook, panel_status, reference_body, replace_cell_source, run_all, solve_cell, wait_idle
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "artifacts" / "lite"
+PYODIDE = ROOT / "node_modules" / "pyodide"
+WHEEL_CACHE = ROOT / ".venv" / "lite-wheels"
+CHROMIUM = os.environ.get("FAILUREMAP_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_OWN = re.compile(r"(^|\.)(google\.com|googleapis\.com|gvt1\.com|gstatic\.com)$")
+"""Hosts Chromium itself calls (updates, accounts, time): not requests of the site."""
+
+
+# ------------------------------------------------------------------------- notebooks (fast)
+
+
+def test_exercise_notebook_runs_on_pyodides_kernel_with_one_line_about_the_fallback(stopping):
+    original = build_notebook(stopping, "FA-100786")
+    before = nbformat.writes(original)
+    nb = lite_notebook(original)
+    assert nbformat.writes(original) == before, "the generator's notebook is left as it is"
+    assert nb.metadata["kernelspec"] == {"name": "python", "display_name": "Python (Pyodide)", "language": "python"}
+    assert "language_info" not in nb.metadata
+    assert [c.source for c in nb.cells[2:]] == [c.source for c in original.cells[1:]]
+    note = nb.cells[1]
+    assert note.cell_type == "markdown" and note.source == LITE_NOTE and "\n" not in note.source
+    for limit in ("os._exit()", "bare `except:`", "C code", "memory"):
+        assert limit in note.source
+    nbformat.validate(nb)
+
+
+def test_start_here_plots_only_where_matplotlib_loads():
+    original = build_start_here([("FA-100786", "a title", "FA-100786.ipynb")])
+    assert any("import matplotlib" in c.source for c in original.cells), "the generator's start-here plots"
+    nb = lite_notebook(original)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    for cell in code:
+        tree = ast.parse(cell.source)
+        top_level = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+        assert not any("matplotlib" in ast.unparse(n) for n in top_level), cell.source
+    plotting = [c for c in code if "plt." in c.source]
+    assert len(plotting) == 1
+    namespace = {"fm": fm, "overview": fm.progress_overview([])}
+    exec(compile(plotting[0].source, "<cell>", "exec"), namespace)  # with matplotlib here: it plots
+    assert "plt" in namespace
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_matplotlib(name, *args, **kwargs):
+        if name.startswith("matplotlib"):
+            raise ImportError("No module named 'matplotlib'")
+        return real_import(name, *args, **kwargs)
+
+    printed = []
+    namespace = {"fm": fm, "overview": fm.progress_overview([]), "print": printed.append, "__builtins__": {**vars(builtins), "__import__": no_matplotlib}}
+    exec(compile(plotting[0].source, "<cell>", "exec"), namespace)  # without: one line of text, no error
+    assert printed == [PLOT_FALLBACK]
+
+
+# ------------------------------------------------------------------------------ the wheel (fast)
+
+
+def test_package_wheel_is_reproducible_and_complete(tmp_path):
+    first = package_wheel(tmp_path / "a")
+    second = package_wheel(tmp_path / "b")
+    assert first.name == f"failuremap_edu-{fm.__version__}-py3-none-any.whl"
+    assert first.read_bytes() == second.read_bytes()
+    package = ROOT / "failuremap_edu"
+    with zipfile.ZipFile(first) as zf:
+        names = set(zf.namelist())
+        for path in package.rglob("*"):
+            if path.is_file() and "__pycache__" not in path.parts:
+                assert f"failuremap_edu/{path.relative_to(package).as_posix()}" in names, path
+        record = zf.read(f"failuremap_edu-{fm.__version__}.dist-info/RECORD").decode()
+        for line in record.splitlines():
+            name, digest, size = line.rsplit(",", 2)
+            if digest:
+                data = zf.read(name)
+                assert int(size) == len(data)
+                import base64
+
+                assert digest == "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    facts = _wheel_facts(first, "3.14.2")
+    assert facts["name"] == "failuremap-edu" and facts["imports"] == ["failuremap_edu"]
+    assert facts["depends"] == ["ipywidgets"], "in the browser: no JupyterLab, nbformat or matplotlib"
+
+
+def test_package_runs_from_its_wheel_alone(tmp_path):
+    """Unpacked as Pyodide's loader unpacks it into site-packages, in an interpreter that sees nothing else of ours."""
+    with zipfile.ZipFile(package_wheel(tmp_path)) as zf:
+        zf.extractall(tmp_path / "site")
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import failuremap_edu as fm; "
+        "r = fm.load_record('FA-100786'); print(fm.__file__); print(fm.verify_record(r).ok)"
+    )
+    done = subprocess.run([sys.executable, "-I", "-c", code, str(tmp_path / "site")], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    where, ok = done.stdout.split()
+    assert where.startswith(str(tmp_path / "site")) and ok == "True"
+
+
+def test_site_lock_lists_exactly_the_served_wheels(tmp_path):
+    ours = package_wheel(tmp_path)
+    widgets = _fake_wheel(tmp_path, "ipywidgets", "8.1.9", ["comm>=0.1.3", "widgetsnbextension~=4.0.14", "pexpect; sys_platform != 'emscripten'"])
+    comm = _fake_wheel(tmp_path, "comm", "0.2.3", [])
+    lock = {"info": {"python": "3.14.2"}, "packages": {"numpy": {"name": "numpy", "file_name": "numpy-2-cp314.whl"}}}
+    site = _site_lock(lock, [ours, widgets, comm], "3.14.2")
+    assert site["info"] == lock["info"]
+    assert sorted(site["packages"]) == ["comm", "failuremap-edu", "ipywidgets"], "numpy is not served, so it is not listed"
+    entry = site["packages"]["ipywidgets"]
+    assert entry["file_name"] == widgets.name and entry["sha256"] == hashlib.sha256(widgets.read_bytes()).hexdigest()
+    assert entry["depends"] == ["comm"], "widgetsnbextension is the kernel's own; pexpect is not for emscripten"
+    assert site["packages"]["failuremap-edu"]["depends"] == ["ipywidgets"]
+    with pytest.raises(LiteError, match="failuremap_edu-.*needs ipywidgets, which the site would not serve"):
+        _site_lock(lock, [ours], "3.14.2")
+
+
+def _fake_wheel(folder: Path, name: str, version: str, requires: list[str]) -> Path:
+    path = folder / f"{name}-{version}-py3-none-any.whl"
+    meta = "".join(f"Requires-Dist: {r}\n" for r in requires)
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr(f"{name}/__init__.py", "")
+        zf.writestr(f"{name}-{version}.dist-info/METADATA", f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{meta}\n")
+    return path
+
+
+# ------------------------------------------------------------------------ bad input (fast)
+
+
+def test_no_pyodide_is_one_clear_line(tmp_path):
+    with pytest.raises(LiteError, match=r"no Pyodide at .*: run `npm install pyodide@\d+\.\d+\.\d+` here, or pass --pyodide DIR"):
+        find_pyodide(tmp_path)
+
+
+def test_cli_refuses_bad_input_in_one_line(tmp_path):
+    cli = [sys.executable, "-m", "failuremap_edu", "lite"]
+    cases = [
+        ([*cli, "FA-000000", "-o", str(tmp_path / "a")], "FA-000000"),
+        ([*cli, "-o", str(tmp_path / "b"), "--pyodide", str(tmp_path)], "no Pyodide at"),
+        ([*cli, str(record_path("TR-000101")), "--records-dir", str(tmp_path / "nope"), "-o", str(tmp_path / "c")], "--records-dir is not a folder"),
+    ]
+    for argv, words in cases:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2, (argv, done.stderr)
+        assert done.stderr.count("\n") == 1 and words in done.stderr and "Traceback" not in done.stderr, done.stderr
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "precious.txt").write_text("mine")
+    if (PYODIDE / "pyodide.mjs").is_file():
+        done = subprocess.run([*cli, "-o", str(tmp_path / "taken")], capture_output=True, text=True, timeout=120, cwd=ROOT)
+        assert done.returncode == 2 and "is not a JupyterLite site" in done.stderr, done.stderr
+        assert (tmp_path / "taken" / "precious.txt").read_text() == "mine"
+
+
+# ----------------------------------------------------------------------- a real build (slow)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    """`failuremap-edu lite` for both packaged records and one of our own test records."""
+    assert (PYODIDE / "pyodide.mjs").is_file(), f"{PYODIDE} is missing: `make test` installs it (npm ci)"
+    out = tmp_path_factory.mktemp("lite") / "site"
+    (out / "files").mkdir(parents=True)  # an earlier build's site: replaced whole
+    (out / "jupyter-lite.json").write_text("{}")
+    (out / "files" / "FA-999999.ipynb").write_text("{}")
+    cli = Path(sys.executable).parent / "failuremap-edu"
+    started = time.monotonic()
+    done = subprocess.run(
+        [str(cli), "lite", "FA-100786", "FA-100061", str(record_path("TR-000101")), "-o", str(out), "--title", "Offline workshop",
+         "--pyodide", str(PYODIDE), "--wheels", str(WHEEL_CACHE)],
+        capture_output=True, text=True, timeout=900, cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    print(f"built in {time.monotonic() - started:.0f} s: {done.stdout}")
+    assert "3 exercises and a start-here notebook" in done.stdout and "nothing loaded from elsewhere" in done.stdout
+    return out
+
+
+@pytest.mark.slow
+def test_site_points_the_kernel_at_itself(site):
+    config = json.loads((site / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    kernel = config["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"]
+    assert kernel["pyodideUrl"] == "./static/pyodide/pyodide.mjs"
+    assert kernel["disablePyPIFallback"] is True
+    assert "failuremap-edu" in kernel["loadPyodideOptions"]["packages"]
+    assert all(url.startswith("./") for url in kernel.get("pipliteUrls", []))
+    assert "http" not in json.dumps(kernel)
+    pyodide = site / "static" / "pyodide"
+    for name in ("pyodide.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"):
+        assert (pyodide / name).is_file(), name
+    lock = json.loads((pyodide / "pyodide-lock.json").read_text())
+    for key, entry in lock["packages"].items():
+        served = pyodide / entry["file_name"]
+        assert served.is_file(), f"{key}: the lock lists {entry['file_name']}, which the site does not serve"
+        assert hashlib.sha256(served.read_bytes()).hexdigest() == entry["sha256"], key
+        assert set(entry["depends"]) <= set(lock["packages"]), key
+    for needed in ("micropip", "ipython", "ipywidgets", "comm", "traitlets", "failuremap-edu"):
+        assert needed in lock["packages"], needed
+    assert "matplotlib" not in lock["packages"] and "numpy" not in lock["packages"]
+    assert (site / ".nojekyll").is_file() and (site / "index.html").is_file()
+
+
+@pytest.mark.slow
+def test_site_has_the_notebooks_and_records(site):
+    files = site / "files"
+    assert sorted(p.name for p in files.glob("*.ipynb")) == ["00-start-here.ipynb", "FA-100061.ipynb", "FA-100786.ipynb", "TR-000101.ipynb"]
+    assert not (files / "FA-999999.ipynb").exists(), "nothing of an earlier build lingers"
+    assert (files / "records" / "TR-000101.json").read_bytes() == record_path("TR-000101").read_bytes()
+    for path in files.glob("*.ipynb"):
+        nb = nbformat.read(str(path), as_version=4)
+        assert nb.metadata["kernelspec"]["name"] == "python", path.name
+        assert any(c.source == LITE_NOTE for c in nb.cells), path.name
+    start = nbformat.read(str(files / "00-start-here.ipynb"), as_version=4)
+    assert start.cells[0].source.startswith("# Offline workshop")
+    own = nbformat.read(str(files / "TR-000101.ipynb"), as_version=4)
+    assert any("records/TR-000101.json" in c.source for c in own.cells if c.cell_type == "code")
+
+
+# ------------------------------------------------------------------- a learner in Chromium (browser)
+
+
+class _Trap(socketserver.BaseRequestHandler):
+    """Chromium's proxy: notes the first line of every request and refuses it."""
+
+    seen: list[str]
+
+    def handle(self) -> None:
+        try:
+            line = self.request.recv(8192).split(b"\r\n", 1)[0].decode("latin-1")
+        except OSError:
+            return
+        self.seen.append(line)
+        try:
+            self.request.sendall(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        except OSError:
+            pass
+
+
+def _trap_host(line: str) -> str:
+    target = line.split(" ")[1] if " " in line else line
+    target = re.sub(r"^[a-z]+://", "", target)
+    return re.split(r"[:/]", target, maxsplit=1)[0]
+
+
+@pytest.fixture(scope="module")
+def served(site):
+    """The site on 127.0.0.1, as any static host would serve it; the paths it served are kept."""
+    paths: list[str] = []
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, ".wasm": "application/wasm", ".mjs": "text/javascript"}
+
+        def log_message(self, *args) -> None:
+            paths.append(self.path.split("?", 1)[0])
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", paths
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def chromium(served):
+    """One browser context for the whole module: the learner's storage carries over between the tests."""
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    assert Path(CHROMIUM).is_file(), f"{CHROMIUM} is missing: `make test` installs Debian's chromium package"
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    trap_server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), type("Trap", (_Trap,), {"seen": []}))
+    trap_server.daemon_threads = True
+    threading.Thread(target=trap_server.serve_forever, daemon=True).start()
+    args = [
+        "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage", "--disable-default-apps",
+        f"--proxy-server=http://127.0.0.1:{trap_server.server_address[1]}",  # loopback itself is never proxied
+    ]
+    requests: list[str] = []
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=args)
+        context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+        context.on("request", lambda r: requests.append(r.url))
+        try:
+            yield {"context": context, "requests": requests, "trap": trap_server.RequestHandlerClass.seen, "expect": playwright_api.expect}
+        finally:
+            context.close()
+            browser.close()
+            trap_server.shutdown()
+            trap_server.server_close()
+
+
+@pytest.fixture
+def page(chromium, request):
+    pg = chromium["context"].new_page()
+    pg.set_default_timeout(60_000)
+    yield pg
+    failed = getattr(request.node, "rep_call", None)
+    if failed is not None and failed.failed:
+        pg.screenshot(path=str(ARTIFACTS / f"FAILED-{request.node.name}.png"), full_page=True)
+    pg.close()
+
+
+def shot(page, name: str) -> None:
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+def open_notebook(page, expect, url: str, name: str) -> None:
+    page.goto(f"{url}/lab/index.html?path={name}")
+    expect(page.locator("li[data-type='document-title'].lm-mod-current")).to_contain_text(name, timeout=120_000)
+    wait_idle(page, timeout=240_000)  # the first start loads Pyodide and the wheels
+
+
+def assert_nothing_left_loopback(chromium, url: str) -> None:
+    outside = [u for u in chromium["requests"] if not (u.startswith(url + "/") or u.startswith(("data:", "blob:")))]
+    assert not outside, f"requests that left {url}: {outside[:20]}"
+    foreign = [line for line in chromium["trap"] if not CHROMIUM_OWN.search(_trap_host(line))]
+    assert not foreign, f"requests for other hosts reached the proxy: {foreign[:20]}"
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_learner_solves_an_exercise_offline(page, chromium, served):
+    url, paths = served
+    expect = chromium["expect"]
+    record = fm.load_record("FA-100786")
+    open_notebook(page, expect, url, "FA-100786.ipynb")
+    expect(notebook(page).locator(".jp-MarkdownOutput", has_text="In your browser (JupyterLite)")).to_be_visible()
+    shot(page, "1-opened")
+
+    # Run all: the attempt's true result, with a diff saying why a check fails.
+    run_all(page)
+    attempt = fm.replay(record, "attempt")
+    expect(panel_status(page)).to_have_text(attempt.summary(), timeout=240_000)
+    wait_idle(page)
+    assert errors_shown(page) == 0
+    failing = next(o for o in attempt.observations if o.status == "fail")
+    reason = fm.diff(failing.expected, failing.actual).differences[0].message
+    expect(solve_cell(page).locator(".fm-why", has_text=reason[:40]).first).to_be_attached()
+    solve_cell(page).scroll_into_view_if_needed()
+    shot(page, "2-attempt")
+
+    # A correct solve: N/N.
+    source = f"import failuremap_edu as fm\n\n@fm.exercise('FA-100786')\n{reference_body('FA-100786')}"
+    replace_cell_source(page, solve_cell(page), source)
+    page.keyboard.press("Shift+Enter")
+    expect(panel_status(page)).to_have_text("6/6 checks pass", timeout=120_000)
+    wait_idle(page)
+    shot(page, "3-solved")
+
+    # Download, hints, playground: the panel works as it does on a server.
+    with page.expect_download() as info:
+        solve_cell(page).locator("a.fm-download", has_text="your solve (.py)").click()
+    exported = Path(info.value.path()).read_text(encoding="utf-8")
+    assert "# result: 6/6 checks pass" in exported and "\ndef solve(" in exported
+    panel = solve_cell(page).locator(".jupyter-widgets").first
+    panel.locator(".widget-button", has_text="Show next hint").click()
+    expect(panel.locator(".widget-html ol li")).to_have_count(1)
+    playground = panel.locator(".widget-text input")
+    playground.click()
+    playground.press_sequentially("'hello<st', ['<stop>']", delay=15)
+    rows = panel.locator(".fm-playground tbody tr")
+    expect(rows.nth(0)).to_contain_text("('hello', '<st')")
+    expect(rows.nth(1)).to_contain_text("('hel', 'lo<st')")
+    wait_idle(page)
+    shot(page, "4-panel")
+
+    # A loop on every check: each one times out, and the page and its kernel keep working.
+    replace_cell_source(page, solve_cell(page), "import failuremap_edu as fm\n\n@fm.exercise('FA-100786')\ndef solve(text, stops):\n    while True:\n        pass\n")
+    page.keyboard.press("Shift+Enter")
+    expect(solve_cell(page).locator(".fm-badge.fm-timeout").first).to_be_visible(timeout=60_000)
+    expect(panel_status(page)).to_have_text("0/6 checks pass (6 timeout)", timeout=120_000)
+    wait_idle(page)
+    shot(page, "5-loop")
+    page.keyboard.press("Escape")
+    page.keyboard.press("b")
+    page.keyboard.press("Enter")
+    page.keyboard.insert_text("print(6 * 7)")
+    page.keyboard.press("Shift+Enter")
+    expect(notebook(page).locator(".jp-OutputArea-output", has_text=re.compile(r"^\s*42\s*$"))).to_have_count(1)
+    page.keyboard.press("Control+s")
+    expect(page.locator("li[data-type='document-title'].lm-mod-current")).not_to_have_class(re.compile(r"jp-mod-dirty"))
+    shot(page, "6-alive")
+
+    assert "/static/pyodide/pyodide.asm.wasm" in paths and f"/static/pyodide/failuremap_edu-{fm.__version__}-py3-none-any.whl" in paths
+    assert_nothing_left_loopback(chromium, url)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_work_is_kept_in_browser_storage_and_progress_is_shared(page, chromium, served):
+    """A new page in the same browser: the saved notebook and the progress log are still there."""
+    url, _ = served
+    expect = chromium["expect"]
+    open_notebook(page, expect, url, "FA-100786.ipynb")
+    expect(solve_cell(page).locator(".cm-content")).to_contain_text("while True:")
+    expect(notebook(page).locator(".jp-OutputArea-output", has_text=re.compile(r"^\s*42\s*$"))).to_have_count(1)
+    expect(page.locator(".jp-DirListing-item", has_text="failuremap-progress.jsonl")).to_be_visible()
+
+    page.locator(".jp-DirListing-item", has_text="00-start-here.ipynb").dblclick()  # a second notebook, its own kernel
+    expect(page.locator("li[data-type='document-title'].lm-mod-current")).to_contain_text("00-start-here.ipynb")
+    wait_idle(page, timeout=240_000)
+    run_all(page)
+    expect(notebook(page).locator(".jp-OutputArea-output", has_text=PLOT_FALLBACK)).to_be_visible(timeout=120_000)
+    wait_idle(page)
+    # The exercise's kernel logged its runs under /drive; this notebook's kernel (another worker) reads them.
+    expect(notebook(page).locator(".jp-OutputArea-output tr", has_text="FA-100786")).to_contain_text("0/6")
+    expect(notebook(page).locator(".jp-OutputArea-output tr", has_text="FA-100061")).to_contain_text("not started")
+    assert errors_shown(page) == 0
+    shot(page, "7-start-here")
+    assert_nothing_left_loopback(chromium, url)
