@@ -116,16 +116,18 @@ def learner_id(path: Path | None = None) -> str:
     if found:
         return found
     header = (json.dumps({"learner": secrets.token_hex(8), "created": _now(), "log": LOG_FORMAT}) + "\n").encode("utf-8")
+    link = getattr(os, "link", None)  # Pyodide (JupyterLite) has none
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        staged = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}")
-        staged.write_bytes(header)
-        try:
-            os.link(staged, target)  # the log appears with its id in it, or it existed already
-        except OSError:  # it existed, or this file system has no hard links (JupyterLite's drive)
-            pass
-        finally:
-            staged.unlink(missing_ok=True)
+        if link is not None:
+            staged = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}")
+            staged.write_bytes(header)
+            try:
+                link(staged, target)  # the log appears with its id in it, or it existed already
+            except OSError:  # it existed, or this file system has no hard links
+                pass
+            finally:
+                staged.unlink(missing_ok=True)
         if _read_id(target) is None:  # a log from before ids, or no hard links: appended, the first id wins
             _append(target, header)
     except OSError:

@@ -94,11 +94,16 @@ def test_a_log_from_before_ids_gets_one_and_keeps_its_entries(tmp_path):
     assert learner_id(log) != first
 
 
-def test_without_hard_links_the_log_still_gets_one_id(tmp_path, monkeypatch):
-    def no_links(*args, **kwargs):
-        raise PermissionError(1, "Operation not permitted")
+def _no_links(*args, **kwargs):
+    raise PermissionError(1, "Operation not permitted")
 
-    monkeypatch.setattr(os, "link", no_links)  # JupyterLite's drive, some network file systems
+
+@pytest.mark.parametrize("links", ["refused", "missing"])
+def test_without_hard_links_the_log_still_gets_one_id(tmp_path, monkeypatch, links):
+    if links == "missing":
+        monkeypatch.delattr(os, "link")  # Pyodide, where JupyterLite runs, has no os.link
+    else:
+        monkeypatch.setattr(os, "link", _no_links)  # a file system without hard links
     log = tmp_path / "drive" / "progress.jsonl"
     first = learner_id(log)
     log_run(run_result(["pass"]), PASSING, log)
