@@ -1,7 +1,7 @@
 # Two commands on a fresh machine with Python 3 and make:
 #   make lab    set everything up and open JupyterLab on notebooks/
-#   make test   set everything up and run every test (unit, nbval, Binder, real browser)
-#   make test-fast   the edit loop: everything but the slow (Binder, make lab) and browser tests
+#   make test   set everything up and run every test (unit, nbval, Binder, real browser, real JupyterHub)
+#   make test-fast   the edit loop: everything but the slow (Binder, make lab, JupyterHub) and browser tests
 PYTHON   ?= python3
 VENV     := .venv
 BIN      := $(VENV)/bin
@@ -18,7 +18,8 @@ NO_BROWSER := $(if $(DISPLAY)$(WAYLAND_DISPLAY)$(filter Darwin,$(shell uname -s)
 LAB_ARGS ?=
 # Pyodide (the Python JupyterLite runs) from npm, into this repository (package.json pins the
 # version jupyterlite-pyodide-kernel was made for), and pure-Python wheels for the test suite
-# that runs inside it under node (tests/test_pyodide.py).
+# that runs inside it under node (tests/test_pyodide.py). The same `npm ci` installs JupyterHub's
+# proxy (configurable-http-proxy) for the hub test and benchmark, never globally.
 PYODIDE        := node_modules/pyodide/pyodide.mjs
 PYODIDE_WHEELS := $(VENV)/pyodide-wheels
 PYODIDE_PIP    := --only-binary=:all: --python-version 3.14 --implementation py --abi none --platform any
@@ -33,9 +34,11 @@ $(STAMP): pyproject.toml failuremap_edu/_jupyter/page_config.json
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-# Debian's Chromium for the browser tests (Playwright drives it; never `playwright install`).
+# Debian's Chromium for the browser tests (Playwright drives it; never `playwright install`);
+# git and npm for the JupyterHub test (nbgitpuller clones with git; npm installs the proxy).
 system-deps:
 	@test -x $(CHROMIUM) || { $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y chromium fonts-dejavu-core; }
+	@command -v git >/dev/null && command -v npm >/dev/null || { $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y git nodejs npm; }
 
 pyodide: $(PYODIDE) $(PYODIDE_WHEELS)/.downloaded
 

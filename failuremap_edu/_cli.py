@@ -55,12 +55,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--solution", metavar="FILE", help="reference solution for --instructor (packaged records have one)")
     p.add_argument("--all-packaged", action="store_true", help="write start-here, learner and instructor notebooks for every packaged record")
 
-    p = commands.add_parser("workshop", help="build a ready-to-publish workshop folder from chosen records")
+    p = commands.add_parser("workshop", help="build a learners' folder to publish, and a separate instructor's folder")
     p.add_argument("records", nargs="*", metavar="RECORD", help="packaged ids or paths")
-    p.add_argument("-o", "--out", required=True, metavar="DIR", help="the folder to create")
+    p.add_argument("-o", "--out", required=True, metavar="DIR", help="the learners' folder (no reference solutions in it)")
     p.add_argument("--title", help="the workshop's title")
     p.add_argument("--records-dir", metavar="DIR", help="also include every record file in DIR")
     p.add_argument("--solutions", metavar="DIR", help="reference solutions as DIR/ID.py, for instructor notebooks")
+    p.add_argument("--instructor-dir", metavar="DIR", help="where instructor notebooks, solutions and notes go (default: OUT-instructor)")
+    p.add_argument("--with-solutions", action="store_true", help="also put instructor notebooks and solutions in the learners' folder (self-study)")
+    p.add_argument("--repo", metavar="URL", help="the git repository the learners' folder will be pushed to (fills the Binder badge)")
+    p.add_argument("--branch", metavar="NAME", help="its branch (default: the repository's default branch)")
+    p.add_argument("--hub", metavar="URL", help="a JupyterHub with nbgitpuller: write a link per notebook (needs --repo)")
+    p.add_argument("--env-repo", metavar="URL", help="a Binder environment repository: write Binder nbgitpuller links (needs --repo)")
+    p.add_argument("--force", action="store_true", help="overwrite an output folder that was changed or not made by this command")
 
     p = commands.add_parser("lite", help="build a JupyterLite site: the exercises run in the browser, no server at all")
     p.add_argument("records", nargs="*", metavar="RECORD", help="packaged ids or paths (default: every packaged record)")
@@ -70,8 +77,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pyodide", metavar="DIR", help="the npm pyodide package to serve (default: ./node_modules/pyodide)")
     p.add_argument("--wheels", metavar="DIR", help="where to keep the PyPI wheels the site serves (default: ~/.cache/failuremap_edu/lite-wheels)")
 
-    p = commands.add_parser("export", help="write all logged attempts and the latest solve of each exercise")
-    p.add_argument("--out", default="failuremap-export.json", metavar="FILE", help="JSON file to write (default: failuremap-export.json)")
+    p = commands.add_parser("export", help="write all logged runs and every distinct solve to one JSON file")
+    p.add_argument("--out", metavar="FILE", help="JSON file to write (default: failuremap-export-LEARNER-TIME.json)")
+
+    p = commands.add_parser("report", help="a class report from learners' downloaded results and exports")
+    p.add_argument("paths", nargs="+", metavar="FILE|DIR", help="results (.json) and exports; folders are searched for *.json")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--html", metavar="FILE", help="also write a standalone HTML page with a heatmap of checks by learners")
+    p.add_argument("--with-code", action="store_true", help="include each learner's solve (left out by default)")
 
     p = commands.add_parser("verify", help="replay attempt and broken and compare them with the recorded runs")
     p.add_argument("records", nargs="*", metavar="RECORD", help="packaged ids or paths (default: all packaged records)")
@@ -312,14 +325,30 @@ def _cmd_workshop(args) -> int:
     from pathlib import Path
 
     from ._catalog import ProgressBar, catalog_refs
-    from ._notebook import write_workshop
+    from ._workshop import write_workshop
 
     if not args.records and not args.records_dir:
         print("failuremap-edu: error: give RECORDs and/or --records-dir", file=sys.stderr)
         return EXIT_BAD_INPUT
     refs = catalog_refs(args.records, args.records_dir)
-    paths = write_workshop(refs, Path(args.out), args.title, args.solutions, progress=ProgressBar("building"))
-    print(f"{args.out}: {len(refs)} exercise{'s' if len(refs) != 1 else ''}, {sum(1 for p in paths if p.suffix == '.ipynb')} notebooks")
+    ws = write_workshop(
+        refs, Path(args.out), args.title, args.solutions, progress=ProgressBar("building"),
+        instructor_dir=Path(args.instructor_dir) if args.instructor_dir else None, with_solutions=args.with_solutions,
+        repo=args.repo, branch=args.branch, hub=args.hub, env_repo=args.env_repo, force=args.force,
+    )
+    for warning in ws.warnings:
+        print(f"failuremap-edu: warning: {warning}", file=sys.stderr)
+    n = len(ws.exercises)
+    kind = "with reference solutions (self-study)" if ws.with_solutions else "no reference solutions in it"
+    print(f"{args.out}: {n} exercise{'s' if n != 1 else ''}, {len(ws.learner_notebooks)} notebooks for learners ({kind})")
+    own = sum(1 for p in ws.instructor_notebooks if ws.instructor_dir in p.parents)
+    solutions = len(ws.solutions)
+    print(
+        f"{ws.instructor_dir}: instructor material ({own} instructor notebook{'s' if own != 1 else ''}, "
+        f"{solutions} reference solution{'s' if solutions != 1 else ''}, notes); keep it out of the learners' repository"
+    )
+    if ws.skipped:
+        print(f"no instructor notebook for {', '.join(ws.skipped)} (no reference solution: pass --solutions DIR with DIR/ID.py)")
     return EXIT_OK
 
 
@@ -343,11 +372,32 @@ def _cmd_lite(args) -> int:
 def _cmd_export(args) -> int:
     from pathlib import Path
 
-    from ._progress import export_progress, progress_path
+    from ._progress import export_progress, file_tag, progress_path
 
-    data = export_progress(Path(args.out))
-    print(f"{args.out}: {len(data['attempts'])} attempts, latest solve of {len(data['latest'])} exercises (from {progress_path()})")
+    out = args.out or f"failuremap-export-{file_tag()}.json"
+    data = export_progress(Path(out))
+    print(
+        f"{out}: {len(data['attempts'])} runs, {len(data['sources'])} distinct solves, latest of {len(data['latest'])} exercises "
+        f"(learner {data['learner'][:6]}, from {progress_path()})"
+    )
     return EXIT_OK
 
 
-_COMMANDS = {"lite": _cmd_lite, "workshop": _cmd_workshop, "export": _cmd_export, "notebook": _cmd_notebook, "list": _cmd_list, "show": _cmd_show, "check": _cmd_check, "verify": _cmd_verify}
+def _cmd_report(args) -> int:
+    from ._render_report import report_page, report_text
+    from ._report import build_report
+
+    report = build_report(args.paths, with_code=args.with_code)
+    for problem in report.problems:
+        print(f"failuremap-edu: error: {problem}", file=sys.stderr)
+    if args.html:
+        with open(args.html, "w", encoding="utf-8") as fh:
+            fh.write(report_page(report))
+    if args.json:
+        _emit_json(report.to_json())
+    else:
+        print(report_text(report))
+    return EXIT_BAD_INPUT if report.problems else EXIT_OK
+
+
+_COMMANDS = {"lite": _cmd_lite, "workshop": _cmd_workshop, "export": _cmd_export, "report": _cmd_report, "notebook": _cmd_notebook, "list": _cmd_list, "show": _cmd_show, "check": _cmd_check, "verify": _cmd_verify}

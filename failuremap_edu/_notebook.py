@@ -26,7 +26,7 @@ from ._runner import parse_call_arguments, replay, run_checks
 from ._solution import Solution, SolutionError, load_solution, solution_from_source
 from ._story import watch_it_fail
 
-__all__ = ["NotebookError", "build_notebook", "build_start_here", "reference_path", "write_all", "write_notebook", "write_workshop"]
+__all__ = ["NotebookError", "build_notebook", "build_start_here", "reference_path", "write_all", "write_notebook"]
 
 CHECK_OUTPUT = "nbval-check-output"
 TEXT_LIMIT = 5_000
@@ -427,106 +427,3 @@ def write_all(out_dir: Path) -> list[Path]:
     start.write_text(nbformat.writes(build_start_here(entries)) + "\n", encoding="utf-8")
     written.insert(0, start)
     return written
-
-
-
-def write_workshop(
-    refs: list[str],
-    out_dir: Path,
-    title: str | None = None,
-    solutions_dir: str | None = None,
-    progress=None,
-) -> list[Path]:
-    """A folder an instructor can push as its own repository and open on Binder.
-
-    Learner notebooks, a start-here notebook, instructor notebooks (for records with a
-    reference solution: packaged, or ``SOLUTIONS/ID.py``), a ``binder/`` configuration,
-    a copy of this package (so Binder installs it from the folder), and a README.
-    """
-    import nbformat
-
-    out_dir = Path(out_dir)
-    notebooks = out_dir / "notebooks"
-    notebooks.mkdir(parents=True, exist_ok=True)
-    written, entries, record_refs, skipped = [], [], [], []
-    for done, ref in enumerate(refs, start=1):
-        if progress is not None:
-            progress(done - 1, len(refs))
-        record = load_record(ref)
-        path = write_notebook(ref, notebooks)
-        written.append(path)
-        entries.append((record.id, record.title, path.name))
-        record_refs.append(record.id if record.packaged else f"records/{record.id}.json")
-        solution = Path(solutions_dir) / f"{record.id}.py" if solutions_dir else None
-        if solution is not None and solution.is_file():
-            written.append(write_notebook(ref, notebooks / "instructor", instructor=True, solution_path=str(solution)))
-        elif record.packaged and reference_path(record.id).is_file():
-            written.append(write_notebook(ref, notebooks / "instructor", instructor=True))
-        else:
-            skipped.append(record.id)
-    if progress is not None:
-        progress(len(refs), len(refs))
-    title = title or "Failure Map workshop"
-    start = notebooks / "00-start-here.ipynb"
-    start.write_text(nbformat.writes(build_start_here(entries, title, record_refs)) + "\n", encoding="utf-8")
-    written.insert(0, start)
-    package_root = Path(__file__).resolve().parent
-    shutil.copytree(package_root, out_dir / "failuremap_edu", dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    (out_dir / "pyproject.toml").write_text(_WORKSHOP_PYPROJECT, encoding="utf-8")
-    binder = out_dir / "binder"
-    binder.mkdir(exist_ok=True)
-    (binder / "requirements.txt").write_text(_binder_requirements(), encoding="utf-8")
-    (binder / "runtime.txt").write_text("python-3.11\n", encoding="utf-8")
-    readme = out_dir / "README.md"
-    lines = [
-        f"# {md(title, 200)}",
-        "",
-        "[![Binder](https://mybinder.org/badge_logo.svg)](https://mybinder.org/v2/gh/OWNER/REPO/HEAD?urlpath=lab/tree/notebooks/00-start-here.ipynb)",
-        "",
-        "Push this folder as its own repository, then replace OWNER/REPO in the badge link with it.",
-        "",
-        "| exercise | what fails |",
-        "|---|---|",
-        *[f"| [{md(record_id)}](notebooks/{name}) | {md(text, 200)} |" for record_id, text, name in entries],
-        "",
-        "Instructor notebooks (reference solutions, all hints open) are in `notebooks/instructor/`"
-        + (f"; none for {', '.join(skipped)} (no reference solution was given)." if skipped else "."),
-        "",
-    ]
-    readme.write_text("\n".join(lines), encoding="utf-8")
-    written += [readme, binder / "requirements.txt"]
-    return written
-
-
-_WORKSHOP_PYPROJECT = """[build-system]
-requires = ["hatchling>=1.24"]
-build-backend = "hatchling.build"
-
-[project]
-name = "failuremap-edu"
-dynamic = ["version"]
-requires-python = ">=3.10"
-dependencies = ["jupyterlab>=4.2", "ipywidgets>=8.1", "matplotlib>=3.8", "nbformat>=5.9"]
-
-[project.scripts]
-failuremap-edu = "failuremap_edu._cli:main"
-
-[tool.hatch.version]
-path = "failuremap_edu/__init__.py"
-
-[tool.hatch.build.targets.wheel]
-packages = ["failuremap_edu"]
-
-# Turns JupyterLab's news pop-up off in the environment the package is installed in.
-[tool.hatch.build.targets.wheel.shared-data]
-"failuremap_edu/_jupyter/page_config.json" = "etc/jupyter/labconfig/page_config.d/failuremap_edu.json"
-"""
-
-
-
-def _binder_requirements() -> str:
-    """The pins this project's own binder/ is tested with."""
-    ours = Path(__file__).resolve().parents[1] / "binder" / "requirements.txt"
-    if ours.is_file():
-        return ours.read_text(encoding="utf-8")
-    return "jupyterlab\nipywidgets\nmatplotlib\nnbformat\n.\n"

@@ -201,3 +201,19 @@ def test_plot_status_into_a_notebook_axes_keeps_title_and_legend_in_view(compari
         assert _inside(text.get_window_extent(renderer), fig.bbox), text.get_text()
     box = ax.get_legend().get_window_extent(renderer)
     assert _inside(box, fig.bbox) and _overlap_area(box, ax.get_window_extent(renderer)) == 0
+
+
+def test_plot_progress_draws_one_line_per_exercise():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    from failuremap_edu import plot_progress
+
+    entries = [{"record": "A", "passed": 1, "total": 6}, {"record": "A", "passed": 6, "total": 6}, {"record": "B", "passed": 0, "total": 5}]
+    ax = plot_progress(entries, Figure().add_subplot())
+    assert [[round(float(y), 6) for y in line.get_ydata()] for line in ax.get_lines()] == [[16.666667, 100.0], [0.0]]
+    assert [line.get_label() for line in ax.get_lines()] == ["A", "B"]
+    empty = plot_progress([], Figure().add_subplot())
+    assert empty.texts[0].get_text().startswith("No attempts logged yet")

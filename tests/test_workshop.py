@@ -1,56 +1,341 @@
-"""Workshops: a publishable folder from chosen records, which nbval passes."""
+"""Workshops: a learners' folder with no solutions in it, a separate instructor's folder, links, safe rebuilds."""
 
 from __future__ import annotations
 
+import ast
+import json
+import re
+import shutil
 import subprocess
 import sys
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import nbformat
+import pytest
 
 from conftest import TEST_RECORDS, record_path
 from failuremap_edu._cli import main
+from failuremap_edu._notebook import reference_path
+from failuremap_edu._records import packaged_records_dir
+from failuremap_edu._workshop import MANIFEST, binder_pull_url, binder_url, clone_folder, nbgitpuller_url
+
+ROOT = Path(__file__).resolve().parents[1]
+SOLUTIONS = TEST_RECORDS / "solutions"
 
 
-def test_workshop_from_packaged_and_path_records_passes_nbval(tmp_path, capsys):
-    out = tmp_path / "ws"
+def build(capsys, *argv) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main(["workshop", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def solve_body(path: Path) -> str:
+    """The body of `solve` in a solution file, whitespace collapsed: what a leak would contain."""
+    source = path.read_text(encoding="utf-8")
+    fn = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name == "solve")
+    lines = source.splitlines()[fn.body[0].lineno - 1 : fn.end_lineno]
+    return " ".join(" ".join(lines).split())
+
+
+def _strings(value) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def leaks(folder: Path, bodies: dict[str, str]) -> list[str]:
+    """Every file (notebooks and JSON decoded, so escaped newlines do not hide a body) that holds a solution."""
+    found = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        raw = path.read_bytes().decode("utf-8", "replace")
+        try:
+            text = "\n".join(_strings(json.loads(raw)))
+        except ValueError:
+            text = raw
+        flat = " ".join(text.split())
+        found += [f"{path.relative_to(folder)}: {name}" for name, body in bodies.items() if body in flat]
+    return found
+
+
+@pytest.fixture(scope="module")
+def workshop(tmp_path_factory):
+    """One workshop from a packaged and a path record, with solutions for both, built once for the module."""
+    base = tmp_path_factory.mktemp("ws")
+    out = base / "ws"
     code = main(["workshop", "FA-100786", str(record_path("TR-000101")), "-o", str(out), "--title", "Day <1> & more",
-                 "--solutions", str(TEST_RECORDS / "solutions")])
+                 "--solutions", str(SOLUTIONS)])
     assert code == 0
-    assert capsys.readouterr().out.strip() == f"{out}: 2 exercises, 5 notebooks"
-    names = sorted(str(p.relative_to(out)) for p in (out / "notebooks").rglob("*.ipynb"))
-    assert names == ["notebooks/00-start-here.ipynb", "notebooks/FA-100786.ipynb", "notebooks/TR-000101.ipynb",
-                     "notebooks/instructor/FA-100786.ipynb", "notebooks/instructor/TR-000101.ipynb"]
-    readme = (out / "README.md").read_text()
-    assert readme.startswith("# Day &lt;1&gt; &amp; more\n") and "badge_logo.svg" in readme and "urlpath=lab/tree/notebooks/00-start-here.ipynb" in readme
-    assert (out / "binder" / "requirements.txt").read_text().splitlines()[-1] == "."
-    assert (out / "failuremap_edu" / "records" / "FA-100786.json").is_file() and (out / "pyproject.toml").is_file()
+    return out
+
+
+BODIES = {
+    "FA-100786 reference": solve_body(reference_path("FA-100786")),
+    "FA-100061 reference": solve_body(reference_path("FA-100061")),
+    "TR-000101 solution": solve_body(SOLUTIONS / "TR-000101.py"),
+}
+
+
+def test_the_learners_folder_holds_no_solution_and_the_instructors_does(workshop):
+    instructor = workshop.with_name("ws-instructor")
+    assert leaks(workshop, BODIES) == []
+    assert not (workshop / "failuremap_edu" / "references").exists() and (workshop / "failuremap_edu" / "_runner.py").is_file()
+    names = sorted(str(p.relative_to(workshop)) for p in (workshop / "notebooks").rglob("*.ipynb"))
+    assert names == ["notebooks/00-start-here.ipynb", "notebooks/FA-100786.ipynb", "notebooks/TR-000101.ipynb"]
+    found = leaks(instructor, BODIES)
+    assert "solutions/FA-100786.py: FA-100786 reference" in found and "notebooks/FA-100786.ipynb: FA-100786 reference" in found
+    assert "notebooks/TR-000101.ipynb: TR-000101 solution" in found
+    notes = (instructor / "README.md").read_text()
+    assert "Not for learners" in notes and "failuremap-edu report FOLDER" in notes
+
+
+def test_with_solutions_is_a_self_study_folder_and_a_rebuild_without_removes_them(tmp_path, capsys):
+    out = tmp_path / "self"
+    code, stdout, _ = build(capsys, "FA-100786", "-o", out, "--with-solutions")
+    assert code == 0 and "with reference solutions (self-study)" in stdout
+    assert leaks(out, BODIES) == [
+        "failuremap_edu/references/FA-100061.py: FA-100061 reference",
+        "failuremap_edu/references/FA-100786.py: FA-100786 reference",
+        "notebooks/instructor/FA-100786.ipynb: FA-100786 reference",
+    ]
+    code, stdout, _ = build(capsys, "FA-100786", "-o", out)
+    assert code == 0 and leaks(out, BODIES) == []
+    assert not (out / "notebooks" / "instructor").exists() and not (out / "failuremap_edu" / "references").exists()
+
+
+def test_the_command_says_where_the_instructor_material_went(tmp_path, capsys):
+    code, stdout, err = build(capsys, "FA-100786", "-o", tmp_path / "out", "--instructor-dir", tmp_path / "teacher")
+    assert code == 0, err
+    lines = stdout.splitlines()
+    assert lines[0] == f"{tmp_path / 'out'}: 1 exercise, 2 notebooks for learners (no reference solutions in it)"
+    assert lines[1].startswith(f"{tmp_path / 'teacher'}: instructor material (1 instructor notebook, 1 reference solution, notes)")
+    assert (tmp_path / "teacher" / "notebooks" / "FA-100786.ipynb").is_file() and not (tmp_path / "out-instructor").exists()
+    code, _, err = build(capsys, "FA-100786", "-o", tmp_path / "o2", "--instructor-dir", tmp_path / "o2" / "teacher")
+    assert code == 2 and err.count("\n") == 1 and "must be outside the learners' folder" in err
+
+
+def test_learner_and_instructor_notebooks_pass_nbval(workshop):
+    instructor = workshop.with_name("ws-instructor")
+    readme = (workshop / "README.md").read_text()
+    assert readme.startswith("# Day &lt;1&gt; &amp; more\n") and "OWNER" not in readme and "REPO" not in readme
+    assert (workshop / "binder" / "requirements.txt").read_text().splitlines()[-1] == "."
+    assert (workshop / "failuremap_edu" / "records" / "FA-100786.json").is_file() and (workshop / "pyproject.toml").is_file()
     # Installing the copied package (Binder's `.` line) turns the news pop-up off, as ours does.
-    assert (out / "failuremap_edu" / "_jupyter" / "page_config.json").is_file()
-    assert '"failuremap_edu/_jupyter/page_config.json" = "etc/jupyter/labconfig/page_config.d/failuremap_edu.json"' in (out / "pyproject.toml").read_text()
-    start = nbformat.read(out / "notebooks" / "00-start-here.ipynb", as_version=4)
+    assert (workshop / "failuremap_edu" / "_jupyter" / "page_config.json").is_file()
+    assert '"failuremap_edu/_jupyter/page_config.json" = "etc/jupyter/labconfig/page_config.d/failuremap_edu.json"' in (workshop / "pyproject.toml").read_text()
+    start = nbformat.read(workshop / "notebooks" / "00-start-here.ipynb", as_version=4)
     assert "fm.progress_overview(['FA-100786', 'records/TR-000101.json'])" in start.cells[3].source
-    instructor = (out / "notebooks" / "instructor" / "FA-100786.ipynb").read_text()
-    assert "presenter=True, log_progress=False" in instructor
+    assert "presenter=True, log_progress=False" in (instructor / "notebooks" / "FA-100786.ipynb").read_text()
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax", "--nbval-current-env", "-c", "/dev/null", "notebooks"],
-        capture_output=True, text=True, timeout=900, cwd=out,
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax", "--nbval-current-env", "-c", "/dev/null",
+         str(workshop / "notebooks"), str(instructor / "notebooks")],
+        capture_output=True, text=True, timeout=900, cwd=workshop,
     )
     assert proc.returncode == 0, proc.stdout[-3000:]
-    assert "failed" not in proc.stdout
+    notebooks = list((workshop / "notebooks").glob("*.ipynb")) + list((instructor / "notebooks").glob("*.ipynb"))
+    cells = sum(1 for nb in notebooks for c in nbformat.read(nb, as_version=4).cells if c.cell_type == "code")
+    assert len(notebooks) == 5 and re.search(r"(\d+) passed", proc.stdout).group(1) == str(cells)  # every cell of all five ran
 
 
-def test_workshop_from_a_records_dir_skips_instructor_notebooks_without_reference(tmp_path, capsys):
-    import shutil
-
+def test_a_records_dir_without_references_gets_no_instructor_notebooks(tmp_path, capsys):
     records = tmp_path / "records"
     records.mkdir()
     shutil.copy(record_path("TR-000202"), records)
-    out = tmp_path / "ws"
-    assert main(["workshop", "--records-dir", str(records), "-o", str(out)]) == 0
-    assert "none for TR-000202 (no reference solution was given)" in (out / "README.md").read_text()
-    assert not (out / "notebooks" / "instructor").exists()
+    code, stdout, _ = build(capsys, "--records-dir", records, "-o", tmp_path / "ws")
+    assert code == 0
+    assert "no instructor notebook for TR-000202 (no reference solution: pass --solutions DIR with DIR/ID.py)" in stdout
+    assert "No instructor notebook for TR-000202" in (tmp_path / "ws-instructor" / "README.md").read_text()
+    assert not list((tmp_path / "ws-instructor").rglob("*.ipynb")) and not (tmp_path / "ws" / "notebooks" / "instructor").exists()
 
 
 def test_workshop_needs_records(capsys, tmp_path):
-    assert main(["workshop", "-o", str(tmp_path / "x")]) == 2
-    assert "give RECORDs and/or --records-dir" in capsys.readouterr().err
+    code, _, err = build(capsys, "-o", tmp_path / "x")
+    assert code == 2 and "give RECORDs and/or --records-dir" in err
+
+
+# ---------------------------------------------------------------- links
+
+
+@pytest.mark.parametrize(
+    "repo, folder",
+    [
+        ("https://github.com/me/course", "course"),
+        ("https://github.com/me/course/", "course"),
+        ("https://github.com/me/course.git", "course.git"),  # nbgitpuller keeps the suffix: it clones into course.git/
+        ("file:///srv/git/day-1.git", "day-1.git"),
+        ("https://gitlab.example.org/group/sub/course", "course"),
+    ],
+)
+def test_nbgitpuller_links_have_the_documented_form(repo, folder):
+    """nbgitpuller: /hub/user-redirect/git-pull with repo, branch, urlpath; urlpath names the clone folder.
+
+    Its server derives the folder as ``repo.rstrip('/').split('/')[-1]`` when no
+    targetPath is given (nbgitpuller/handlers.py, UIHandler), and ``urlpath`` is
+    relative to the server root, so it must start with that folder
+    (docs/topic/url-options.rst). The hub test follows these links for real.
+    """
+    assert clone_folder(repo) == folder
+    link = nbgitpuller_url("https://hub.example.org/", repo, "notebooks/FA-100786.ipynb", branch="main")
+    parts = urlsplit(link)
+    assert (parts.scheme, parts.netloc, parts.path) == ("https", "hub.example.org", "/hub/user-redirect/git-pull")
+    query = parse_qs(parts.query, strict_parsing=True)
+    assert query == {"repo": [repo], "branch": ["main"], "urlpath": [f"lab/tree/{folder}/notebooks/FA-100786.ipynb"]}
+    assert [k for k, _ in (p.split("=") for p in parts.query.split("&"))] == ["repo", "branch", "urlpath"]
+    assert "targetPath" not in parts.query and "targetpath" not in parts.query  # the default folder is the one urlpath names
+    no_branch = parse_qs(urlsplit(nbgitpuller_url("https://hub.example.org/base", repo, "notebooks/x.ipynb")).query)
+    assert "branch" not in no_branch  # nbgitpuller then pulls the remote's default branch
+    assert urlsplit(nbgitpuller_url("https://hub.example.org/base/", repo, "n.ipynb")).path == "/base/hub/user-redirect/git-pull"
+
+
+def test_binder_links():
+    assert binder_url("https://github.com/me/course") == "https://mybinder.org/v2/gh/me/course/HEAD?urlpath=lab/tree/notebooks/00-start-here.ipynb"
+    assert binder_url("https://github.com/me/course.git", "day/1").startswith("https://mybinder.org/v2/gh/me/course/day%2F1?")
+    assert binder_url("https://gitlab.com/group/sub/course", "main").startswith("https://mybinder.org/v2/gl/group%2Fsub%2Fcourse/main?")
+    assert binder_url("https://git.example.org/course.git").startswith("https://mybinder.org/v2/git/https%3A%2F%2Fgit.example.org%2Fcourse.git/HEAD?")
+    link = binder_pull_url("https://github.com/me/env", "https://github.com/me/course", "notebooks/FA-100786.ipynb", "main")
+    assert link.startswith("https://mybinder.org/v2/gh/me/env/HEAD?urlpath=git-pull%3Frepo%3D")
+    inner = parse_qs(urlsplit(link).query)["urlpath"]
+    assert len(inner) == 1 and inner[0].startswith("git-pull?")
+    assert parse_qs(inner[0].split("?", 1)[1], strict_parsing=True) == {
+        "repo": ["https://github.com/me/course"], "branch": ["main"], "urlpath": ["lab/tree/course/notebooks/FA-100786.ipynb"],
+    }
+
+
+def test_readme_gets_the_badge_and_a_link_per_notebook(tmp_path, capsys):
+    out = tmp_path / "ws"
+    code, _, err = build(capsys, "FA-100786", "-o", out, "--repo", "https://github.com/me/course", "--branch", "main",
+                         "--hub", "https://hub.example.org", "--env-repo", "https://github.com/me/env")
+    assert code == 0, err
+    readme = (out / "README.md").read_text()
+    assert "[![Binder](https://mybinder.org/badge_logo.svg)](https://mybinder.org/v2/gh/me/course/main?urlpath=lab/tree/notebooks/00-start-here.ipynb)" in readme
+    for name in ("00-start-here.ipynb", "FA-100786.ipynb"):
+        hub = nbgitpuller_url("https://hub.example.org", "https://github.com/me/course", f"notebooks/{name}", "main")
+        binder = binder_pull_url("https://github.com/me/env", "https://github.com/me/course", f"notebooks/{name}", "main")
+        assert f"| {name} | [open]({hub}) | [open]({binder}) |" in readme
+    assert "OWNER" not in readme and "REPO" not in readme
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--hub", "https://hub.example.org"], "--hub needs --repo"),
+        (["--env-repo", "https://github.com/me/env"], "--env-repo needs --repo"),
+        (["--repo", "github.com/me/course"], "--repo 'github.com/me/course': expected a URL"),
+        (["--repo", "https://github.com/me/c", "--hub", "hub.example.org"], "--hub 'hub.example.org': expected a URL"),
+    ],
+)
+def test_bad_link_options_are_one_line(tmp_path, capsys, argv, message):
+    code, _, err = build(capsys, "FA-100786", "-o", tmp_path / "ws", *argv)
+    assert code == 2 and err.count("\n") == 1 and message in err and not (tmp_path / "ws").exists()
+
+
+# ---------------------------------------------------------------- input
+
+
+def markdown(path: str) -> str:
+    return "\n".join(c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "markdown")
+
+
+def test_the_same_record_id_twice_is_an_input_error(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(packaged_records_dir() / "FA-100786.json", "copy.json")
+    for refs in (["FA-100786", "FA-100786"], ["FA-100786", "copy.json"]):
+        code, out, err = build(capsys, *refs, "-o", "ws")
+        assert code == 2 and out == "" and err.count("\n") == 1
+        assert err == f"failuremap-edu: error: FA-100786 is given twice (FA-100786 and {refs[1]}): a workshop takes one record per id\n"
+        assert not Path("ws").exists()
+
+
+def test_an_edited_copy_of_a_packaged_record_is_named_and_not_called_verified(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    data = json.loads((packaged_records_dir() / "FA-100786.json").read_text(encoding="utf-8"))
+    assert data["verified"] is True
+    data["title"] = "My own take on stop strings"
+    Path("my-record.json").write_text(json.dumps(data), encoding="utf-8")
+    code, _, err = build(capsys, "my-record.json", "-o", "ws")
+    assert code == 0
+    assert err == "failuremap-edu: warning: my-record.json differs from the packaged FA-100786 (title): using my-record.json\n"
+    text = markdown("ws/notebooks/FA-100786.ipynb")
+    assert "My own take on stop strings" in text and re.search(r"\| verified[^|]* \| no \|", text)
+    assert not list(Path("ws-instructor").rglob("*.ipynb"))  # our reference was written for the packaged record
+    shutil.copy(packaged_records_dir() / "FA-100786.json", "same.json")
+    code, _, err = build(capsys, "same.json", "-o", "ws2")
+    assert code == 0 and err == ""  # an exact copy is the packaged record: no warning, and its reference applies
+    assert re.search(r"\| verified[^|]* \| yes \|", markdown("ws2/notebooks/FA-100786.ipynb"))
+    assert Path("ws2-instructor/notebooks/FA-100786.ipynb").is_file()
+
+
+# ---------------------------------------------------------------- output
+
+
+def test_a_foreign_folder_is_refused_naming_what_would_be_overwritten(tmp_path, capsys):
+    out = tmp_path / "ws"
+    (out / "notebooks").mkdir(parents=True)
+    (out / "README.md").write_text("my notes\n")
+    (out / "notebooks" / "FA-100786.ipynb").write_text("{}")
+    code, stdout, err = build(capsys, "FA-100786", "-o", out)
+    assert code == 2 and stdout == "" and err.count("\n") == 1
+    assert "is not empty and was not made by `failuremap-edu workshop`: README.md, notebooks/FA-100786.ipynb would be overwritten; pass --force" in err
+    assert (out / "README.md").read_text() == "my notes\n" and not (out / "LICENSE").exists()
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "data.csv").write_text("1,2\n")
+    code, _, err = build(capsys, "FA-100786", "-o", tmp_path / "other")
+    assert code == 2 and "it holds data.csv; pass --force" in err
+    code, _, _ = build(capsys, "FA-100786", "-o", out, "--force")
+    assert code == 0 and (out / "README.md").read_text().startswith("# Failure Map workshop")
+
+
+def test_rebuilds_are_safe_until_someone_edits_a_file(tmp_path, capsys):
+    out = tmp_path / "ws"
+    (out / ".git").mkdir(parents=True)  # a clone of the workshop's repository: git's folder is not ours to judge
+    (out / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    assert build(capsys, "FA-100786", "FA-100061", "-o", out)[0] == 0
+    manifest = json.loads((out / MANIFEST).read_text())["files"]
+    assert "README.md" in manifest and "notebooks/FA-100061.ipynb" in manifest and ".git/HEAD" not in manifest
+    (out / "notebooks" / "mine.ipynb").write_text("{}")  # the instructor's own file: never touched
+    assert build(capsys, "FA-100786", "-o", out)[0] == 0  # unchanged since: rebuilt, and the dropped exercise is gone
+    assert not (out / "notebooks" / "FA-100061.ipynb").exists() and (out / "notebooks" / "mine.ipynb").read_text() == "{}"
+    assert not (out.with_name("ws-instructor") / "notebooks" / "FA-100061.ipynb").exists()
+    with open(out / "README.md", "a") as fh:
+        fh.write("\nRoom 101, bring a laptop.\n")
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    code, stdout, err = build(capsys, "FA-100786", "-o", out)
+    assert code == 2 and stdout == "" and err.count("\n") == 1
+    assert f"{out} has changed since `failuremap-edu workshop` wrote it: README.md would be overwritten; pass --force" in err
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+    teacher = out.with_name("ws-instructor")
+    (teacher / "solutions" / "FA-100786.py").write_text("# my notes\n")
+    code, _, err = build(capsys, "FA-100786", "-o", out, "--force")
+    assert code == 0 and "Room 101" not in (out / "README.md").read_text()
+    assert (teacher / "solutions" / "FA-100786.py").read_text() == reference_path("FA-100786").read_text()
+
+
+def test_an_edited_instructor_folder_is_refused_too(tmp_path, capsys):
+    out = tmp_path / "ws"
+    assert build(capsys, "FA-100786", "-o", out)[0] == 0
+    (out.with_name("ws-instructor") / "README.md").write_text("my plan for the day\n")
+    code, _, err = build(capsys, "FA-100786", "-o", out)
+    assert code == 2 and f"{out.with_name('ws-instructor')} has changed since" in err and "README.md would be overwritten" in err
+
+
+def test_folder_hygiene(workshop):
+    assert (workshop / ".gitignore").read_text().splitlines() == [".ipynb_checkpoints/", "__pycache__/", ".venv/"]
+    assert (workshop / "LICENSE").read_text() == (ROOT / "LICENSE").read_text()
+    assert (ROOT / "LICENSE").read_text().startswith("MIT License")
+    assert 'license = "MIT"' in (ROOT / "pyproject.toml").read_text() and 'license = "MIT"' in (workshop / "pyproject.toml").read_text()
+    # No comment or link points at a file the folder does not have.
+    url = re.compile(r"https?://\S+")
+    path_like = re.compile(r"(?<![\w./-])((?:[\w.-]+/)+[\w.-]+\.(?:py|txt|ipynb|json|toml|md|cfg))\b")
+    for rel in ("binder/requirements.txt", "binder/runtime.txt", "pyproject.toml", ".gitignore"):
+        for line in (workshop / rel).read_text().splitlines():
+            if line.lstrip().startswith("#"):
+                for path in path_like.findall(url.sub("", line)):
+                    assert (workshop / path).exists(), f"{rel}: {line!r} names {path}"
+    for target in re.findall(r"\]\(([^)]+)\)", (workshop / "README.md").read_text()):
+        if not target.startswith("http"):
+            assert (workshop / unquote(target)).exists(), target

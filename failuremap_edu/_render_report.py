@@ -1,0 +1,147 @@
+"""The class report as text for a terminal, as one standalone HTML page, and as a heatmap.
+
+Everything that came from a learner's file (check labels, reasons, learner ids,
+code) is untrusted text: escaped for the terminal, escaped for HTML, and drawn
+with matplotlib's math parser off. The page has no external assets: the
+heatmap (checks × learners) is an embedded PNG.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from html import escape
+
+from ._render_plot import STATUS_STYLE
+from ._render_text import terminal_safe
+from ._report import ClassReport, ExerciseStats
+from ._values import clip
+
+__all__ = ["heatmap_figure", "report_page", "report_text"]
+
+_NOT_RUN = "#DDDDDD"
+_SHOWN_STUCK = 8
+
+
+def _runs(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:g}"
+
+
+def _reasons(reasons) -> str:
+    return ", ".join(f"{reason} ({n})" for reason, n in reasons) or "—"
+
+
+def _names(names, limit: int = _SHOWN_STUCK) -> str:
+    shown = ", ".join(names[:limit])
+    return shown + (f" +{len(names) - limit} more" if len(names) > limit else "")
+
+
+def _headline(e: ExerciseStats) -> str:
+    text = f"{e.record}: {e.learners} learner{'s' if e.learners != 1 else ''} ran it ({e.runs} runs); {e.reached_pass} reached every check passing"
+    if e.median_runs_to_pass is not None:
+        text += f" (median {_runs(e.median_runs_to_pass)} runs)"
+    return text + (f"; stuck: {_names(e.stuck)}" if e.stuck else "; nobody stuck")
+
+
+def report_text(report: ClassReport) -> str:
+    """For the terminal: one block per exercise, one row per check."""
+    lines = [f"Class report: {len(report.learners)} learners, {len(report.exercises)} exercises, from {report.files} file{'s' if report.files != 1 else ''}"]
+    for e in report.exercises:
+        lines += ["", terminal_safe(_headline(e), 400)]
+        lines.append(f"  {'#':>2}  {'check':<34}  {'passed':>7}  {'median runs':>11}  {'most common reasons':<30}  stuck")
+        for c in e.checks:
+            lines.append(
+                terminal_safe(
+                    f"  {c.index + 1:>2}  {clip(c.label, 34, one_line=True):<34}  {f'{c.reached_pass}/{c.learners}':>7}  "
+                    f"{_runs(c.median_runs_to_pass):>11}  {clip(_reasons(c.reasons), 30):<30}  {_names(c.stuck, 4) or '—'}",
+                    400,
+                )
+            )
+        if report.with_code:
+            for name, source in sorted(e.code.items()):
+                lines += [f"  -- code of {name}:"] + ["    " + line for line in terminal_safe(source, 20_000).splitlines()]
+    return "\n".join(lines)
+
+
+_CSS = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 72em; padding: 0 1em; color: #222; }
+table { border-collapse: collapse; margin: .5em 0 1.5em; }
+th, td { border-bottom: 1px solid #ccc; padding: .3em .6em; text-align: left; vertical-align: top; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
+img { max-width: 100%; height: auto; }
+pre { background: #f6f6f6; padding: .6em; overflow-x: auto; }
+.problems { color: #8a1f11; }
+"""
+
+
+def report_page(report: ClassReport, title: str = "Class report") -> str:
+    """A standalone HTML page: the headline, the heatmap, and a table per exercise."""
+    parts = [
+        f"<h1>{escape(title)}</h1>",
+        f"<p>{len(report.learners)} learners, {len(report.exercises)} exercises, from {report.files} files. "
+        "Learners are shown by the pseudonymous id of their progress log.</p>",
+    ]
+    if report.problems:
+        items = "".join(f"<li>{escape(p)}</li>" for p in report.problems)
+        parts.append(f'<div class="problems"><p>Files that could not be used:</p><ul>{items}</ul></div>')
+    png = base64.b64encode(_png(heatmap_figure(report))).decode("ascii")
+    parts.append(
+        '<h2>Checks × learners</h2><p>Green: passed at least once. Otherwise the colour of the latest result; grey: not run.</p>'
+        f'<img alt="heatmap of checks by learners" src="data:image/png;base64,{png}">'
+    )
+    for e in report.exercises:
+        rows = "".join(
+            f"<tr><td class=n>{c.index + 1}</td><td>{escape(c.label)}</td><td class=n>{c.reached_pass}/{c.learners}</td>"
+            f"<td class=n>{escape(_runs(c.median_runs_to_pass))}</td><td>{escape(_reasons(c.reasons))}</td>"
+            f"<td>{escape(', '.join(c.stuck)) or '—'}</td></tr>"
+            for c in e.checks
+        )
+        parts.append(
+            f"<h2>{escape(e.record)}</h2><p>{escape(_headline(e))}</p><table><thead><tr><th>#</th><th>check</th><th>passed</th>"
+            f"<th>median runs to pass</th><th>most common reasons</th><th>stuck</th></tr></thead><tbody>{rows}</tbody></table>"
+        )
+        if report.with_code:
+            parts += [f"<h3>Code of {escape(name)}</h3><pre>{escape(source)}</pre>" for name, source in sorted(e.code.items())]
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>{''.join(parts)}</body></html>\n"
+    )
+
+
+def heatmap_figure(report: ClassReport):
+    """Checks (rows, grouped by exercise) × learners (columns), built without pyplot."""
+    from matplotlib.colors import ListedColormap
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Patch
+
+    order = list(STATUS_STYLE)
+    colours = [STATUS_STYLE[s][0] for s in order] + [_NOT_RUN]
+    cmap = ListedColormap(colours)
+    heights = [max(len(e.checks), 1) for e in report.exercises] or [1]
+    columns = max(len(report.learners), 1)
+    width = min(4.5 + 0.28 * columns, 18)
+    fig = Figure(figsize=(width, 1.4 + 0.32 * sum(heights) + 0.5 * len(heights)), layout="constrained")
+    axes = fig.subplots(len(heights), 1, squeeze=False, gridspec_kw={"height_ratios": heights})[:, 0]
+    for ax, e in zip(axes, report.exercises):
+        grid = [[order.index(cell) if cell in order else len(order) for cell in c.cells] for c in e.checks]
+        ax.imshow(grid, cmap=cmap, vmin=0, vmax=len(colours) - 1, aspect="auto", interpolation="nearest")
+        ax.set_yticks(range(len(e.checks)))
+        ax.set_yticklabels([clip(c.label, 34, one_line=True) for c in e.checks], fontsize=8, parse_math=False)
+        ax.set_xticks(range(len(report.learners)))
+        ax.set_xticklabels(report.learners, rotation=90, fontsize=7, parse_math=False)
+        ax.set_title(e.record, fontsize=9, loc="left", parse_math=False)
+        ax.set_xticks([x - 0.5 for x in range(1, len(report.learners))], minor=True)
+        ax.set_yticks([y - 0.5 for y in range(1, len(e.checks))], minor=True)
+        ax.grid(which="minor", color="white", linewidth=1)
+        ax.tick_params(which="both", length=0)
+    handles = [Patch(facecolor=STATUS_STYLE[s][0], label=s if s != "pass" else "passed") for s in order] + [Patch(facecolor=_NOT_RUN, label="not run")]
+    fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), frameon=False, fontsize=8)
+    return fig
+
+
+def _png(fig) -> bytes:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
+    return buffer.getvalue()

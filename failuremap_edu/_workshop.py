@@ -1,0 +1,535 @@
+"""Workshops: a folder for the learners, and a separate one for the instructor.
+
+``failuremap-edu workshop RECORD... -o DIR`` writes DIR for learners to get, by
+Binder or by an nbgitpuller link to a JupyterHub: learner notebooks, a
+start-here notebook, a ``binder/`` configuration and a copy of this package for
+Binder to install. Nothing in DIR reveals an answer: no instructor notebook, and
+the package copy leaves out ``references/``. The instructor notebooks, the
+reference solutions and the notes go to a separate folder (``DIR-instructor``),
+unless the instructor asks for a self-study folder (``with_solutions``).
+
+Rebuilding is safe: each folder keeps a manifest of the files written and their
+sha256, and a folder that the command did not write, or that changed since, is
+refused (naming the files that would be overwritten) unless ``force`` is given.
+Everything is built in a staging folder first, so a refused or failed build
+leaves the targets as they were.
+
+Links are built with `urllib.parse` in the forms nbgitpuller's link generator
+writes: ``HUB/hub/user-redirect/git-pull?repo=…&branch=…&urlpath=lab/tree/FOLDER/…``
+where FOLDER is what nbgitpuller clones into (the last part of the repository
+URL, as its server derives it), and the Binder form that pulls the content into an
+environment repository: ``https://mybinder.org/v2/gh/ENV/HEAD?urlpath=git-pull%3F…``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+from urllib.parse import quote, urlencode, urlsplit
+
+from ._errors import InputError
+from ._notebook import build_notebook, build_start_here, md, reference_path
+from ._records import Record, list_records, load_record, packaged_records_dir
+from ._solution import load_solution
+
+__all__ = [
+    "MANIFEST",
+    "Workshop",
+    "WorkshopError",
+    "binder_pull_url",
+    "binder_url",
+    "clone_folder",
+    "nbgitpuller_url",
+    "write_workshop",
+]
+
+MANIFEST = ".failuremap-workshop.json"
+"""In each folder the command writes: every file it wrote, with its sha256."""
+START = "notebooks/00-start-here.ipynb"
+BINDER = "https://mybinder.org"
+GITIGNORE = ".ipynb_checkpoints/\n__pycache__/\n.venv/\n"
+
+
+class WorkshopError(InputError):
+    """A workshop cannot be built as asked (duplicate ids, an output folder to protect, a bad link option)."""
+
+
+@dataclass(frozen=True)
+class Workshop:
+    """What `write_workshop` wrote, for the command to report."""
+
+    out_dir: Path
+    """The learners' folder."""
+    instructor_dir: Path
+    """The instructor's folder: instructor notebooks, reference solutions, notes."""
+    exercises: tuple[str, ...]
+    """Record ids, in the order given."""
+    learner_notebooks: tuple[Path, ...]
+    instructor_notebooks: tuple[Path, ...]
+    """In `instructor_dir` (and, with solutions, also in the learners' folder)."""
+    solutions: tuple[Path, ...]
+    """The reference solutions copied into `instructor_dir`."""
+    skipped: tuple[str, ...]
+    """Records without a reference solution, so without an instructor notebook."""
+    warnings: tuple[str, ...]
+    """One line each, e.g. a record file that differs from the packaged record with its id."""
+    with_solutions: bool
+
+
+# ------------------------------------------------------------------ links
+
+
+def _check_url(url: str, option: str, schemes: tuple[str, ...], *, needs_path: bool = True) -> None:
+    parts = urlsplit(url)
+    if parts.scheme not in schemes or not (parts.netloc or parts.scheme == "file") or (needs_path and not parts.path.strip("/")):
+        raise WorkshopError(f"{option} {url!r}: expected a URL starting with {' or '.join(s + '://' for s in schemes)}")
+
+
+def clone_folder(repo: str) -> str:
+    """The folder nbgitpuller clones `repo` into: the last part of the URL, as its server derives it.
+
+    nbgitpuller's ``git-pull`` handler uses ``repo.rstrip('/').split('/')[-1]`` when
+    no ``targetPath`` is given, so ``…/course.git`` becomes ``course.git``.
+    """
+    return repo.rstrip("/").split("/")[-1]
+
+
+def _binder_spec(repo: str, ref: str | None) -> str:
+    """Binder's provider path for a repository: ``gh/OWNER/REPO/REF``, ``gl/…`` or ``git/…``."""
+    parts = urlsplit(repo)
+    path = parts.path.strip("/")
+    path = path[: -len(".git")] if path.endswith(".git") else path
+    ref = quote(ref or "HEAD", safe="")
+    if parts.netloc.lower() in ("github.com", "www.github.com") and path.count("/") == 1:
+        return f"gh/{path}/{ref}"
+    if parts.netloc.lower() == "gitlab.com" and path:
+        return f"gl/{quote(path, safe='')}/{ref}"
+    return f"git/{quote(repo, safe='')}/{ref}"
+
+
+def binder_url(repo: str, branch: str | None = None, path: str = START) -> str:
+    """Binder builds `repo` itself and opens `path` in JupyterLab."""
+    return f"{BINDER}/v2/{_binder_spec(repo, branch)}?{urlencode({'urlpath': f'lab/tree/{path}'}, safe='/')}"
+
+
+def _pull_query(repo: str, path: str, branch: str | None) -> str:
+    params = [("repo", repo)] + ([("branch", branch)] if branch else []) + [("urlpath", f"lab/tree/{clone_folder(repo)}/{path}")]
+    return urlencode(params)
+
+
+def nbgitpuller_url(hub: str, repo: str, path: str, branch: str | None = None) -> str:
+    """A JupyterHub link: log in, start the server, pull `repo` with nbgitpuller, open `path` in JupyterLab."""
+    return f"{hub.rstrip('/')}/hub/user-redirect/git-pull?{_pull_query(repo, path, branch)}"
+
+
+def binder_pull_url(env_repo: str, repo: str, path: str, branch: str | None = None) -> str:
+    """Binder builds `env_repo` (rarely changes, so it is cached), then nbgitpuller pulls `repo` into it."""
+    return f"{BINDER}/v2/{_binder_spec(env_repo, None)}?{urlencode({'urlpath': 'git-pull?' + _pull_query(repo, path, branch)})}"
+
+
+# ------------------------------------------------------------------ records
+
+
+def _load_all(refs: list[str]) -> tuple[list[tuple[str, Record, bool]], list[str]]:
+    """Each record with whether it is exactly a packaged record; warnings for edited copies of packaged ones.
+
+    Two records with one id would give one notebook two sources: refused.
+    """
+    loaded: list[tuple[str, Record, bool]] = []
+    warnings: list[str] = []
+    seen: dict[str, str] = {}
+    packaged = set(list_records())
+    for ref in refs:
+        record = load_record(ref)
+        if record.id in seen:
+            raise WorkshopError(f"{record.id} is given twice ({seen[record.id]} and {ref}): a workshop takes one record per id")
+        seen[record.id] = ref
+        same_as_packaged = record.packaged
+        if not record.packaged and record.id in packaged:
+            differing = _differing_fields(Path(ref), packaged_records_dir() / f"{record.id}.json")
+            if differing:
+                warnings.append(f"{ref} differs from the packaged {record.id} ({', '.join(differing)}): using {ref}")
+                # Its top-level sha256 cannot be checked, so its "verified" claim cannot be either.
+                record = dataclasses.replace(record, verified=False)
+            else:
+                same_as_packaged = True
+        loaded.append((ref, record, same_as_packaged))
+    return loaded, warnings
+
+
+def _differing_fields(path: Path, packaged: Path) -> list[str]:
+    ours = json.loads(path.read_text(encoding="utf-8"))
+    theirs = json.loads(packaged.read_text(encoding="utf-8"))
+    return sorted(k for k in set(ours) | set(theirs) if ours.get(k) != theirs.get(k))
+
+
+# ------------------------------------------------------------------ writing
+
+
+class _Folder:
+    """A staging folder whose files are recorded as they are written."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.files: list[str] = []
+
+    def write(self, rel: str, text: str) -> Path:
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        self.files.append(rel)
+        return path
+
+    def copy(self, source: Path, rel: str) -> Path:
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, path)  # byte for byte, like the packaged records
+        self.files.append(rel)
+        return path
+
+    def notebook(self, folder: str, ref: str, record: Record, *, instructor: bool = False, solution=None) -> Path:
+        """One notebook in `folder`; a record given by path is copied beside it, as `notebook` does."""
+        import nbformat
+
+        if record.packaged:
+            in_notebook = record.id
+        else:
+            in_notebook = f"records/{record.id}.json"
+            self.copy(Path(ref), f"{folder}/{in_notebook}")
+        nb = build_notebook(record, in_notebook, instructor=instructor, solution=solution)
+        return self.write(f"{folder}/{record.id}.ipynb", nbformat.writes(nb) + "\n")
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _existing(folder: Path) -> list[str]:
+    """Files in `folder`, relative, leaving out git's own folder and our manifest."""
+    out = []
+    for path in folder.rglob("*"):
+        rel = path.relative_to(folder).as_posix()
+        if path.is_file() and rel != MANIFEST and rel.split("/")[0] != ".git":
+            out.append(rel)
+    return sorted(out)
+
+
+def _names(rels: list[str], limit: int = 6) -> str:
+    return ", ".join(rels[:limit]) + (f" and {len(rels) - limit} more" if len(rels) > limit else "")
+
+
+def _check_target(target: Path, planned: list[str], force: bool) -> list[str]:
+    """What to remove before installing: the files of our previous build. Raises unless it is safe or forced."""
+    if not target.exists():
+        return []
+    if not target.is_dir():
+        raise WorkshopError(f"{target}: exists and is not a folder")
+    existing = _existing(target)
+    if not existing:
+        return []
+    try:
+        manifest = json.loads((target / MANIFEST).read_text(encoding="utf-8"))["files"]
+        if not isinstance(manifest, dict):
+            raise TypeError
+    except (OSError, ValueError, KeyError, TypeError):
+        if force:
+            return []
+        clash = sorted(rel for rel in planned if (target / rel).is_file())
+        what = f"{_names(clash)} would be overwritten" if clash else f"it holds {_names(existing)}"
+        raise WorkshopError(f"{target} is not empty and was not made by `failuremap-edu workshop`: {what}; pass --force to overwrite")
+    ours = [rel for rel in manifest if (target / rel).is_file()]
+    changed = [rel for rel in ours if _sha256(target / rel) != manifest[rel]]
+    clash = [rel for rel in planned if rel not in manifest and (target / rel).is_file()]
+    if (changed or clash) and not force:
+        raise WorkshopError(
+            f"{target} has changed since `failuremap-edu workshop` wrote it: {_names(sorted(set(changed + clash)))} "
+            "would be overwritten; pass --force to overwrite"
+        )
+    return ours
+
+
+def _install(staged: _Folder, target: Path, remove: list[str], extra_dirs: tuple[str, ...] = ()) -> None:
+    target.mkdir(parents=True, exist_ok=True)
+    for rel in remove:  # our previous build: stale files must not linger (a removed exercise, an old instructor notebook)
+        (target / rel).unlink(missing_ok=True)
+    for rel in extra_dirs:
+        shutil.rmtree(target / rel, ignore_errors=True)
+    manifest = {}
+    for rel in staged.files:
+        destination = target / rel
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(staged.root / rel, destination)
+        manifest[rel] = _sha256(destination)
+    (target / MANIFEST).write_text(json.dumps({"files": manifest}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    for rel in sorted(remove, key=len, reverse=True):  # folders our previous build left empty
+        parent = (target / rel).parent
+        while parent != target and parent.is_dir() and not any(parent.iterdir()):
+            parent.rmdir()
+            parent = parent.parent
+
+
+def write_workshop(
+    refs: list[str],
+    out_dir: Path,
+    title: str | None = None,
+    solutions_dir: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    *,
+    instructor_dir: Path | None = None,
+    with_solutions: bool = False,
+    repo: str | None = None,
+    branch: str | None = None,
+    hub: str | None = None,
+    env_repo: str | None = None,
+    force: bool = False,
+) -> Workshop:
+    """Write the learners' folder `out_dir` and the instructor's folder (default: ``OUT-instructor`` beside it).
+
+    `repo` (with `branch`) is where the instructor will push `out_dir`: it fills the
+    Binder badge, and with `hub` or `env_repo` the README gets a JupyterHub or a
+    Binder nbgitpuller link for each notebook.
+    """
+    out_dir = Path(out_dir)
+    instructor_dir = Path(instructor_dir) if instructor_dir is not None else out_dir.with_name(out_dir.name + "-instructor")
+    if repo is not None:
+        _check_url(repo, "--repo", ("https", "http", "file", "ssh", "git"))
+    if (hub or env_repo) and not repo:
+        raise WorkshopError(f"{'--hub' if hub else '--env-repo'} needs --repo: the repository learners pull the notebooks from")
+    if hub is not None:
+        _check_url(hub, "--hub", ("https", "http"), needs_path=False)
+    if env_repo is not None:
+        _check_url(env_repo, "--env-repo", ("https", "http"))
+    a, b = out_dir.resolve(), instructor_dir.resolve()
+    if a == b or a in b.parents or b in a.parents:
+        raise WorkshopError(f"{instructor_dir}: the instructor's folder must be outside the learners' folder {out_dir} (and not hold it)")
+    if not refs:
+        raise WorkshopError("no records: give RECORDs and/or --records-dir")
+
+    license_text = _license()
+    records, warnings = _load_all(list(refs))
+    solutions = {}
+    for _, record, same_as_packaged in records:
+        given = Path(solutions_dir) / f"{record.id}.py" if solutions_dir else None
+        if given is not None and given.is_file():
+            solutions[record.id] = load_solution(given)
+        elif same_as_packaged and reference_path(record.id).is_file():
+            solutions[record.id] = load_solution(reference_path(record.id))
+
+    parent = out_dir.resolve().parent
+    parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".failuremap-workshop-", dir=parent) as staging:
+        learners = _Folder(Path(staging) / "learners")
+        teacher = _Folder(Path(staging) / "instructor")
+        learner_nbs, instructor_nbs, copied, entries, record_refs = [], [], [], [], []
+        for done, (ref, record, _) in enumerate(records):
+            if progress is not None:
+                progress(done, len(records))
+            path = learners.notebook("notebooks", ref, record)
+            learner_nbs.append(out_dir / path.relative_to(learners.root))
+            entries.append((record.id, record.title, path.name))
+            record_refs.append(record.id if record.packaged else f"records/{record.id}.json")
+            solution = solutions.get(record.id)
+            if solution is None:
+                continue
+            path = teacher.notebook("notebooks", ref, record, instructor=True, solution=solution)
+            instructor_nbs.append(instructor_dir / path.relative_to(teacher.root))
+            copied.append(instructor_dir / teacher.write(f"solutions/{record.id}.py", solution.source).relative_to(teacher.root))
+            if with_solutions:
+                path = learners.notebook("notebooks/instructor", ref, record, instructor=True, solution=solution)
+                instructor_nbs.append(out_dir / path.relative_to(learners.root))
+        if progress is not None:
+            progress(len(records), len(records))
+        import nbformat
+
+        title = title or "Failure Map workshop"
+        learners.write(START, nbformat.writes(build_start_here(entries, title, record_refs)) + "\n")
+        learner_nbs.insert(0, out_dir / START)
+        _package_copy(learners, with_solutions)
+        learners.write("pyproject.toml", _WORKSHOP_PYPROJECT)
+        learners.write("binder/requirements.txt", _binder_requirements())
+        learners.write("binder/runtime.txt", "python-3.11\n")
+        learners.write(".gitignore", GITIGNORE)
+        learners.write("LICENSE", license_text)
+        skipped = tuple(record.id for _, record, _ in records if record.id not in solutions)
+        links = _links(entries, repo, branch, hub, env_repo)
+        learners.write("README.md", _learner_readme(title, entries, repo, branch, links, with_solutions))
+        teacher.write("README.md", _instructor_notes(title, out_dir, entries, solutions, skipped, links, hub))
+
+        remove_learners = _check_target(out_dir, learners.files, force)
+        remove_teacher = _check_target(instructor_dir, teacher.files, force)
+        # The package copy is ours whole; an old layout's instructor notebooks must not stay with the learners.
+        stale = ("failuremap_edu",) + (() if with_solutions else ("notebooks/instructor",))
+        _install(learners, out_dir, remove_learners, stale if force else ())
+        _install(teacher, instructor_dir, remove_teacher)
+
+    return Workshop(
+        out_dir, instructor_dir, tuple(record.id for _, record, _ in records), tuple(learner_nbs), tuple(instructor_nbs),
+        tuple(copied), skipped, tuple(warnings), with_solutions,
+    )
+
+
+def _package_copy(folder: _Folder, with_solutions: bool) -> None:
+    """This package, for Binder's ``.`` line to install; without our reference solutions unless asked."""
+    root = Path(__file__).resolve().parent
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if not path.is_file() or "__pycache__" in rel.parts or path.suffix == ".pyc":
+            continue
+        if rel.parts[0] == "references" and not with_solutions:
+            continue
+        destination = folder.root / "failuremap_edu" / rel
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, destination)
+        folder.files.append(f"failuremap_edu/{rel.as_posix()}")
+
+
+def _links(entries, repo, branch, hub, env_repo) -> list[tuple[str, str | None, str | None]]:
+    """(notebook, JupyterHub link, Binder link) for the start-here notebook and each exercise."""
+    if not repo or not (hub or env_repo):
+        return []
+    paths = [START] + [f"notebooks/{name}" for _, _, name in entries]
+    return [
+        (path, nbgitpuller_url(hub, repo, path, branch) if hub else None, binder_pull_url(env_repo, repo, path, branch) if env_repo else None)
+        for path in paths
+    ]
+
+
+def _link_lines(links) -> list[str]:
+    if not links:
+        return []
+    hub, binder = any(h for _, h, _ in links), any(b for _, _, b in links)
+    head = "| notebook |" + (" JupyterHub |" if hub else "") + (" Binder |" if binder else "")
+    rows = [head, "|---|" + ("---|" if hub else "") + ("---|" if binder else "")]
+    for path, h, b in links:
+        rows.append(f"| {md(path.split('/')[-1])} |" + (f" [open]({h}) |" if hub else "") + (f" [open]({b}) |" if binder else ""))
+    return rows
+
+
+def _learner_readme(title, entries, repo, branch, links, with_solutions) -> str:
+    lines = [f"# {md(title, 200)}", ""]
+    if repo:
+        lines += [f"[![Binder](https://mybinder.org/badge_logo.svg)]({binder_url(repo, branch)})", ""]
+    lines += [
+        "Open `notebooks/00-start-here.ipynb` first. Each exercise notebook gives you a function `solve` to fix: "
+        "edit the cell that starts with `@exercise.check` and run it.",
+        "",
+        "| exercise | what fails |",
+        "|---|---|",
+        *[f"| [{md(record_id)}](notebooks/{name}) | {md(text, 200)} |" for record_id, text, name in entries],
+        "",
+    ]
+    if links:
+        lines += ["## Links that open the notebooks", "", "Each link starts your server, pulls this repository into it and opens the notebook.", ""]
+        lines += _link_lines(links) + [""]
+    lines += [
+        "## Keep your work",
+        "",
+        "Binder sessions vanish. The exercise panel has download links for your `solve` (.py) and your results (.json); "
+        "`failuremap-edu export` in a terminal writes everything you ran to one file.",
+        "",
+    ]
+    if with_solutions:
+        lines += ["Reference solutions are in `notebooks/instructor/`: try first, then compare.", ""]
+    if not repo:
+        lines += ["<!-- No Binder badge: rebuild with `failuremap-edu workshop ... --repo URL` once the repository exists. -->", ""]
+    return "\n".join(lines)
+
+
+def _instructor_notes(title, out_dir, entries, solutions, skipped, links, hub) -> str:
+    lines = [
+        f"# {md(title, 200)}: instructor material",
+        "",
+        f"Not for learners: keep this folder out of the learners' repository (`{md(str(out_dir))}`), which holds no reference solution.",
+        "",
+        "## Instructor notebooks",
+        "",
+        "`notebooks/` holds one instructor notebook per exercise with a reference solution (`solutions/`): the reference "
+        "filled in, every hint open, and presenter aids in the panel: reveal or hide everything at once, and a large font "
+        "for projectors. Run them where `failuremap-edu` is installed (for example `pip install -e` of the learners' folder). "
+        "Runs marked as an instructor's are left out of the class report.",
+        "",
+    ]
+    lines += [f"- {md(record_id)}: `notebooks/{record_id}.ipynb`, `solutions/{record_id}.py`" for record_id, _, _ in entries if record_id in solutions]
+    if skipped:
+        lines += ["", "No instructor notebook for " + ", ".join(md(s) for s in skipped) + ": no reference solution was given "
+                  "(pass `--solutions DIR` with `DIR/ID.py`)."]
+    lines += [""]
+    if links:
+        lines += ["## Links for the learners", "", "The same links are in the learners' README."]
+        if hub:
+            lines += ["The hub needs `nbgitpuller` and `failuremap-edu` in its single-user environment."]
+        lines += [""] + _link_lines(links) + [""]
+    lines += [
+        "## Collecting results",
+        "",
+        "Learners hand in the results file (.json) that the panel downloads, or the file `failuremap-edu export` writes; "
+        "both carry a pseudonymous learner id. Put them in one folder, then:",
+        "",
+        "```sh",
+        "failuremap-edu report FOLDER                  # where the class got stuck, per exercise and check",
+        "failuremap-edu report FOLDER --html report.html",
+        "```",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+_WORKSHOP_PYPROJECT = """[build-system]
+requires = ["hatchling>=1.24"]
+build-backend = "hatchling.build"
+
+[project]
+name = "failuremap-edu"
+dynamic = ["version"]
+requires-python = ">=3.10"
+license = "MIT"
+dependencies = ["jupyterlab>=4.2", "ipywidgets>=8.1", "matplotlib>=3.8", "nbformat>=5.9"]
+
+[project.scripts]
+failuremap-edu = "failuremap_edu._cli:main"
+
+[tool.hatch.version]
+path = "failuremap_edu/__init__.py"
+
+[tool.hatch.build.targets.wheel]
+packages = ["failuremap_edu"]
+
+# Turns JupyterLab's news pop-up off in the environment the package is installed in.
+[tool.hatch.build.targets.wheel.shared-data]
+"failuremap_edu/_jupyter/page_config.json" = "etc/jupyter/labconfig/page_config.d/failuremap_edu.json"
+"""
+
+
+def _binder_requirements() -> str:
+    """The pins this project's own binder/ is tested with, with comments that fit the workshop folder."""
+    ours = Path(__file__).resolve().parents[1] / "binder" / "requirements.txt"
+    pins = [line for line in ours.read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")] if ours.is_file() else []
+    pins = [line for line in pins if line.strip() != "."] or ["jupyterlab", "ipywidgets", "matplotlib", "nbformat"]
+    return (
+        "# Binder (repo2docker) reads this folder. The versions failuremap-edu is tested with.\n"
+        + "\n".join(pins)
+        + "\n# With binder/ present, repo2docker does not install the repository itself: this line does\n"
+        "# (pip runs from the repository root, where the copy of failuremap_edu is).\n.\n"
+    )
+
+
+def _license() -> str:
+    """The package's license text: from its installed metadata, or from the source tree."""
+    from importlib import metadata
+
+    try:
+        for file in metadata.distribution("failuremap-edu").files or ():
+            if file.name.upper().startswith(("LICENSE", "LICENCE")):
+                return file.read_text(encoding="utf-8")
+    except (metadata.PackageNotFoundError, OSError):
+        pass
+    ours = Path(__file__).resolve().parents[1] / "LICENSE"
+    if ours.is_file():
+        return ours.read_text(encoding="utf-8")
+    raise WorkshopError("the package's LICENSE file is missing: reinstall failuremap-edu")

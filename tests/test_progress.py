@@ -1,0 +1,220 @@
+"""The progress log: one line per run, a pseudonymous learner id, exports an instructor can collect."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import reference_solve
+from failuremap_edu import Exercise
+from failuremap_edu._progress import (
+    export_progress,
+    failure_reason,
+    file_tag,
+    learner_id,
+    log_run,
+    read_progress,
+)
+from failuremap_edu._results import ErrorInfo, Observation, RunResult
+from failuremap_edu._values import Opaque
+
+reference = reference_solve("FA-100786")
+PASSING = "def solve(text, stops):\n    return 'passing'\n"
+LOOPING = "def solve(text, stops):\n    while True:\n        pass\n"
+
+
+@pytest.fixture
+def exercise():
+    return Exercise("FA-100786", timeout=0.5)
+
+
+def run_result(statuses: list[str], record: str = "FA-100786") -> RunResult:
+    observations = []
+    for i, status in enumerate(statuses):
+        error = ErrorInfo("Timeout", "took longer than 0.5 s") if status == "timeout" else ErrorInfo("KeyError", "'x'") if status == "error" else None
+        expected, actual = ("a", "b"), (["a", "b"] if status == "fail" else ("a", "b") if status == "pass" else None)
+        observations.append(Observation(i, f"check {i}", status, status == "pass", actual, expected, error=error))
+    return RunResult(record, "yours", 1, tuple(observations), 0.5, "process")
+
+
+def test_progress_is_logged_and_read_back(exercise):
+    from failuremap_edu import progress_overview
+
+    exercise.check(reference)
+    lines = open(os.environ["FAILUREMAP_PROGRESS"], encoding="utf-8").read().splitlines()
+    entry = json.loads(lines[-1])
+    assert (entry["record"], entry["variant"], entry["passed"], entry["total"]) == ("FA-100786", 1, 6, 6)
+    assert entry["statuses"] == ["pass"] * 6 and len(entry["solve_sha256"]) == 64
+    assert entry["checks"][0] == "partial marker held" and entry["reasons"] == [None] * 6
+    assert entry["learner"] == learner_id() and "instructor" not in entry
+    with open(os.environ["FAILUREMAP_PROGRESS"], "a", encoding="utf-8") as fh:
+        fh.write("{not json\n")
+    overview = progress_overview()
+    assert "FA-100786    ✓ all pass 6/6 (N=1)" in repr(overview)
+    assert "1 unreadable line" in repr(overview)  # the learner-id line is not one
+
+
+def test_unwritable_progress_log_is_reported_once(exercise, monkeypatch, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("FAILUREMAP_PROGRESS", str(blocker / "progress.jsonl"))
+    exercise.check(reference)
+    assert exercise.message.startswith("progress is not being saved")
+    exercise.check(reference)
+    assert exercise.message == ""  # told once
+    assert exercise.summary() == "6/6 checks pass"
+    assert re.fullmatch(r"[0-9a-f]{16}", learner_id()) and learner_id() == learner_id()  # this process's id, still
+
+
+def test_a_log_is_born_with_a_pseudonymous_learner_id(tmp_path):
+    log = tmp_path / "deep" / "progress.jsonl"
+    assert not log.exists()
+    log_run(run_result(["pass", "fail"]), PASSING, log)
+    header, entry = [json.loads(line) for line in log.read_text().splitlines()]
+    assert set(header) == {"learner", "created", "log"} and re.fullmatch(r"[0-9a-f]{16}", header["learner"])
+    assert entry["learner"] == header["learner"] == learner_id(log)
+    assert read_progress(log) == ([entry], 0)
+    other = tmp_path / "other.jsonl"
+    assert learner_id(other) != learner_id(log)  # random, not derived from the machine or the user
+    assert re.fullmatch(rf"{header['learner'][:6]}-\d{{8}}-\d{{6}}", file_tag(log))
+
+
+def test_a_log_from_before_ids_gets_one_and_keeps_its_entries(tmp_path):
+    log = tmp_path / "old.jsonl"
+    old = {"record": "FA-100786", "variant": 1, "passed": 4, "total": 6, "statuses": ["pass"] * 4 + ["fail"] * 2, "time": "2026-01-01T10:00:00+0000"}
+    log.write_text(json.dumps(old) + "\n")
+    first = learner_id(log)
+    assert learner_id(log) == first and read_progress(log) == ([old], 0)
+    log.unlink()  # a new log at the same place is a new learner
+    assert learner_id(log) != first
+
+
+def _no_links(*args, **kwargs):
+    raise PermissionError(1, "Operation not permitted")
+
+
+@pytest.mark.parametrize("links", ["refused", "missing"])
+def test_without_hard_links_the_log_still_gets_one_id(tmp_path, monkeypatch, links):
+    if links == "missing":
+        monkeypatch.delattr(os, "link")  # Pyodide, where JupyterLite runs, has no os.link
+    else:
+        monkeypatch.setattr(os, "link", _no_links)  # a file system without hard links
+    log = tmp_path / "drive" / "progress.jsonl"
+    first = learner_id(log)
+    log_run(run_result(["pass"]), PASSING, log)
+    assert learner_id(log) == first and json.loads(log.read_text().splitlines()[0])["learner"] == first
+    assert sum(1 for line in log.read_text().splitlines() if '"created"' in line) == 1 and not list(log.parent.glob(".*"))
+
+
+def _race(path: str, barrier, queue) -> None:
+    barrier.wait()
+    queue.put(learner_id(Path(path)))
+
+
+def test_processes_creating_the_log_at_once_agree_on_one_id(tmp_path):
+    ctx = multiprocessing.get_context("fork")
+    path = tmp_path / "new" / "progress.jsonl"
+    barrier, queue = ctx.Barrier(6), ctx.Queue()
+    workers = [ctx.Process(target=_race, args=(str(path), barrier, queue)) for _ in range(6)]
+    for w in workers:
+        w.start()
+    ids = {queue.get(timeout=60) for _ in workers}
+    for w in workers:
+        w.join(60)
+    assert len(ids) == 1 and ids == {learner_id(path)}
+    assert sum(1 for line in path.read_text().splitlines() if '"learner"' in line) == 1
+
+
+def test_concurrent_writers_never_interleave(tmp_path):
+    path = tmp_path / "shared.jsonl"
+    ctx = multiprocessing.get_context("fork")
+    workers = [ctx.Process(target=_log_many, args=(str(path), i)) for i in range(4)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(60)
+    entries, skipped = read_progress(path)
+    assert skipped == 0 and len(entries) == 4 * 50
+
+
+def _log_many(path: str, worker: int) -> None:
+    result = RunResult(f"W-{worker}", "yours", 1, (Observation(0, "x" * 500, "pass", True),), 2.0, "process")
+    for _ in range(50):
+        log_run(result, "def solve():\n    pass\n" * 20, Path(path))
+
+
+def test_failure_reasons_are_the_diff_kind_or_the_error_type():
+    assert failure_reason("pass", 1, 1) is None
+    assert failure_reason("fail", ("a", "b"), ["a", "b"]) == "type"
+    assert failure_reason("fail", "hello", "help") == "text"
+    assert failure_reason("fail", [1, 2], None) == "none"
+    assert failure_reason("fail", 1, Opaque("generator", "<generator>", "not plain data")) in ("type", "opaque")
+    assert failure_reason("error", error_type="ZeroDivisionError") == "ZeroDivisionError"
+    assert failure_reason("timeout", error_type="Timeout") == "Timeout"
+    assert failure_reason("error") == "error"
+
+
+def test_instructor_runs_carry_a_marker(tmp_path):
+    log = tmp_path / "p.jsonl"
+    log_run(run_result(["pass"]), PASSING, log, instructor=True)
+    log_run(run_result(["pass"]), PASSING, log)
+    entries, _ = read_progress(log)
+    assert [e.get("instructor") for e in entries] == [True, None]
+    data = export_progress(tmp_path / "x.json", log)
+    assert [a.get("instructor") for a in data["attempts"]] == [True, None]
+
+
+def test_export_keeps_every_distinct_solve_and_labels_each_status(tmp_path):
+    log = tmp_path / "p.jsonl"
+    log_run(run_result(["fail", "error"]), "def solve(text, stops):\n    return 1\n", log)
+    log_run(run_result(["pass", "pass"]), PASSING, log)
+    log_run(run_result(["pass", "pass"]), PASSING, log)
+    log_run(run_result(["timeout", "timeout"]), LOOPING, log)  # the last run looped: the passing code must survive
+    data = export_progress(tmp_path / "out.json", log)
+    assert data == json.loads((tmp_path / "out.json").read_text())
+    assert data["learner"] == learner_id(log) and data["format"] == "failuremap_edu export 2"
+    assert sorted(data["sources"].values()) == sorted(["def solve(text, stops):\n    return 1\n", PASSING, LOOPING])
+    for sha, source in data["sources"].items():
+        assert sha == __import__("hashlib").sha256(source.encode()).hexdigest()
+    latest = data["latest"]["FA-100786"]
+    assert latest["solve_source"] == LOOPING and data["sources"][latest["last_passing_sha256"]] == PASSING
+    assert data["attempts"][0]["checks"] == [
+        {"check": "check 0", "status": "fail", "reason": "type"},
+        {"check": "check 1", "status": "error", "reason": "KeyError"},
+    ]
+    assert data["attempts"][3]["checks"][1] == {"check": "check 1", "status": "timeout", "reason": "Timeout"}
+    assert "solve_source" not in data["attempts"][0] and "statuses" not in data["attempts"][0]
+
+
+def test_cli_export_names_the_file_after_the_learner_and_the_time(tmp_path, capsys, monkeypatch):
+    from failuremap_edu._cli import main
+
+    exercise = Exercise("FA-100786")
+    exercise.check(lambda text, stops: (text, ""))
+    exercise.check(reference)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert main(["export"]) == 0
+    out = capsys.readouterr().out
+    written = list(tmp_path.glob("failuremap-export-*.json"))
+    assert len(written) == 1 and re.fullmatch(rf"failuremap-export-{learner_id()[:6]}-\d{{8}}-\d{{6}}\.json", written[0].name)
+    assert out.startswith(f"{written[0].name}: 2 runs, 2 distinct solves, latest of 1 exercises (learner {learner_id()[:6]}")
+    data = json.loads(written[0].read_text())
+    assert [a["passed"] for a in data["attempts"]] == [4, 6]
+    assert "def solve(text, stops):" in data["latest"]["FA-100786"]["solve_source"]
+    assert main(["export", "--out", str(tmp_path / "mine.json")]) == 0 and (tmp_path / "mine.json").is_file()
+
+
+def test_export_of_a_log_from_before_labels(tmp_path):
+    log = tmp_path / "old.jsonl"
+    old = {"record": "FA-100786", "variant": 1, "passed": 1, "total": 2, "statuses": ["pass", "fail"], "time": "t",
+           "solve_sha256": "ab" * 32, "solve_source": PASSING}
+    log.write_text(json.dumps(old) + "\n")
+    data = export_progress(tmp_path / "x.json", log)
+    assert data["attempts"][0]["checks"] == [{"check": None, "status": "pass", "reason": None}, {"check": None, "status": "fail", "reason": None}]
+    assert data["sources"] == {"ab" * 32: PASSING}

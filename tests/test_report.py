@@ -1,0 +1,178 @@
+"""The class report: each learner once, where they got stuck, and nothing of theirs unless asked."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from failuremap_edu import Exercise
+from failuremap_edu._cli import main
+from failuremap_edu._progress import export_progress, learner_id, log_run
+from failuremap_edu._report import build_report
+from failuremap_edu._results import ErrorInfo, Observation, RunResult
+
+LABELS = ("keeps order", "<script>alert(1)</script> $x$")
+
+
+def run(statuses: tuple[str, str], record: str = "FA-1", labels=LABELS) -> RunResult:
+    observations = []
+    for i, status in enumerate(statuses):
+        error = {"timeout": ErrorInfo("Timeout", "slow"), "error": ErrorInfo("ZeroDivisionError", "division by zero")}.get(status)
+        actual = {"pass": ("a", "b"), "fail": ["a", "b"]}.get(status)
+        observations.append(Observation(i, labels[i], status, status == "pass", actual, ("a", "b"), error=error))
+    return RunResult(record, "yours", 1, tuple(observations), 2.0, "process")
+
+
+def learner(folder: Path, name: str, runs: list[tuple[tuple[str, str], str]], *, instructor_runs: int = 0) -> tuple[str, Path]:
+    """A learner's log with these runs (statuses, source), exported into `folder`; returns (id, export)."""
+    log = folder / "logs" / f"{name}.jsonl"
+    for _ in range(instructor_runs):
+        log_run(run(("pass", "pass")), "def solve(x):\n    return 'instructor'\n", log, instructor=True)
+    for statuses, source in runs:
+        log_run(run(statuses), source, log)
+    out = folder / "handed-in" / f"{name}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    export_progress(out, log)
+    return learner_id(log), out
+
+
+CODE = "def solve(x):\n    return {}  # {}\n"
+
+
+@pytest.fixture
+def klass(tmp_path):
+    """Four learners: ann passes at her 1st run, bob at his 3rd, cy at her 2nd; dan never passes the second check."""
+    ids = {}
+    ids["ann"], _ = learner(tmp_path, "ann", [(("pass", "pass"), CODE.format(1, "ann"))], instructor_runs=3)
+    ids["bob"], _ = learner(tmp_path, "bob", [
+        (("fail", "error"), CODE.format(2, "bob")), (("pass", "timeout"), CODE.format(3, "bob")),
+        (("pass", "pass"), CODE.format(4, "bob")), (("timeout", "timeout"), CODE.format(5, "bob")),
+    ])
+    ids["cy"], cy = learner(tmp_path, "cy", [(("fail", "fail"), CODE.format(6, "cy")), (("pass", "pass"), CODE.format(7, "cy"))])
+    ids["dan"], _ = learner(tmp_path, "dan", [(("pass", "error"), CODE.format(8, "dan")), (("pass", "error"), CODE.format(9, "dan"))])
+    (tmp_path / "handed-in" / "cy-again.json").write_bytes(cy.read_bytes())  # handed in twice
+    return tmp_path / "handed-in", {name: i[:6] for name, i in ids.items()}
+
+
+def test_each_exercise_and_check_across_the_class(klass):
+    folder, ids = klass
+    report = build_report([folder])
+    assert sorted(report.learners) == sorted(ids.values()) and report.files == 5 and report.problems == ()
+    (e,) = report.exercises
+    assert (e.record, e.learners, e.reached_pass, e.median_runs_to_pass, e.stuck) == ("FA-1", 4, 3, 2.0, (ids["dan"],))
+    assert e.runs == 1 + 4 + 2 + 2  # cy's runs count once though she handed them in twice; the instructor's not at all
+    first, second = e.checks
+    # First pass of the first check: ann 1st run, bob 2nd, cy 2nd, dan 1st.
+    assert (first.label, first.learners, first.reached_pass, first.median_runs_to_pass, first.stuck) == ("keeps order", 4, 4, 1.5, ())
+    assert first.reasons == (("type", 2), ("Timeout", 1))  # bob and cy returned a list where a tuple was expected; bob looped
+    assert (second.label, second.reached_pass, second.median_runs_to_pass, second.stuck) == (LABELS[1], 3, 2.0, (ids["dan"],))
+    assert second.reasons == (("ZeroDivisionError", 2), ("Timeout", 1), ("type", 1))  # learners who met each, not runs
+    cells = dict(zip(report.learners, second.cells))
+    assert cells[ids["ann"]] == cells[ids["bob"]] == "pass" and cells[ids["dan"]] == "error"  # bob passed once, then looped
+
+
+def test_panel_downloads_count_once_per_learner(klass, tmp_path, monkeypatch):
+    folder, ids = klass
+    monkeypatch.setenv("FAILUREMAP_PROGRESS", str(tmp_path / "logs" / "cy.jsonl"))  # cy's own machine
+    exercise = Exercise("FA-100786", log_progress=False)
+    exercise.check(lambda text, stops: [text, ""])
+    for name, text in exercise.export_files().items():
+        if name.endswith(".json"):
+            data = json.loads(text)
+            data.setdefault("learner", learner_id())  # the panel's download carries the log's id
+            (folder / "cy-panel.json").write_text(json.dumps(data))
+            data.pop("learner")
+            (folder / "anonymous.json").write_text(json.dumps(data))
+    report = build_report([folder])
+    assert len(report.learners) == 5 and "file:anonymous.json" in report.learners  # a file without an id is its own learner
+    panel = next(e for e in report.exercises if e.record == "FA-100786")
+    assert panel.learners == 2 and panel.reached_pass == 0 and panel.median_runs_to_pass is None  # one snapshot: runs unknown
+    assert sorted(panel.stuck) == sorted([ids["cy"], "file:anonymous.json"])
+    partial = panel.checks[0]
+    assert partial.reasons == (("type", 2),)  # a list where a tuple was expected, told apart through the reprs
+
+
+def test_code_only_with_code(klass, capsys):
+    folder, ids = klass
+    page = folder.parent / "r.html"
+    for argv in (["report", str(folder)], ["report", str(folder), "--json"], ["report", str(folder), "--html", str(page)]):
+        capsys.readouterr()
+        assert main(argv) == 0
+        out = capsys.readouterr().out + (page.read_text() if page.exists() else "")
+        assert "def solve" not in out and "return" not in out
+    assert all(e.code == {} for e in build_report([folder]).exercises)  # not even kept in the report's data
+    assert main(["report", str(folder), "--with-code", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    code = data["exercises"][0]["code"]
+    assert code[ids["bob"]] == CODE.format(4, "bob")  # his last passing solve, not the loop he ran last
+    assert code[ids["dan"]] == CODE.format(9, "dan") and "instructor" not in json.dumps(data)
+
+
+def test_text_report(klass, capsys):
+    folder, ids = klass
+    assert main(["report", str(folder)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "Class report: 4 learners, 1 exercises, from 5 files"
+    assert out[2] == f"FA-1: 4 learners ran it (9 runs); 3 reached every check passing (median 2 runs); stuck: {ids['dan']}"
+    row = next(line for line in out if "keeps order" in line).split()
+    assert row[:5] == ["1", "keeps", "order", "4/4", "1.5"]
+
+
+def test_html_page_is_standalone_escaped_and_has_the_heatmap(klass, tmp_path, capsys):
+    folder, ids = klass
+    page = tmp_path / "class.html"
+    assert main(["report", str(folder), "--html", str(page)]) == 0
+    html = page.read_text()
+    assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt; $x$" in html
+    assert not re.search(r'(src|href)="(?!data:)', html)  # no external assets
+    png = base64.b64decode(re.search(r'src="data:image/png;base64,([^"]+)"', html).group(1))
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    from failuremap_edu._render_report import heatmap_figure
+
+    figure = heatmap_figure(build_report([folder]))
+    (ax,) = figure.axes
+    assert ax.images[0].get_array().shape == (2, 4)  # checks × learners
+    assert [t.get_text() for t in ax.get_xticklabels()] == sorted(ids.values())
+    assert ax.get_yticklabels()[1].get_text() == LABELS[1] and not ax.get_yticklabels()[1].get_parse_math()
+    assert figure.legends and {t.get_text() for t in figure.legends[0].get_texts()} == {"passed", "fail", "error", "timeout", "not run"}
+
+
+def test_bad_files_are_one_line_each_and_the_rest_is_reported(klass, capsys):
+    folder, ids = klass
+    (folder / "notes.json").write_text('{"hello": "world"}')
+    (folder / "half.json").write_text('{"attempts": [')
+    (folder / "wrong.json").write_text('{"attempts": [{"record": "FA-1", "checks": 3}]}')
+    (folder / "binary.json").write_bytes(b"\xff\xfe\x00")
+    capsys.readouterr()
+    assert main(["report", str(folder), str(folder / "missing.json")]) == 2
+    out, err = capsys.readouterr()
+    lines = err.splitlines()
+    assert len(lines) == 5 and all(line.startswith("failuremap-edu: error: ") for line in lines)
+    assert f"{folder / 'notes.json'}: not a failuremap_edu results download or export" in err
+    assert f"{folder / 'half.json'}: not JSON" in err and f"{folder / 'binary.json'}: not JSON" in err
+    assert f"{folder / 'wrong.json'}: a failuremap_edu file with fields of the wrong type" in err
+    assert f"{folder / 'missing.json'}: cannot read" in err and "Traceback" not in err
+    assert out.startswith("Class report: 4 learners")
+
+
+def test_nothing_readable_is_an_input_error(tmp_path, capsys):
+    (tmp_path / "x.json").write_text("[]")
+    assert main(["report", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a failuremap_edu results download or export" in err
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["report", str(empty)]) == 2 and "no .json files found" in capsys.readouterr().err
+
+
+def test_instructor_runs_are_not_the_class(tmp_path):
+    _, export = learner(tmp_path, "teacher", [], instructor_runs=4)
+    report = build_report([export])
+    assert report.learners == () and report.exercises == ()  # the teacher's demo runs are nobody's learning
+    _, export = learner(tmp_path, "ann", [(("fail", "pass"), CODE.format(1, "ann"))], instructor_runs=2)
+    (e,) = build_report([export]).exercises
+    assert e.learners == 1 and e.checks[0].reasons == (("type", 1),) and e.reached_pass == 0
