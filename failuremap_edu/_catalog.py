@@ -141,7 +141,7 @@ def verify_many(refs: list[str], jobs: int | None = None, progress: Callable[[in
     """Verify records in parallel (one worker process per core), yielding entries in order."""
     jobs = jobs or os.cpu_count() or 1
     total = len(refs)
-    if not hasattr(os, "process"):
+    if not hasattr(os, "fork"):
         for done, ref in enumerate(refs, start=1):
             entry = _verify_one(ref)
             if progress:

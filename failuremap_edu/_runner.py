@@ -66,7 +66,7 @@ def isolation_available() -> str:
     forced = os.environ.get("FAILUREMAP_ISOLATION", "").strip().lower()
     if forced in (PROCESS, "fork", INPROCESS):
         return INPROCESS if forced == INPROCESS else PROCESS
-    return PROCESS if hasattr(os, "process") and sys.platform not in ("emscripten", "wasi", "win32") else INPROCESS
+    return PROCESS if hasattr(os, "fork") and sys.platform not in ("emscripten", "wasi", "win32") else INPROCESS
 
 
 def run_checks(

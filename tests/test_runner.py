@@ -402,12 +402,12 @@ def test_isolation_is_chosen_by_platform(monkeypatch):
 
     monkeypatch.delenv("FAILUREMAP_ISOLATION", raising=False)
     assert isolation_available() == "process"
-    monkeypatch.setenv("FAILUREMAP_ISOLATION", "process")  # the old name of the same thing
+    monkeypatch.setenv("FAILUREMAP_ISOLATION", "fork")  # the old name of the same thing
     assert isolation_available() == "process"
     monkeypatch.setenv("FAILUREMAP_ISOLATION", "inprocess")
     assert isolation_available() == "inprocess"
     monkeypatch.delenv("FAILUREMAP_ISOLATION")
-    monkeypatch.delattr(os, "process")
+    monkeypatch.delattr(os, "fork")
     assert isolation_available() == "inprocess"
 
 

@@ -14,7 +14,7 @@ import pytest
 from conftest import reference_solve
 from failuremap_edu import _warm, load_record, run_checks
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "process"), reason="worker processes need fork")
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="worker processes need fork")
 
 reference_stopping = reference_solve("FA-100786")
 
