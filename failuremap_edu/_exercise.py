@@ -146,7 +146,7 @@ class Exercise:
                     if on_progress is not None:
                         on_progress()
 
-                finished.append(run_checks(self.record, self.solve, variant, self.timeout, progress=progress))
+                finished.append(run_checks(self.record, self.solve, variant, self.timeout, progress=progress, heartbeat=on_progress))
         except SolutionError as exc:
             self.message = str(exc)
             finished = []

@@ -57,6 +57,8 @@ SETUP_TIMEOUT = 10.0
 """Limit for work outside any check (the fixture preamble, loading a solution file)."""
 SHORT_LIMIT = 1 / 8
 """After a timeout, each later check of the run gets this share of the limit."""
+HEARTBEAT = 0.25
+"""Seconds between calls of `run_checks`'s heartbeat while a check runs."""
 MAX_TIMEOUTS = 7
 """After this many timeouts in one run, the remaining checks are listed without calling solve."""
 
@@ -72,6 +74,7 @@ def isolation_available() -> str:
 def run_checks(
     record: Record, solve: Callable | Solution, variant: int = 1, timeout: float = DEFAULT_TIMEOUT, *, isolation: str | None = None,
     memory_mb: int = DEFAULT_MEMORY_MB, output_chars: int = DEFAULT_OUTPUT_CHARS, progress: Callable[[Observation], None] | None = None,
+    heartbeat: Callable[[], None] | None = None,
 ) -> RunResult:
     """Run every check of `record` against `solve`, one observation per check.
 
@@ -79,10 +82,13 @@ def run_checks(
     `Solution` from `load_solution`. Raises SolutionError, before running
     anything, when its parameters do not fit the record's contract.
     `progress`, if given, is called with each observation as soon as it is known.
+    `heartbeat`, if given, is called about every `HEARTBEAT` seconds while a
+    worker process runs a check, in the calling thread: a display can appear
+    while the first check is still looping, before any observation exists.
     """
     fixtures = read_fixtures(record, "attempt")
     _check_fits(record, fixtures, solve)
-    return _run(fixtures, record, "yours", solve, variant, timeout, isolation, memory_mb, output_chars, progress)
+    return _run(fixtures, record, "yours", solve, variant, timeout, isolation, memory_mb, output_chars, progress, heartbeat)
 
 
 def replay(record: Record, implementation: str, variant: int = 1, timeout: float = DEFAULT_TIMEOUT, *, isolation: str | None = None) -> RunResult:
@@ -205,11 +211,11 @@ def _independent(sites: tuple[CheckSite, ...]) -> frozenset[int]:
     return frozenset(found)
 
 
-def _run(fixtures: FixtureScript, record: Record, solver: str, solve, variant: int, timeout: float, isolation, memory_mb: int, output_chars: int, progress=None) -> RunResult:
+def _run(fixtures: FixtureScript, record: Record, solver: str, solve, variant: int, timeout: float, isolation, memory_mb: int, output_chars: int, progress=None, heartbeat=None) -> RunResult:
     plan = _plan(fixtures.program(replay=solve is None), record, solve, variant, timeout, memory_mb, output_chars, fixtures.sites)
     mode = _mode(isolation)
     started = time.perf_counter()
-    collector = _Collector(plan, progress)
+    collector = _Collector(plan, progress, heartbeat)
     _execute(plan, collector, mode)
     isolated = PROCESS if mode == PROCESS else INPROCESS
     elapsed_ms = (time.perf_counter() - started) * 1000
@@ -240,8 +246,8 @@ _RESULT_FIELDS = {
 class _Collector:
     """Turns a worker's messages into Observations, in the caller; refuses any it did not expect."""
 
-    def __init__(self, plan: Plan, progress: Callable[[Observation], None] | None = None) -> None:
-        self.plan, self.progress = plan, progress
+    def __init__(self, plan: Plan, progress: Callable[[Observation], None] | None = None, heartbeat: Callable[[], None] | None = None) -> None:
+        self.plan, self.progress, self.heartbeat = plan, progress, heartbeat
         self.observations: dict[int, Observation] = {}
         self.unreported: list[Observation] = []
         self.current: tuple | None = None
@@ -394,7 +400,8 @@ def _drain(worker, plan: Plan, collector: _Collector) -> None:
     while True:
         deadline = started + limit if collector.current is not None else last_event + setup_limit
         try:
-            messages = worker.messages(deadline)
+            beat = collector.heartbeat is not None and collector.current is not None
+            messages = worker.messages(min(deadline, time.monotonic() + HEARTBEAT) if beat else deadline)
             for stamp, message in messages:
                 collector.accept(message)
                 if collector.done:
@@ -415,6 +422,8 @@ def _drain(worker, plan: Plan, collector: _Collector) -> None:
         finally:
             collector.report()
         if messages or time.monotonic() < deadline:
+            if not messages and collector.heartbeat is not None:
+                collector.heartbeat()  # the caller's code: outside our error handling
             continue
         if collector.current is None:
             collector.problem = ErrorInfo("Timeout", f"the fixture code outside the checks took longer than {setup_limit:g} s")

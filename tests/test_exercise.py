@@ -229,3 +229,30 @@ def test_the_model_imports_no_widgets():
 
     code = "import failuremap_edu._exercise, sys; print(sorted(m for m in sys.modules if m.split('.')[0] in ('ipywidgets', 'matplotlib')))"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60).stdout.strip() == "[]"
+
+
+def test_a_first_check_that_loops_shows_the_live_panel_before_it_ends(stopping, monkeypatch):
+    """Never silent: after SHOW_AFTER the panel appears, even while check 1 still loops."""
+    import IPython
+    import IPython.display
+
+    from failuremap_edu import _exercise
+
+    shown: list[str] = []
+
+    def display(obj, display_id=False):
+        shown.append(obj.summary())
+        return SimpleNamespace(update=lambda obj: shown.append("update: " + obj.summary()))
+
+    monkeypatch.setattr(_exercise, "SHOW_AFTER", 0.2)
+    monkeypatch.setattr(IPython, "get_ipython", lambda: SimpleNamespace())
+    monkeypatch.setattr(IPython.display, "display", display)
+
+    def solve(text, stops):
+        while True:
+            pass
+
+    stopping.check(solve)
+    assert shown[0] == "Checking your solve: 0 of 6 checks done (each may take up to 0.5 s)…"
+    assert shown[-1] == "update: " + stopping.runs[0].summary() and len(shown) == 2
+    assert stopping.runs[0].summary().startswith("0/6 checks pass")

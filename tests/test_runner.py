@@ -667,3 +667,22 @@ def test_nothing_solve_started_outlives_the_run(stopping, solve, tmp_path, monke
     while time.monotonic() < ended + 1 and any(map(_alive, started)):
         time.sleep(0.02)
     assert [pid for pid in started if _alive(pid)] == [], "one second after the run"
+
+
+def test_the_heartbeat_beats_while_the_first_check_still_runs(stopping):
+    """A display can appear while check 1 loops, before any observation exists."""
+    from failuremap_edu._runner import HEARTBEAT
+
+    events: list[str] = []
+
+    def slow_first(text, stops):
+        import time as _time
+
+        if text == "hello<st":
+            _time.sleep(4 * HEARTBEAT)
+        return reference_stopping(text, stops)
+
+    result = run_checks(stopping, slow_first, progress=lambda o: events.append("observation"), heartbeat=lambda: events.append("beat"))
+    assert result.passed
+    first = events.index("observation")
+    assert events[:first].count("beat") >= 2, events
