@@ -34,7 +34,7 @@ from typing import Any, Callable
 from ._code import can_fall_off_end
 from ._fixtures import VARIANTS, read_fixtures
 from ._hints import Hint, hint_ladder
-from ._progress import log_run
+from ._progress import learner_id, log_run, short_id
 from ._records import Record, load_record
 from ._results import CallResult, Comparison, Observation, RunResult
 from ._runner import DEFAULT_TIMEOUT, SolutionError, parse_call_arguments, replay, run_checks, try_call
@@ -87,6 +87,8 @@ class Exercise:
         self.playground_input = ""
         self.playground_rows: tuple[tuple[str, str, str], ...] = ()
         self.playground_message = ""
+        self.finished_at: float | None = None
+        """When the latest run ended (names of the downloads)."""
         self.solve_source: str | None = None
         """The solve's source as last run (for the log and the downloads)."""
         self._replays: dict[tuple[int, str], RunResult] = {}
@@ -153,6 +155,7 @@ class Exercise:
         finally:
             self.running, self.partial = False, ()
         self.runs = tuple(finished)
+        self.finished_at = time.time()
         self.solve_source = _solve_source(self.solve)
         if self.log_progress:
             for result in self.runs:
@@ -325,23 +328,30 @@ class Exercise:
     def export_files(self) -> dict[str, str]:
         """Your solve and its latest results, as file name -> text (.py and .json).
 
+        Names carry the progress log's short pseudonymous learner id and the time
+        of the run (``FA-100786-3f9a2c-20261130-064500-solve.py``), so that a
+        class's hand-ins never clash and `report` can tell learners apart.
+
         The .py holds the results in a comment header and the imports your solve
         uses, so `failuremap-edu check RECORD FILE.py` can check it again, and
         pasting it back into the notebook cell (below the @fm.exercise line) works.
         """
         r = self.record
+        learner = learner_id()
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.finished_at))
+        stem = f"{r.id}-{short_id(learner)}-{stamp}"
         source = self.solve_source or "# The source of solve could not be read.\n"
         header = [
             f"# failuremap_edu export: {r.id} · {clip(r.title, 100, one_line=True)}",
-            f"# check again with: failuremap-edu check {r.id if r.packaged else r.origin} {r.id}-solve.py",
+            f"# check again with: failuremap-edu check {r.id if r.packaged else r.origin} {stem}-solve.py",
             f"# in the notebook, paste it below the line @fm.exercise({_reference(r)!r})",
             f"# result: {self.summary()}",
         ]
         for run in self.runs:
             header += [f"#   N={run.variant} {STATUS_SYMBOLS[o.status]} {o.status:<7} {clip(o.check, 80, one_line=True)}" for o in run.observations]
         py = "\n".join(header) + "\n\n" + source.strip() + "\n"
-        data = {"record": r.id, "summary": self.summary(), "solve": source, "runs": [run.to_json() for run in self.runs]}
-        return {f"{r.id}-solve.py": py, f"{r.id}-results.json": json.dumps(data, ensure_ascii=False, indent=1) + "\n"}
+        data = {"record": r.id, "learner": learner, "checked_at": stamp, "summary": self.summary(), "solve": source, "runs": [run.to_json() for run in self.runs]}
+        return {f"{stem}-solve.py": py, f"{stem}-results.json": json.dumps(data, ensure_ascii=False, indent=1) + "\n"}
 
     def __repr__(self) -> str:
         return f"Exercise({self.record.id!r}, {self.summary()!r})"

@@ -31,6 +31,7 @@ CHROMIUM_ARGS = [
 ]
 LEARNER_NOTEBOOKS = ["FA-100786.ipynb", "FA-100061.ipynb"]
 TIMEOUT_S = 2.0  # the runner's default per-check limit, which the notebooks use
+LOOP_TARGET_S = 4.0  # a solve that loops on every check has every check reported within this (make bench measures it)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -213,7 +214,7 @@ def test_learner_session(page, lab, name):
     with page.expect_download() as info:
         solve_cell(page).locator("a.fm-download", has_text="your solve (.py)").click()
     download = info.value
-    assert download.suggested_filename == f"{record_id}-solve.py"
+    assert re.fullmatch(rf"{record_id}-[0-9a-f]{{6}}-\d{{8}}-\d{{6}}-solve\.py", download.suggested_filename), download.suggested_filename
     exported = Path(download.path()).read_text(encoding="utf-8")
     assert exported.startswith(f"# failuremap_edu export: {record_id}") and "# result: 6/6 checks pass" in exported
     assert "\ndef solve(" in exported and "\n@fm.exercise" not in exported
@@ -265,9 +266,12 @@ def test_learner_session(page, lab, name):
     expect(solve_cell(page).locator(".fm-badge.fm-timeout").first).to_be_visible(timeout=30_000)
     first_timeout = time.monotonic() - started
     assert first_timeout < TIMEOUT_S + 8, f"first timeout shown after {first_timeout:.1f} s"
+    expect(panel_status(page)).to_have_text("0/6 checks pass (6 timeout)", timeout=60_000)
+    every_check = time.monotonic() - started
+    # The target (issue 10): every check reported within 4 s of a 2 s limit; the slack is the browser's round trips.
+    assert every_check < LOOP_TARGET_S + 4, f"every check reported after {every_check:.1f} s"
     panel_status(page).scroll_into_view_if_needed()
     shot(page, f"{stem}-6-timeout")
-    expect(panel_status(page)).to_contain_text("timeout", timeout=60_000)
     expect(solve_cell(page).locator(".fm-playground tbody tr").nth(0)).to_contain_text("timeout")  # re-ran with the new solve
     wait_idle(page)
     page.keyboard.press("Escape")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from types import SimpleNamespace
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from conftest import record_path, reference_solve
 from failuremap_edu import Exercise, exercise, load_record
 from failuremap_edu._exercise import _after_cell
+from failuremap_edu._progress import learner_id, short_id
 
 reference = reference_solve("FA-100786")
 TITLE = "FA-100786 · Output stopping: Streaming buffer emits partial stop prefixes too early · case 01"
@@ -113,7 +115,7 @@ def test_variants_rerun_and_all_variants_apply_to_everything():
     assert pairs.summary().startswith("10/30 checks pass across variants")
     assert [c.runs[0].variant for c in pairs.comparisons()] == [1, 2, 3, 4, 5]
     assert [c.names for c in pairs.comparisons()][0] == ("broken", "attempt", "yours")
-    header = pairs.export_files()["FA-100061-solve.py"]
+    header = next(text for name, text in pairs.export_files().items() if name.endswith("-solve.py"))
     assert all(f"#   N={v} " in header for v in range(1, 6))
     with pytest.raises(ValueError):
         pairs.select_variant(7)
@@ -208,7 +210,10 @@ def test_export_files_can_be_checked_again_and_pasted_back(tmp_path, capsys):
     ex = Exercise(load_record(record_path("TR-000101")))
     ex.check(module.solve)
     files = ex.export_files()
-    py, results = files["TR-000101-solve.py"], json.loads(files["TR-000101-results.json"])
+    stem = f"TR-000101-{short_id(learner_id())}-{time.strftime('%Y%m%d-%H%M%S', time.localtime(ex.finished_at))}"
+    assert sorted(files) == [f"{stem}-results.json", f"{stem}-solve.py"]  # a class's hand-ins never clash
+    py, results = files[f"{stem}-solve.py"], json.loads(files[f"{stem}-results.json"])
+    assert results["learner"] == learner_id() and f"failuremap-edu check {record_path('TR-000101')} {stem}-solve.py" in py
     assert py.startswith("# failuremap_edu export: TR-000101")
     assert "# result: 6/6 checks pass" in py and "import collections\n\ndef solve(" in py
     assert f"# in the notebook, paste it below the line @fm.exercise({str(record_path('TR-000101'))!r})" in py
