@@ -213,23 +213,6 @@ def test_list_records_dir(capsys, tmp_path):
     assert code == 0 and out.startswith("TR-000101  6 checks  Top-k counts")
 
 
-def test_progress_bar_only_on_a_terminal():
-    import io
-
-    from failuremap_edu._catalog import ProgressBar
-
-    class Terminal(io.StringIO):
-        def isatty(self):
-            return True
-
-    quiet, loud = io.StringIO(), Terminal()
-    for stream in (quiet, loud):
-        bar = ProgressBar("verifying", stream=stream, width=10)
-        for done in range(1, 5):
-            bar(done, 4)
-    assert quiet.getvalue() == ""
-    assert loud.getvalue().split("\r")[-1] == "verifying [##########] 4/4\n"
-
 
 def test_check_html_to_an_unwritable_place_is_one_line(capsys, solution, tmp_path):
     code, out, err = run(capsys, "check", "FA-100786", solution(REFERENCE), "--html", str(tmp_path / "missing" / "r.html"))
