@@ -37,9 +37,8 @@ from ._hints import Hint, hint_ladder
 from ._progress import learner_id, log_run, short_id
 from ._records import Record, load_record
 from ._results import CallResult, Comparison, Observation, RunResult
-from ._runner import DEFAULT_TIMEOUT, SolutionError, parse_call_arguments, replay, run_checks, try_call
+from ._runner import DEFAULT_TIMEOUT, SolutionError, parse_call_arguments, replay, run_checks, try_call, warm_up
 from ._values import STATUS_SYMBOLS, clip, safe_repr
-from ._warm import warm_up
 
 __all__ = ["ALL_VARIANTS", "Exercise", "exercise"]
 
@@ -343,7 +342,7 @@ class Exercise:
         source = self.solve_source or "# The source of solve could not be read.\n"
         header = [
             f"# failuremap_edu export: {r.id} · {clip(r.title, 100, one_line=True)}",
-            f"# check again with: failuremap-edu check {r.id if r.packaged else r.origin} {stem}-solve.py",
+            f"# check again with: failuremap-edu check {r.id if r.packaged else _absolute(r.origin)} {stem}-solve.py",
             f"# in the notebook, paste it below the line @fm.exercise({_reference(r)!r})",
             f"# result: {self.summary()}",
         ]
@@ -387,6 +386,13 @@ def exercise(record: Record | str, **options: Any) -> Exercise:
     if found is None or found.record != loaded:
         found = _EXERCISES[key] = Exercise(loaded, **options)
     return found
+
+
+def _absolute(origin: str) -> str:
+    """A record file's path that works from wherever the download was saved."""
+    from pathlib import Path
+
+    return str(Path(origin).resolve())
 
 
 def _reference(record: Record) -> str:
@@ -476,24 +482,102 @@ def _bind_early(solve: Callable) -> None:
 
 
 def _solve_source(solve: Callable | None) -> str | None:
-    """The solve's source without its decorator, preceded by the imports it uses."""
+    """The solve's source without its decorator, with what it needs from the notebook.
+
+    A download must work on its own (checked again with `check`, or pasted into a
+    fresh kernel): so it carries the imports solve uses, the helper functions and
+    classes of the same cell or notebook it calls (and theirs), and constants that
+    are plain literals. Anything else it uses is named in a comment, never silently
+    left out.
+    """
+    if solve is None:
+        return None
+    body = _definition_source(solve)
+    if body is None:
+        return None
+    namespace = getattr(solve, "__globals__", {})
+    imports, helpers, constants, missing = set(), [], [], []
+    seen, queue = {"solve"}, [getattr(solve, "__code__", None)]
+    while queue:
+        for name in sorted(_names_used(queue.pop(0)) - seen):
+            seen.add(name)
+            if name not in namespace:
+                continue  # a builtin, an attribute name, or a name solve never reaches
+            value = namespace[name]
+            if isinstance(value, types.ModuleType):
+                module = value.__name__
+                imports.add(f"import {module}" if module == name else f"import {module} as {name}")
+            elif _from_notebook(value, solve):
+                source = _definition_source(value)
+                if source is None:
+                    missing.append(name)
+                else:
+                    helpers.append(source)
+                    queue.append(getattr(value, "__code__", None) or _class_code(value))
+            elif (module := _importable_from(value)) is not None:
+                imports.add(f"from {module} import {value.__name__}" + ("" if value.__name__ == name else f" as {name}"))
+            elif _is_literal(value):
+                constants.append(f"{name} = {value!r}")
+            else:
+                missing.append(name)
+    parts = ["\n".join(sorted(imports, key=lambda line: (line.startswith("from"), line)))] if imports else []
+    parts += ["\n".join(constants)] if constants else []
+    parts += [h.rstrip("\n") for h in helpers]
+    if missing:
+        parts.append("\n".join(f"# note: solve uses {name}, which is not in this file: define it above solve" for name in sorted(missing)))
+    return "\n\n".join(parts + [body.rstrip("\n")]) + "\n"
+
+
+def _definition_source(obj: Any) -> str | None:
+    """A function's or class's source, dedented, without decorators (ours among them)."""
     try:
-        source = inspect.getsource(solve) if solve is not None else None
+        lines = textwrap.dedent(inspect.getsource(obj)).splitlines()
     except (OSError, TypeError):
         return None
-    if source is None:
-        return None
-    lines = textwrap.dedent(source).splitlines()
     while lines and lines[0].lstrip().startswith("@"):
         lines.pop(0)
-    imports = []
-    namespace = getattr(solve, "__globals__", {})
-    for name in _names_used(getattr(solve, "__code__", None)):
-        value = namespace.get(name)
-        if isinstance(value, types.ModuleType):
-            module = value.__name__
-            imports.append(f"import {module}" if module == name else f"import {module} as {name}")
-    return "\n".join(sorted(set(imports)) + ([""] if imports else []) + lines) + "\n"
+    return "\n".join(lines) + "\n"
+
+
+def _from_notebook(value: Any, solve: Callable) -> bool:
+    """A function or class defined where solve was (a notebook cell), not imported from a package."""
+    return isinstance(value, (types.FunctionType, type)) and getattr(value, "__module__", None) == getattr(solve, "__module__", None)
+
+
+def _importable_from(value: Any) -> str | None:
+    """The module to import a function or class from: its public name (functools, not _functools)."""
+    import sys
+
+    module, name = getattr(value, "__module__", None), getattr(value, "__name__", None)
+    if not isinstance(module, str) or not isinstance(name, str) or module in ("__main__", "builtins") or not callable(value):
+        return None
+    for candidate in (module.lstrip("_"), module):
+        if getattr(sys.modules.get(candidate), name, None) is value:
+            return candidate
+    return None
+
+
+def _is_literal(value: Any) -> bool:
+    """True when repr(value) reads back as an equal value (ast.literal_eval), so it can be written out."""
+    import ast
+
+    if not isinstance(value, (int, float, complex, str, bytes, bool, type(None), tuple, list, dict, set, frozenset)):
+        return False
+    try:
+        text = repr(value)
+        return len(text) <= 10_000 and ast.literal_eval(text) == value
+    except (ValueError, SyntaxError, RecursionError, MemoryError, TypeError):
+        return False
+
+
+def _class_code(cls: type):
+    """The code objects of a class's methods, as one code-like bag of names."""
+    names: set[str] = set()
+    for member in vars(cls).values():
+        code = getattr(member, "__code__", None)
+        if code is not None:
+            names |= _names_used(code)
+    return types.SimpleNamespace(co_names=tuple(names), co_consts=())
 
 
 def _names_used(code) -> set[str]:

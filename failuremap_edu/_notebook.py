@@ -36,6 +36,10 @@ class NotebookError(InputError):
     """A notebook cannot be built (for example, no reference solution for an instructor notebook)."""
 
 
+IMPORT = "import failuremap_edu as fm\n\n"
+"""Each code cell starts with it: every cell works on its own after a kernel restart."""
+
+
 def reference_path(record_id: str) -> Path:
     """Our own reference solution for a packaged record."""
     return Path(__file__).resolve().parent / "references" / f"{record_id}.py"
@@ -90,8 +94,14 @@ def _learner_preamble(record: Record) -> list[str]:
     """
     source = record.implementations["attempt"].source
     tree = ast.parse(source)
-    helpers = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name not in ("check", "solve")]
-    used = {n.id for fn in helpers + [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "solve"] for n in ast.walk(fn) if isinstance(n, ast.Name)}
+    defined = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name != "check"}
+    reached, queue = {"solve"}, ["solve"]
+    while queue:  # only what solve reaches: a fixture helper that calls check() stays out
+        for name in sorted({n.id for n in ast.walk(defined[queue.pop()]) if isinstance(n, ast.Name)} & defined.keys() - reached):
+            reached.add(name)
+            queue.append(name)
+    helpers = [defined[name] for name in defined if name in reached and name != "solve"]
+    used = {n.id for name in reached for n in ast.walk(defined[name]) if isinstance(n, ast.Name)}
     keep = []
     for node in tree.body:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -229,12 +239,12 @@ def _learner_notebook(record: Record, record_ref: str):
     fixtures = read_fixtures(r)
     cells = _Cells(r.id, [])
     _header(cells, r, "Exercise")
-    cells.code(f"import failuremap_edu as fm\n\nrecord = fm.load_record({record_ref!r})\nexercise = fm.exercise(record)  # starts the checking process while you read")
+    cells.code(f"{IMPORT}exercise = fm.exercise({record_ref!r})  # loads the record and starts the checking process while you read")
     cells.markdown(
         "## Watch it fail\n\nThe record comes with two plausible implementations of `solve` that fail: `broken` and "
         "`attempt`. Here they run through the same runner that will check yours. Look at what they return where they fail."
     )
-    cells.code("fm.watch_it_fail(record)", result=_bundle(_verified_story(r)), tags=(CHECK_OUTPUT,))
+    cells.code(f"{IMPORT}fm.watch_it_fail({record_ref!r})", result=_bundle(_verified_story(r)), tags=(CHECK_OUTPUT,))
 
     preamble = _learner_preamble(r)
     attempt = _define(preamble, fixtures.solve_source, "attempt")
@@ -244,7 +254,8 @@ def _learner_notebook(record: Record, record_ref: str):
         "The cell below holds the record's **attempt**. Edit `solve` and run the cell (Shift+Enter): the checks run "
         "and the panel below the cell shows each one, with *why* it fails, hints one at a time, and a playground. "
         f"Keep the line `@fm.exercise({record_ref!r})` right above `def solve`: it is what runs the checks. "
-        "The cell works on its own, also after a kernel restart. A `solve` that loops forever only gets a *timeout*; "
+        "Every code cell of this notebook works on its own, also after a kernel restart (the cells below this one use "
+        "your `solve`, so run this one first). A `solve` that loops forever only gets a *timeout*; "
         f"your notebook keeps working.{one_set}\n\n"
         "On Binder your session vanishes after a while: keep your work with the panel's download links. "
         "A downloaded `.py` pasted back below the `@fm.exercise` line works again."
@@ -258,7 +269,7 @@ def _learner_notebook(record: Record, record_ref: str):
             "inputs you type. In a cell, `fm.try_call` calls one of them at a time (yours, or `implementation='attempt'` "
             "or `'broken'`), as safely as the checks:"
         )
-        cells.code(f"fm.try_call(record, solve, {example})")
+        cells.code(f"{IMPORT}fm.try_call({record_ref!r}, solve, {example})")
     if fixtures.uses_variant:
         variant_lines = [run_checks(r, attempt, variant=v).summary() for v in VARIANTS]
         cells.markdown(
@@ -266,7 +277,7 @@ def _learner_notebook(record: Record, record_ref: str):
             "Choose a variant in the panel, or run them all here:"
         )
         cells.code(
-            "for variant in range(1, 6):\n    print(f'N={variant}:', fm.run_checks(record, solve, variant=variant).summary())",
+            f"{IMPORT}for variant in range(1, 6):\n    print(f'N={{variant}}:', fm.run_checks({record_ref!r}, solve, variant=variant).summary())",
             output="\n".join(f"N={v}: {line}" for v, line in zip(VARIANTS, variant_lines)),
             tags=(CHECK_OUTPUT,),
         )
@@ -284,11 +295,11 @@ def _instructor_notebook(record: Record, record_ref: str, solution: Solution):
         "Run the cells one at a time in front of the room: each step of the story is one cell. Your demo runs are not "
         "saved in your progress log. The panel's *Reveal everything* button opens every hint and check at once."
     )
-    cells.code(f"import failuremap_edu as fm\n\nrecord = fm.load_record({record_ref!r})")
+    options = "presenter=True, log_progress=False"
+    cells.code(f"{IMPORT}exercise = fm.exercise({record_ref!r}, {options})  # loads the record and starts the checking process")
 
     preamble = _learner_preamble(r)
     attempt = _define(preamble, fixtures.solve_source, "attempt")
-    options = "presenter=True, log_progress=False"
     cells.markdown("## 1. The attempt\n\nThe record's plausible attempt, exactly as learners get it. Its failing checks show *why* they fail.")
     cells.code(
         _solve_cell(record_ref, preamble, fixtures.solve_source, f"@fm.exercise({record_ref!r}, {options})"),
@@ -296,11 +307,11 @@ def _instructor_notebook(record: Record, record_ref: str, solution: Solution):
         tags=(CHECK_OUTPUT,),
     )
     cells.markdown("## 2. What broken and attempt return\n\nBoth of the record's implementations, with what they return where they fail and their code.")
-    cells.code("fm.watch_it_fail(record)", result=_bundle(_verified_story(r)), tags=(CHECK_OUTPUT,))
+    cells.code(f"{IMPORT}fm.watch_it_fail({record_ref!r})", result=_bundle(_verified_story(r)), tags=(CHECK_OUTPUT,))
     hints = hint_ladder(r, replay(r, "attempt", fixtures.default_variant), replay(r, "broken", fixtures.default_variant))
     cells.markdown("## 3. The hints\n\nThe hints learners can open in their panel, one at a time, all at once here.")
     cells.code(
-        f"for number, hint in enumerate(fm.exercise({record_ref!r}, {options}).hints, 1):\n    print(f'Hint {{number}}: {{hint.title}}: {{hint.text}}')",
+        f"{IMPORT}for number, hint in enumerate(fm.exercise({record_ref!r}, {options}).hints, 1):\n    print(f'Hint {{number}}: {{hint.title}}: {{hint.text}}')",
         output="\n".join(f"Hint {i}: {h.title}: {h.text}" for i, h in enumerate(hints, 1)),
         tags=(CHECK_OUTPUT,),
     )
@@ -315,14 +326,14 @@ def _instructor_notebook(record: Record, record_ref: str, solution: Solution):
     cells.markdown("## 4. The fix\n\nOur reference solution, in a panel of its own: every check turns green.")
     top = "\n".join(["import failuremap_edu as fm", *reference_preamble]).strip()
     cells.code(
-        f"{top}\n\nreference = fm.Exercise(record, {options})\n\n@reference.check\n{solve_body.strip()}\n",
+        f"{top}\n\nreference = fm.Exercise({record_ref!r}, {options})\n\n@reference.check\n{solve_body.strip()}\n",
         display={"text/plain": _panel_text(r, reference, presenter=True)},
         tags=(CHECK_OUTPUT,),
     )
     cells.code(
-        "# The notebook checks its own story: the reference passes every check on every variant.\n"
+        f"{IMPORT}# The notebook checks its own story: the reference passes every check on every variant.\n"
         "for variant in range(1, 6):\n"
-        "    result = fm.run_checks(record, solve, variant=variant)\n"
+        f"    result = fm.run_checks({record_ref!r}, solve, variant=variant)\n"
         "    assert result.passed, result\n"
         "    print(f'N={variant}:', result.summary())",
         output="\n".join(f"N={v}: {result.summary()}" for v, result in zip(VARIANTS, results)),

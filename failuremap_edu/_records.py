@@ -175,6 +175,15 @@ def load_record(id_or_path: str | os.PathLike) -> Record:
     return _build(data, origin, label)
 
 
+def as_record(record: "Record | str | os.PathLike") -> Record:
+    """A Record as given, or loaded from a packaged id or a path (`load_record`).
+
+    So that a notebook cell can name its record (``fm.try_call('FA-100786', solve, ...)``)
+    and still work after a kernel restart, without the cell that loaded it.
+    """
+    return record if isinstance(record, Record) else load_record(record)
+
+
 def _locate(id_or_path: str | os.PathLike) -> tuple[Path, str]:
     if isinstance(id_or_path, os.PathLike):
         path = Path(id_or_path)

@@ -39,7 +39,7 @@ from typing import Callable
 from . import _byvalue
 from ._channel import Undecodable
 from ._fixtures import VARIANTS, CheckSite, FixtureScript, read_fixtures
-from ._records import Record
+from ._records import Record, as_record
 from ._results import ERROR, STATUSES, TIMEOUT, CallResult, Comparison, ErrorInfo, Observation, RunResult
 from ._session import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, DEFAULT_TIMEOUT, CheckTimeout, OutputCapture, Plan, Session
 from ._signature import Params, mismatch
@@ -71,8 +71,20 @@ def isolation_available() -> str:
     return PROCESS if hasattr(os, "fork") and sys.platform not in ("emscripten", "wasi", "win32") else INPROCESS
 
 
+def warm_up() -> None:
+    """Start the worker server and a standby now, so the first run does not wait for them.
+
+    Nothing where checks run in-process: there, `_warm` (and multiprocessing, which
+    Pyodide only pretends to have) is never imported.
+    """
+    if isolation_available() == PROCESS:
+        from . import _warm
+
+        _warm.warm_up()
+
+
 def run_checks(
-    record: Record, solve: Callable | Solution, variant: int = 1, timeout: float = DEFAULT_TIMEOUT, *, isolation: str | None = None,
+    record: Record | str, solve: Callable | Solution, variant: int = 1, timeout: float = DEFAULT_TIMEOUT, *, isolation: str | None = None,
     memory_mb: int = DEFAULT_MEMORY_MB, output_chars: int = DEFAULT_OUTPUT_CHARS, progress: Callable[[Observation], None] | None = None,
     heartbeat: Callable[[], None] | None = None,
 ) -> RunResult:
@@ -86,6 +98,7 @@ def run_checks(
     worker process runs a check, in the calling thread: a display can appear
     while the first check is still looping, before any observation exists.
     """
+    record = as_record(record)
     fixtures = read_fixtures(record, "attempt")
     _check_fits(record, fixtures, solve)
     return _run(fixtures, record, "yours", solve, variant, timeout, isolation, memory_mb, output_chars, progress, heartbeat)
@@ -139,7 +152,7 @@ def parse_call_arguments(text: str, example: str | None = None) -> tuple[tuple, 
 
 
 def try_call(
-    record: Record, solve: Callable | Solution | None, args: tuple, kwargs: dict | None = None, *, implementation: str | None = None,
+    record: Record | str, solve: Callable | Solution | None, args: tuple, kwargs: dict | None = None, *, implementation: str | None = None,
     variant: int = 1, timeout: float = DEFAULT_TIMEOUT, isolation: str | None = None,
 ) -> CallResult:
     """Call one solve on arbitrary inputs with the runner's safety: for playgrounds.
@@ -153,6 +166,7 @@ def try_call(
         one = "(x,)" if not isinstance(args, (list, str, dict)) else f"({safe_repr(args, 40)},)"
         message = f"args must be a tuple of arguments, got {type(args).__name__}: for one argument write {one} (note the trailing comma)"
         return CallResult(_describe_call((args,), kwargs), ERROR, None, ErrorInfo("TypeError", message))
+    record = as_record(record)
     fixtures = read_fixtures(record, implementation or "attempt")
     if implementation is None:
         _check_fits(record, fixtures, solve)

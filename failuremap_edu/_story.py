@@ -15,7 +15,7 @@ from typing import Any
 
 from ._fixtures import read_fixtures
 from ._parity import ParityReport, parity_report, parse_crash
-from ._records import Record
+from ._records import Record, as_record
 from ._results import PASS, Observation, RunResult
 from ._runner import DEFAULT_TIMEOUT, replay
 
@@ -103,8 +103,12 @@ class FailureStory:
         return f"FailureStory({self.record_id!r}, N={self.variant}, {cells})"
 
 
-def watch_it_fail(record: Record, variant: int | None = None, timeout: float = DEFAULT_TIMEOUT) -> FailureStory:
-    """Replay broken and attempt for `variant` (default: the recorded one) and explain what they do."""
+def watch_it_fail(record: Record | str, variant: int | None = None, timeout: float = DEFAULT_TIMEOUT) -> FailureStory:
+    """Replay broken and attempt for `variant` (default: the recorded one) and explain what they do.
+
+    `record` may be an id or a path, so the notebook cell works on its own after a restart.
+    """
+    record = as_record(record)
     recorded_variant = read_fixtures(record).default_variant
     variant = recorded_variant if variant is None else variant
     runs = tuple(replay(record, name, variant, timeout) for name in IMPLEMENTATIONS)

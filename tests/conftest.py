@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -76,6 +78,16 @@ def write_record(tmp_path):
         return path
 
     return write
+
+
+def pytest_configure(config):
+    """Kernels, servers and nbval started by the tests inherit a private progress log too.
+
+    `make test` names one; a bare `pytest` gets a fresh one, never the user's real log
+    (a learner trial once found the test suite's runs in its start-here progress table).
+    """
+    if not os.environ.get("FAILUREMAP_PROGRESS"):
+        os.environ["FAILUREMAP_PROGRESS"] = str(Path(tempfile.mkdtemp(prefix="failuremap-tests-")) / "progress.jsonl")
 
 
 @pytest.fixture(autouse=True)

@@ -199,10 +199,21 @@ def test_export_files_can_be_checked_again_and_pasted_back(tmp_path, capsys):
 
     module_path = tmp_path / "learner_cell.py"
     module_path.write_text(
-        "import collections\n\n"
+        "import collections\n"
+        "import re as regex\n"
+        "from functools import reduce\n\n"
+        "ORDER = (-1, 1)\n"
+        "PATTERN = regex.compile('x')\n"
+        "unused = 'never needed'\n\n"
+        "def rank_key(kv):\n"
+        "    return (ORDER[0] * kv[1], _tiebreak(kv))\n\n"
+        "def _tiebreak(kv):\n"
+        "    return kv[0]\n\n"
         "def solve(tokens, k=2, *, normalize=False):\n"
         "    counts = collections.Counter(t.lower() if normalize else t for t in tokens)\n"
-        "    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:k])\n"
+        "    if PATTERN is None or reduce is None:\n"
+        "        return {}\n"
+        "    return dict(sorted(counts.items(), key=rank_key)[:k])\n"
     )
     spec = importlib.util.spec_from_file_location("learner_cell", module_path)
     module = importlib.util.module_from_spec(spec)
@@ -215,16 +226,32 @@ def test_export_files_can_be_checked_again_and_pasted_back(tmp_path, capsys):
     py, results = files[f"{stem}-solve.py"], json.loads(files[f"{stem}-results.json"])
     assert results["learner"] == learner_id() and f"failuremap-edu check {record_path('TR-000101')} {stem}-solve.py" in py
     assert py.startswith("# failuremap_edu export: TR-000101")
-    assert "# result: 6/6 checks pass" in py and "import collections\n\ndef solve(" in py
+    assert "# result: 6/6 checks pass" in py
+    body = py.split("\n\n", 1)[1]  # after the header: the file as it would run
+    assert body == (
+        "import collections\nfrom functools import reduce\n\n"
+        "ORDER = (-1, 1)\n\n"
+        "def rank_key(kv):\n    return (ORDER[0] * kv[1], _tiebreak(kv))\n\n"
+        "def _tiebreak(kv):\n    return kv[0]\n\n"
+        "# note: solve uses PATTERN, which is not in this file: define it above solve\n\n"
+        "def solve(tokens, k=2, *, normalize=False):\n"
+        "    counts = collections.Counter(t.lower() if normalize else t for t in tokens)\n"
+        "    if PATTERN is None or reduce is None:\n        return {}\n"
+        "    return dict(sorted(counts.items(), key=rank_key)[:k])\n"
+    ), body
     assert f"# in the notebook, paste it below the line @fm.exercise({str(record_path('TR-000101'))!r})" in py
     assert results["summary"] == "6/6 checks pass" and results["runs"][0]["observations"][0]["status"] == "pass"
     exported = tmp_path / "TR-000101-solve.py"
     exported.write_text(py)
     capsys.readouterr()
+    assert main(["check", str(record_path("TR-000101")), str(exported)]) == 1  # PATTERN is missing, as the note says
+    assert "NameError: name 'PATTERN' is not defined" in capsys.readouterr().out
+    py = py.replace("# note: solve uses PATTERN, which is not in this file: define it above solve", "import re\nPATTERN = re.compile('x')")
+    exported.write_text(py)
     assert main(["check", str(record_path("TR-000101")), str(exported)]) == 0
     assert capsys.readouterr().out == "6/6 checks pass\n"
     pasted = {}
-    exec(compile(py, "<cell>", "exec"), pasted)  # the .py runs as a cell: its solve is whole
+    exec(compile(py, "<cell>", "exec"), pasted)  # the .py runs as a cell: its solve is whole, helpers and all
     assert Exercise(load_record(record_path("TR-000101"))).check(pasted["solve"]) is pasted["solve"]
 
 
