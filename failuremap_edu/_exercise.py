@@ -154,6 +154,7 @@ class Exercise:
         finally:
             self.running, self.partial = False, ()
         self.runs = tuple(finished)
+        self._hints = {}  # they follow your latest run
         self.finished_at = time.time()
         self.solve_source = _solve_source(self.solve)
         if self.log_progress:
@@ -210,11 +211,13 @@ class Exercise:
 
     @property
     def hints(self) -> tuple[Hint, ...]:
-        """The hint ladder for the selected variant (from replays of broken and attempt, computed once)."""
+        """The hint ladder for the selected variant: from replays of broken and attempt, and the latest
+        run of yours, so that no hint points at a check you already pass (computed once per run)."""
         variant = self.variants[0]
         if variant not in self._hints:
             broken, attempt = self.replays(variant)
-            self._hints[variant] = hint_ladder(self.record, attempt, broken)
+            yours = next((r for r in self.runs if r.variant == variant), None)
+            self._hints[variant] = hint_ladder(self.record, attempt, broken, yours)
         return self._hints[variant]
 
     def reveal_hint(self) -> None:

@@ -28,7 +28,7 @@ class Hint:
     text: str
 
 
-def hint_ladder(record: Record, attempt: RunResult | None, broken: RunResult | None = None) -> tuple[Hint, ...]:
+def hint_ladder(record: Record, attempt: RunResult | None, broken: RunResult | None = None, yours: RunResult | None = None) -> tuple[Hint, ...]:
     """The hints for `record`, given runs of its attempt (and broken) when there are any.
 
     Where to look first is the first check the attempt fails that broken passes:
@@ -36,10 +36,25 @@ def hint_ladder(record: Record, attempt: RunResult | None, broken: RunResult | N
     (``failed_approach``) explains. Without such a check, the first one the attempt
     fails. Without a run, the recorded observations stand in (they have no call).
     A record whose attempt passes every check gets only the prose hints.
+
+    With the learner's own run (`yours`), only checks they still fail are pointed
+    at: a hint about a check they already pass sends them the wrong way (a learner
+    trial found exactly that). When their remaining failures are all checks the
+    attempt passes, the first two hints are about their own first failing check.
     """
     hints: list[Hint] = []
-    if attempt is not None:
-        first, isolates = _where_to_look(attempt, broken)
+    still_failing = None if yours is None else {o.index for o in yours.observations if o.status != PASS}
+    own = None
+    if attempt is not None and still_failing:
+        own = next((o for o in yours.observations if o.status != PASS), None)
+        if any(o.index in still_failing for o in attempt.observations if o.status != PASS):
+            own = None  # the attempt's mistake is still theirs: the ladder below fits
+    if own is not None:
+        call = f"{own.call} should return" if own.call else "it should return"
+        hints.append(Hint("Where to look first", f"Start with the check '{own.check}', the first one you still fail: {call} {safe_repr(own.expected, 300)}."))
+        hints.append(Hint("What your solve does there", _what_it_does(own, "your solve") + _TRACE_YOURS))
+    elif attempt is not None:
+        first, isolates = _where_to_look(attempt, broken, still_failing or None)
         if first is not None:
             call = f"{first.call} should return" if first.call else "it should return"
             why = " (broken passes it, so it shows the attempt's own mistake)" if isolates else ""
@@ -57,10 +72,11 @@ def hint_ladder(record: Record, attempt: RunResult | None, broken: RunResult | N
 
 
 _TRACE = " Work through that call by hand with the attempt's code (shown in watch it fail) and find the step where it goes wrong."
+_TRACE_YOURS = " Work through that call by hand with your code and find the step where it goes wrong."
 
 
-def _where_to_look(attempt: RunResult, broken: RunResult | None) -> tuple[Observation | None, bool]:
-    failing = [o for o in attempt.observations if o.status != PASS]
+def _where_to_look(attempt: RunResult, broken: RunResult | None, still_failing: set[int] | None = None) -> tuple[Observation | None, bool]:
+    failing = [o for o in attempt.observations if o.status != PASS and (still_failing is None or o.index in still_failing)]
     if broken is not None:
         passed_by_broken = {o.index for o in broken.observations if o.status == PASS}
         isolating = next((o for o in failing if o.index in passed_by_broken), None)
@@ -69,14 +85,14 @@ def _where_to_look(attempt: RunResult, broken: RunResult | None) -> tuple[Observ
     return (failing[0] if failing else None), False
 
 
-def _what_it_does(o: Observation) -> str:
+def _what_it_does(o: Observation, who: str = "the attempt") -> str:
     if o.status == FAIL:
-        return f"There the attempt returns {safe_repr(o.actual, 300)}. {_reason(o.expected, o.actual)}"
+        return f"There {who} returns {safe_repr(o.actual, 300)}. {_reason(o.expected, o.actual)}"
     if o.status == TIMEOUT:
-        return "There the attempt never returns: the check ran out of time."
+        return f"There {who} never returns: the check ran out of time."
     if o.status == ERROR and o.error is not None:
-        return f"There the attempt raises {o.error}."
-    return "There the attempt does not return the expected value."
+        return f"There {who} raises {o.error}."
+    return f"There {who} does not return the expected value."
 
 
 def _reason(expected, actual) -> str:

@@ -290,13 +290,9 @@ class _Collector:
         )
 
     def timeout_error(self, limit: float) -> ErrorInfo:
-        text = f"no result after {limit:g} s, so this check was stopped. Is there an infinite loop, or a loop whose condition never changes?"
-        if limit < self.plan.timeout:
-            text += (
-                f" (Its limit was cut from {self.plan.timeout:g} s to {limit:g} s because {self.timeouts[0]} already timed out"
-                " in this run: a solve that loops once usually loops again, and the checks after it should not keep you waiting.)"
-            )
-        return ErrorInfo("Timeout", text)
+        if limit < self.plan.timeout:  # one short line: the first timeout above says the rest, and repeating it buries the rows
+            return ErrorInfo("Timeout", f"no result after {limit:g} s either (limit cut from {self.plan.timeout:g} s after {self.timeouts[0]} timed out)")
+        return ErrorInfo("Timeout", f"no result after {limit:g} s, so this check was stopped. Is there an infinite loop, or a loop whose condition never changes?")
 
     def accept(self, message: tuple) -> None:
         """Raises ValueError (or TypeError) for anything but the messages a Session sends, in order."""

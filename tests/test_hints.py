@@ -53,3 +53,49 @@ def test_no_hint_repeats_the_title_or_the_contract():
         record = load_record(record_id)
         for hint in hint_ladder(record, replay(record, "attempt")):
             assert record.contract not in hint.text and record.title not in hint.text and record.abstract not in hint.text
+
+
+def _yours(record_id: str, failing: dict[int, tuple]) -> RunResult:
+    """A learner's run of `record_id`: every check passes except `failing` (index -> what solve returned)."""
+    record = load_record(record_id)
+    base = replay(record, "attempt")
+    observations = tuple(
+        Observation(o.index, o.check, "fail" if o.index in failing else "pass", o.index not in failing,
+                    failing.get(o.index, o.expected), o.expected, o.call)
+        for o in base.observations
+    )
+    return RunResult(record.id, "yours", 1, observations, 2.0, "process")
+
+
+def test_no_hint_points_at_a_check_you_already_pass():
+    """A learner trial: at 5/6 (only 'whole marker prefix' left) hint 1 still named 'partial marker held'."""
+    stopping = load_record("FA-100786")
+    attempt, broken = replay(stopping, "attempt"), replay(stopping, "broken")
+    assert hint_ladder(stopping, attempt, broken)[0].text.startswith("Start with the check 'partial marker held'")
+    yours = _yours("FA-100786", {4: ("<", "stop>")})
+    first, second = hint_ladder(stopping, attempt, broken, yours)[:2]
+    assert first.text == "Start with the check 'whole marker prefix': solve('<stop>', ['<stop>']) should return ('<stop>', '')."
+    assert second.text.startswith("There the attempt returns ('<', 'stop>').")
+
+
+def test_when_only_checks_the_attempt_passes_are_left_the_hints_are_about_yours():
+    stopping = load_record("FA-100786")
+    attempt, broken = replay(stopping, "attempt"), replay(stopping, "broken")
+    yours = _yours("FA-100786", {3: ("ab", "c")})  # 'empty stop list', which the attempt passes
+    first, second, *prose = hint_ladder(stopping, attempt, broken, yours)
+    assert (first.title, first.text) == (
+        "Where to look first",
+        "Start with the check 'empty stop list', the first one you still fail: solve('abc', []) should return ('abc', '').",
+    )
+    assert (second.title, second.text) == (
+        "What your solve does there",
+        "There your solve returns ('ab', 'c'). At [0]: expected 'abc', got 'ab'."
+        " Work through that call by hand with your code and find the step where it goes wrong.",
+    )
+    assert [h.text for h in prose] == [stopping.failed_approach, stopping.root_cause]
+
+
+def test_when_you_pass_everything_the_ladder_is_the_attempts():
+    stopping = load_record("FA-100786")
+    attempt, broken = replay(stopping, "attempt"), replay(stopping, "broken")
+    assert hint_ladder(stopping, attempt, broken, _yours("FA-100786", {})) == hint_ladder(stopping, attempt, broken)
