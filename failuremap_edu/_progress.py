@@ -246,8 +246,13 @@ class ProgressOverview:
         self.entries = entries or []
         """The log lines of these exercises, oldest first (for `plot_progress`)."""
 
+    def since(self) -> str:
+        """Where the log is and since when it holds runs: history from before this session must not pass for yours."""
+        first = min((e.get("time", "") for e in self.entries), default="")
+        return f"Runs saved in {self.path}" + (f" since {first[:16].replace('T', ' ')}" if first else ": none yet")
+
     def __repr__(self) -> str:
-        lines = [f"{'exercise':<12} {'latest':<22} runs"]
+        lines = [self.since(), f"{'exercise':<12} {'latest':<22} runs"]
         lines += [f"{record_id:<12} {latest:<22} {runs}" for record_id, _, latest, runs in self.rows]
         if self.skipped:
             lines.append(f"({self.skipped} unreadable line{'s' if self.skipped != 1 else ''} in {self.path} skipped)")
@@ -262,28 +267,34 @@ class ProgressOverview:
         )
         note = f"<p>{self.skipped} unreadable lines skipped.</p>" if self.skipped else ""
         return (
-            '<div class="fm-root"><table><thead><tr><th>exercise</th><th>title</th><th>latest run</th><th>runs</th></tr></thead>'
+            f'<div class="fm-root"><p>{escape(self.since())}</p><table><thead><tr><th>exercise</th><th>title</th><th>latest run</th><th>runs</th></tr></thead>'
             f"<tbody>{body}</tbody></table>{note}</div>"
         )
 
 
 def progress_overview(records: list[str] | None = None, path: Path | None = None) -> ProgressOverview:
-    """The exercises (packaged ones by default) with the latest logged result of each."""
+    """The exercises (by default the packaged ones and any other run here) with the latest logged result of each."""
     from ._records import RecordError, list_records, load_record
 
     entries, skipped = read_progress(path)
+    entries = [e for e in entries if not e.get("instructor")]  # an instructor's demo runs are not their progress
     latest = latest_by_record(entries)
     counts: dict[str, int] = {}
     for entry in entries:
         counts[entry["record"]] = counts.get(entry["record"], 0) + 1
     rows = []
     ids = []
-    for ref in records if records is not None else list_records():
+    refs = list(records) if records is not None else list_records()
+    if records is None:  # and every other exercise run here (notebooks made from records of your own)
+        refs += [record_id for record_id in counts if record_id not in refs]
+    for ref in refs:
         try:
             record = load_record(ref)
+            record_id, title = record.id, record.title
         except RecordError:
-            continue
-        record_id, title = record.id, record.title
+            if ref not in counts:
+                continue
+            record_id, title = ref, ""
         ids.append(record_id)
         entry = latest.get(record_id)
         if entry is None:

@@ -59,6 +59,22 @@ def test_progress_is_logged_and_read_back(exercise):
     assert "1 unreadable line" in repr(overview)  # the learner-id line is not one
 
 
+def test_the_overview_lists_every_exercise_run_here_says_since_when_and_skips_demo_runs(tmp_path):
+    from failuremap_edu import progress_overview
+
+    log = tmp_path / "progress.jsonl"
+    assert progress_overview(path=log).since() == f"Runs saved in {log}: none yet"
+    log_run(run_result(["pass", "fail"], "TR-000101"), "def solve(): pass", log)  # a record of one's own: no packaged title
+    log_run(run_result(["pass"] * 6, "FA-100061"), "def solve(): pass", log, instructor=True)
+    overview = progress_overview(path=log)
+    rows = {record_id: (latest, runs) for record_id, _, latest, runs in overview.rows}
+    assert rows["TR-000101"] == ("✗ 1/2 (N=1)", 1)
+    assert rows["FA-100061"] == ("not started", 0)  # the instructor's demo is not their progress
+    first = json.loads(log.read_text().splitlines()[1])["time"]
+    assert repr(overview).splitlines()[0] == f"Runs saved in {log} since {first[:16].replace('T', ' ')}"
+    assert "TR-000101" in overview._repr_html_() and "since" in overview._repr_html_()
+
+
 def test_unwritable_progress_log_is_reported_once(exercise, monkeypatch, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("")
