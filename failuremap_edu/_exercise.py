@@ -23,6 +23,7 @@ displayed: checks, replays and logging happen in `run()`.
 
 from __future__ import annotations
 
+import builtins
 import inspect
 import json
 import re
@@ -86,6 +87,8 @@ class Exercise:
         self.playground_input = ""
         self.playground_rows: tuple[tuple[str, str, str], ...] = ()
         self.playground_message = ""
+        self.misplaced_above: str | None = None
+        """The function the @fm.exercise line was found above instead of solve, until the cell watcher says so."""
         self.finished_at: float | None = None
         """When the latest run ended (names of the downloads)."""
         self.solve_source: str | None = None
@@ -110,7 +113,17 @@ class Exercise:
     # ----------------------------------------------------------------- checks
 
     def check(self, solve: Callable) -> Callable:
-        """Decorator: check `solve`, show the panel below the cell, hand `solve` back unchanged."""
+        """Decorator: check `solve`, show the panel below the cell, hand `solve` back unchanged.
+
+        Above a function not named solve (a helper pasted between the line and
+        ``def solve``), nothing is checked: one line says where the line goes.
+        """
+        name = getattr(solve, "__name__", "solve")
+        if _above_a_helper(solve):
+            self.misplaced_above = name  # in a notebook, the cell watcher checks the cell's solve and says so
+            if not _in_ipython():
+                print(f"The line @fm.exercise({_reference(self.record)!r}) is above def {name}, so nothing was checked: move it right above def solve.")
+            return solve
         _bind_early(solve)
         self.solve = solve
         presenter = _Presentation(self)
@@ -159,13 +172,17 @@ class Exercise:
         self.solve_source = _solve_source(self.solve)
         if self.log_progress:
             for result in self.runs:
-                warning = log_run(result, self.solve_source)
+                warning = log_run(result, self.solve_source, title=self.record.title)
                 if warning:
                     self.message = warning
         for variant in self.variants:
             self.replays(variant)  # the comparison and the hints are computed here, never while displaying
         self.hints  # noqa: B018
         if self.playground_input.strip():
+            # The checks are done: show their result now, and say that the playground is catching up
+            # (its call to a looping solve takes up to one time limit more).
+            self.playground_rows, self.playground_message = (), f"Trying your new solve on these inputs (up to {self.timeout:g} s)…"
+            self._changed()
             self._try(self.playground_input)  # the playground follows the new solve
         self._changed()
         return self.runs
@@ -293,7 +310,7 @@ class Exercise:
             done = sum(r.total for r in self.partial)
             expected = self.fixtures.static_count
             of = f" of {expected * len(self.variants)}" if expected is not None else ""
-            return f"Checking your solve: {done}{of} checks done (each may take up to {self.timeout:g} s)…"
+            return f"Checking your solve: {done}{of} checks done{'' if of else ' so far'} (each may take up to {self.timeout:g} s)…"
         if not self.runs:
             return "No solve checked yet."
         if len(self.runs) == 1:
@@ -334,9 +351,10 @@ class Exercise:
         of the run (``FA-100786-3f9a2c-20261130-064500-solve.py``), so that a
         class's hand-ins never clash and `report` can tell learners apart.
 
-        The .py holds the results in a comment header and the imports your solve
-        uses, so `failuremap-edu check RECORD FILE.py` can check it again, and
-        pasting it back into the notebook cell (below the @fm.exercise line) works.
+        The .py holds the results in a comment header and what your solve uses,
+        so `failuremap-edu check RECORD FILE.py` can check it again (all variants
+        when that is what ran), and pasting it back into the notebook cell, with
+        the @fm.exercise line right above ``def solve``, works.
         """
         r = self.record
         learner = learner_id()
@@ -345,12 +363,14 @@ class Exercise:
         source = self.solve_source or "# The source of solve could not be read.\n"
         header = [
             f"# failuremap_edu export: {r.id} · {clip(r.title, 100, one_line=True)}",
-            f"# check again with: failuremap-edu check {r.id if r.packaged else _absolute(r.origin)} {stem}-solve.py",
-            f"# in the notebook, paste it below the line @fm.exercise({_reference(r)!r})",
+            f"# check again with: failuremap-edu check {r.id if r.packaged else _absolute(r.origin)} {stem}-solve.py"
+            + (" --all-variants" if len(self.runs) > 1 else ""),
+            f"# in the notebook: paste it into the exercise cell, with the line @fm.exercise({_reference(r)!r}) right above def solve",
             f"# result: {self.summary()}",
         ]
         for run in self.runs:
-            header += [f"#   N={run.variant} {STATUS_SYMBOLS[o.status]} {o.status:<7} {clip(o.check, 80, one_line=True)}" for o in run.observations]
+            variant = f"N={run.variant} " if self.uses_variant else ""
+            header += [f"#   {variant}{STATUS_SYMBOLS[o.status]} {o.status:<7} {clip(o.check, 80, one_line=True)}" for o in run.observations]
         py = "\n".join(header) + "\n\n" + source.strip() + "\n"
         data = {"record": r.id, "learner": learner, "checked_at": stamp, "summary": self.summary(), "solve": source, "runs": [run.to_json() for run in self.runs]}
         return {f"{stem}-solve.py": py, f"{stem}-results.json": json.dumps(data, ensure_ascii=False, indent=1) + "\n"}
@@ -400,6 +420,33 @@ def _absolute(origin: str) -> str:
 
 def _reference(record: Record) -> str:
     return record.id if record.packaged else record.origin
+
+
+def _above_a_helper(function: Callable) -> bool:
+    """True when the decorator sits on a helper, and an undecorated ``def solve`` follows it in the same cell."""
+    import ast
+    import linecache
+
+    code = getattr(function, "__code__", None)
+    if not isinstance(function, types.FunctionType) or function.__name__ in ("solve", "<lambda>") or code is None:
+        return False
+    try:
+        body = ast.parse("".join(linecache.getlines(code.co_filename))).body
+    except (SyntaxError, ValueError):
+        return False
+    for i, node in enumerate(body):
+        if isinstance(node, ast.FunctionDef) and node.name == function.__name__ and node.decorator_list and node.decorator_list[0].lineno == code.co_firstlineno:
+            later = [n for n in body[i + 1 :] if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            return any(n.name == "solve" and not n.decorator_list for n in later)
+    return False
+
+
+def _in_ipython() -> bool:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    return get_ipython() is not None
 
 
 class _Presentation:
@@ -463,11 +510,16 @@ def _after_cell(shell, result) -> None:
     solve = shell.user_ns.get("solve")
     if not _DEFINES_SOLVE.search(cell) or not callable(solve) or any(solve is known.solve for known in _ACTIVE):
         return
-    print(
-        f"This cell defines solve without the line @fm.exercise({_reference(current.record)!r}) above it. "
-        "The checks ran anyway (the panel is below), but put that line back right above def solve: "
-        "without it, this cell only works while this kernel remembers the exercise."
-    )
+    line = f"@fm.exercise({_reference(current.record)!r})"
+    misplaced, current.misplaced_above = current.misplaced_above, None
+    if misplaced:
+        print(f"The line {line} is above def {misplaced}, not def solve. The checks ran anyway on solve (the panel is below): move that line right above def solve.")
+    else:
+        print(
+            f"This cell defines solve without the line {line} above it. "
+            "The checks ran anyway (the panel is below), but put that line back right above def solve: "
+            "without it, this cell only works while this kernel remembers the exercise."
+        )
     current.check(solve)
 
 
@@ -502,11 +554,13 @@ def _solve_source(solve: Callable | None) -> str | None:
     imports, helpers, constants, missing = set(), [], [], []
     seen, queue = {"solve"}, [getattr(solve, "__code__", None)]
     while queue:
-        for name in sorted(_names_used(queue.pop(0)) - seen):
+        for name in sorted(_globals_read(queue.pop(0)) - seen):
             seen.add(name)
             if name not in namespace:
-                continue  # a builtin, an attribute name, or a name solve never reaches
+                continue  # a builtin, or a name solve never reaches
             value = namespace[name]
+            if name in vars(builtins) and not _from_notebook(value, solve):
+                continue  # exit, quit: IPython puts its own in the notebook's namespace
             if isinstance(value, types.ModuleType):
                 module = value.__name__
                 imports.add(f"import {module}" if module == name else f"import {module} as {name}")
@@ -573,23 +627,23 @@ def _is_literal(value: Any) -> bool:
         return False
 
 
-def _class_code(cls: type):
-    """The code objects of a class's methods, as one code-like bag of names."""
-    names: set[str] = set()
-    for member in vars(cls).values():
-        code = getattr(member, "__code__", None)
-        if code is not None:
-            names |= _names_used(code)
-    return types.SimpleNamespace(co_names=tuple(names), co_consts=())
+def _class_code(cls: type) -> tuple:
+    """The code objects of a class's methods."""
+    return tuple(code for member in vars(cls).values() if (code := getattr(member, "__code__", None)) is not None)
 
 
-def _names_used(code) -> set[str]:
+def _globals_read(code) -> set[str]:
+    """The global names a function (or the methods of a class) reads: not attribute names like the exit of sys.exit."""
+    import dis
+
     if code is None:
         return set()
-    names = set(code.co_names)
+    if isinstance(code, tuple):
+        return set().union(*map(_globals_read, code)) if code else set()
+    names = {i.argval for i in dis.get_instructions(code) if i.opname in ("LOAD_GLOBAL", "LOAD_NAME") and isinstance(i.argval, str)}
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            names |= _names_used(const)
+            names |= _globals_read(const)
     return names
 
 

@@ -258,7 +258,7 @@ def _learner_notebook(record: Record, record_ref: str):
         "your `solve`, so run this one first). A `solve` that loops forever only gets a *timeout*; "
         f"your notebook keeps working.{one_set}\n\n"
         "On Binder your session vanishes after a while: keep your work with the panel's download links. "
-        "A downloaded `.py` pasted back below the `@fm.exercise` line works again."
+        "A downloaded `.py` pasted back into this cell works again: keep the `@fm.exercise` line right above `def solve`."
     )
     cells.code(_solve_cell(record_ref, preamble, fixtures.solve_source), display={"text/plain": _panel_text(r, attempt)}, tags=(CHECK_OUTPUT,))
 

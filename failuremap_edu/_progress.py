@@ -170,7 +170,7 @@ def failure_reason(status: str, expected: Any = None, actual: Any = None, error_
     return found.differences[0].kind if found.differences else "value"
 
 
-def log_run(result: RunResult, solve_source: str | None = None, path: Path | None = None, *, instructor: bool = False) -> str | None:
+def log_run(result: RunResult, solve_source: str | None = None, path: Path | None = None, *, instructor: bool = False, title: str | None = None) -> str | None:
     """Append one line for `result`. Returns a message the first time writing fails, else None.
 
     `instructor` marks the runs of an instructor notebook (a demo in front of the
@@ -179,6 +179,7 @@ def log_run(result: RunResult, solve_source: str | None = None, path: Path | Non
     target = path or progress_path()
     entry = {
         "record": result.record_id,
+        "title": title,
         "variant": result.variant,
         "passed": result.passed_count,
         "total": result.total,
@@ -294,7 +295,7 @@ def progress_overview(records: list[str] | None = None, path: Path | None = None
         except RecordError:
             if ref not in counts:
                 continue
-            record_id, title = ref, ""
+            record_id, title = ref, (latest.get(ref) or {}).get("title") or "(a record of your own, not found here)"
         ids.append(record_id)
         entry = latest.get(record_id)
         if entry is None:

@@ -105,12 +105,18 @@ def text_diff_html(detail: TextDetail) -> str:
                 side.append(f'<mark class="fm-gap" title="{gap_title}">' + "&nbsp;" * width + "</mark>")
     expected.append("…" if detail.expected_clipped else "'")
     got.append("…" if detail.actual_clipped else "'")
+    # A learner read the dashed box as a character of its own: say what it is, once, under the two lines.
+    gaps = any(edit.op != "equal" and not (edit.expected and edit.actual) for edit in detail.edits)
+    legend = f'<span></span><span class="fm-muted fm-legend">{_e(GAP_LEGEND)}</span>' if gaps else ""
     return (
         '<div class="fm-textdiff">'
         f'<span>expected</span><code>{"".join(expected)}</code>'
         f'<span>got</span><code>{"".join(got)}</code>'
-        "</div>"
+        f"{legend}</div>"
     )
+
+
+GAP_LEGEND = "a dashed box holds nothing: it marks where the other line has characters this one lacks"
 
 
 def diff_html(result: Diff) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import linecache
 import time
 from types import SimpleNamespace
 
@@ -128,8 +129,12 @@ def test_playground_uses_this_exercises_own_examples_and_follows_a_new_solve(sto
     stopping.try_inputs("'hello<st', ['<stop>']")
     rows = {who: (status, value) for who, status, value in stopping.playground_rows}
     assert rows == {"yours": ("returned", "('hello<st', '')"), "attempt": ("returned", "('hel', 'lo<st')"), "broken": ("returned", "('hello<st',)")}
+    seen = []
+    stopping.subscribe(lambda e: seen.append((e.summary(), e.playground_message)))
     stopping.check(reference)  # a new solve: the playground runs again for it
     assert dict((w, v) for w, _, v in stopping.playground_rows)["yours"] == "('hello', '<st')"
+    # The checks' result shows while the playground catches up, never the last progress line.
+    assert seen[-2:] == [("6/6 checks pass", "Trying your new solve on these inputs (up to 0.5 s)…"), ("6/6 checks pass", "")]
     stopping.try_inputs("'hello<st', ['<stop>'")
     assert stopping.playground_message == (
         "could not read the inputs (a bracket or quote is not closed). Type Python literals separated by commas, "
@@ -174,6 +179,22 @@ def test_a_cell_that_lost_the_decorator_line_is_checked_anyway_with_a_note(capsy
     assert capsys.readouterr().out == ""
 
 
+def test_the_line_above_a_helper_instead_of_solve_is_named_and_solve_is_checked(capsys):
+    """A learner trial: the download pasted below the @fm.exercise line put the line above a helper."""
+    ex = exercise("FA-100061")
+    namespace = {"fm_exercise": ex}
+    cell = "@fm_exercise\ndef pick(rows):\n    return rows\n\ndef solve(candidates):\n    return pick(None)\n"
+    linecache.cache["<cell-misplaced>"] = (len(cell), None, cell.splitlines(True), "<cell-misplaced>")  # as IPython keeps cells
+    exec(compile(cell, "<cell-misplaced>", "exec"), namespace)
+    assert ex.solve is not namespace["pick"] and ex.misplaced_above == "pick"  # the helper was not checked
+    assert capsys.readouterr().out == "The line @fm.exercise('FA-100061') is above def pick, so nothing was checked: move it right above def solve.\n"
+    _after_cell(SimpleNamespace(user_ns=namespace), SimpleNamespace(success=True, info=SimpleNamespace(raw_cell=cell)))
+    assert capsys.readouterr().out.startswith(
+        "The line @fm.exercise('FA-100061') is above def pick, not def solve. The checks ran anyway on solve (the panel is below)"
+    )
+    assert ex.solve is namespace["solve"] and ex.misplaced_above is None
+
+
 def test_a_recursive_solve_sees_itself_during_the_checks():
     """The decorator runs before `def` binds the name: a recursive solve must still work."""
     namespace = {"ex": Exercise(load_record(record_path("TR-000303")))}
@@ -212,7 +233,8 @@ def test_export_files_can_be_checked_again_and_pasted_back(tmp_path, capsys):
         "def solve(tokens, k=2, *, normalize=False):\n"
         "    counts = collections.Counter(t.lower() if normalize else t for t in tokens)\n"
         "    if PATTERN is None or reduce is None:\n"
-        "        return {}\n"
+        "        import sys\n"
+        "        sys.exit(unused.exit)\n"
         "    return dict(sorted(counts.items(), key=rank_key)[:k])\n"
     )
     spec = importlib.util.spec_from_file_location("learner_cell", module_path)
@@ -230,16 +252,17 @@ def test_export_files_can_be_checked_again_and_pasted_back(tmp_path, capsys):
     body = py.split("\n\n", 1)[1]  # after the header: the file as it would run
     assert body == (
         "import collections\nfrom functools import reduce\n\n"
-        "ORDER = (-1, 1)\n\n"
+        "unused = 'never needed'\nORDER = (-1, 1)\n\n"
         "def rank_key(kv):\n    return (ORDER[0] * kv[1], _tiebreak(kv))\n\n"
         "def _tiebreak(kv):\n    return kv[0]\n\n"
         "# note: solve uses PATTERN, which is not in this file: define it above solve\n\n"
         "def solve(tokens, k=2, *, normalize=False):\n"
         "    counts = collections.Counter(t.lower() if normalize else t for t in tokens)\n"
-        "    if PATTERN is None or reduce is None:\n        return {}\n"
+        "    if PATTERN is None or reduce is None:\n        import sys\n        sys.exit(unused.exit)\n"
         "    return dict(sorted(counts.items(), key=rank_key)[:k])\n"
-    ), body
-    assert f"# in the notebook, paste it below the line @fm.exercise({str(record_path('TR-000101'))!r})" in py
+    ), body  # sys.exit's exit is an attribute, not a name solve needs; unused is a string constant, so it is written out
+    assert f"# in the notebook: paste it into the exercise cell, with the line @fm.exercise({str(record_path('TR-000101'))!r}) right above def solve" in py
+    assert "#   ✓ pass    alphabetical ties" in py  # one set of checks: no N= on every line
     assert results["summary"] == "6/6 checks pass" and results["runs"][0]["observations"][0]["status"] == "pass"
     exported = tmp_path / "TR-000101-solve.py"
     exported.write_text(py)

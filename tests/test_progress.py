@@ -64,12 +64,12 @@ def test_the_overview_lists_every_exercise_run_here_says_since_when_and_skips_de
 
     log = tmp_path / "progress.jsonl"
     assert progress_overview(path=log).since() == f"Runs saved in {log}: none yet"
-    log_run(run_result(["pass", "fail"], "TR-000101"), "def solve(): pass", log)  # a record of one's own: no packaged title
+    log_run(run_result(["pass", "fail"], "TR-000101"), "def solve(): pass", log, title="Top-k counts")  # a record of one's own: no packaged title
     log_run(run_result(["pass"] * 6, "FA-100061"), "def solve(): pass", log, instructor=True)
     overview = progress_overview(path=log)
-    rows = {record_id: (latest, runs) for record_id, _, latest, runs in overview.rows}
-    assert rows["TR-000101"] == ("✗ 1/2 (N=1)", 1)
-    assert rows["FA-100061"] == ("not started", 0)  # the instructor's demo is not their progress
+    rows = {record_id: (title, latest, runs) for record_id, title, latest, runs in overview.rows}
+    assert rows["TR-000101"] == ("Top-k counts", "✗ 1/2 (N=1)", 1)
+    assert rows["FA-100061"][1:] == ("not started", 0)  # the instructor's demo is not their progress
     first = json.loads(log.read_text().splitlines()[1])["time"]
     assert repr(overview).splitlines()[0] == f"Runs saved in {log} since {first[:16].replace('T', ' ')}"
     assert "TR-000101" in overview._repr_html_() and "since" in overview._repr_html_()

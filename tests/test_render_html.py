@@ -118,12 +118,20 @@ def test_text_diff_aligns_expected_over_got_with_a_gap_box_where_one_side_has_no
     assert text_diff_html(diff("abc", "abxc").differences[0].text) == (
         '<div class="fm-textdiff"><span>expected</span>'
         '<code>\'ab<mark class="fm-gap" title="nothing here: got has extra characters">&nbsp;</mark>c\'</code>'
-        '<span>got</span><code>\'ab<mark class="fm-chg">x</mark>c\'</code></div>'
+        '<span>got</span><code>\'ab<mark class="fm-chg">x</mark>c\'</code>' + LEGEND + "</div>"
     )
     assert text_diff_html(diff("ab", "b").differences[0].text) == (
         '<div class="fm-textdiff"><span>expected</span><code>\'<mark class="fm-chg">a</mark>b\'</code>'
-        '<span>got</span><code>\'<mark class="fm-gap" title="nothing here: got is missing the characters above">&nbsp;</mark>b\'</code></div>'
+        '<span>got</span><code>\'<mark class="fm-gap" title="nothing here: got is missing the characters above">&nbsp;</mark>b\'</code>'
+        + LEGEND + "</div>"
     )
+    assert "fm-legend" not in text_diff_html(diff("abc", "axc").differences[0].text)  # a replacement has no gap to explain
+
+
+LEGEND = (
+    '<span></span><span class="fm-muted fm-legend">a dashed box holds nothing: '
+    "it marks where the other line has characters this one lacks</span>"
+)
 
 
 def test_replacements_of_different_lengths_are_padded_so_columns_line_up():
