@@ -248,7 +248,11 @@ def error_payload(exc: BaseException, *, program_filename: str | None = None) ->
     text = ("Traceback (most recent call last):\n" + body if body else "") + tail
     if len(text) > 20_000:
         text = text[:9_000] + "\n[… traceback shortened …]\n" + text[-9_000:]
-    return {"type": _type_name(type(exc)), "message": safe_str(exc), "traceback": text}
+    message = safe_str(exc)
+    if type(exc) is SystemExit:  # an empty message says nothing: say what happened and what to do
+        code = "" if exc.code is None else safe_repr(exc.code, 40)
+        message = f"solve called sys.exit({code}) (or exit()), which would end a whole program; here it only ended this check. Return a value instead."
+    return {"type": _type_name(type(exc)), "message": message, "traceback": text}
 
 
 def render_call(args: tuple, kwargs: dict) -> str:

@@ -35,3 +35,14 @@ def test_every_status_mark_is_in_dejavu_sans(status):
     code = f"{ord(STATUS_SYMBOLS[status]):x}"
     families = subprocess.run(["fc-list", f":charset={code}", "family"], capture_output=True, text=True, timeout=30).stdout
     assert "DejaVu Sans" in families, f"{status}: U+{code.upper()} is not in DejaVu Sans"
+
+
+def test_a_sys_exit_says_what_happened_and_what_to_do():
+    from failuremap_edu._values import error_payload
+
+    for exc, shown in ((SystemExit(), "sys.exit()"), (SystemExit(3), "sys.exit(3)"), (SystemExit("bye"), "sys.exit('bye')")):
+        payload = error_payload(exc)
+        assert payload["type"] == "SystemExit"
+        assert payload["message"] == (
+            f"solve called {shown} (or exit()), which would end a whole program; here it only ended this check. Return a value instead."
+        )
