@@ -68,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hub", metavar="URL", help="a JupyterHub with nbgitpuller: write a link per notebook (needs --repo)")
     p.add_argument("--env-repo", metavar="URL", help="a Binder environment repository: write Binder nbgitpuller links (needs --repo)")
     p.add_argument("--force", action="store_true", help="overwrite an output folder that was changed or not made by this command")
+    p.add_argument("--lite", metavar="DIR", help="also build a JupyterLite site of the same exercises in DIR (no server needed; see README)")
 
     p = commands.add_parser("lite", help="build a JupyterLite site: the exercises run in the browser, no server at all")
     p.add_argument("records", nargs="*", metavar="RECORD", help="packaged ids or paths (default: every packaged record)")
@@ -349,7 +350,21 @@ def _cmd_workshop(args) -> int:
     )
     if ws.skipped:
         print(f"no instructor notebook for {', '.join(ws.skipped)} (no reference solution: pass --solutions DIR with DIR/ID.py)")
+    if args.lite:
+        from ._lite import build_site
+
+        site = build_site(refs, Path(args.lite), title=args.title, progress=ProgressBar("building the JupyterLite site"))
+        _print_site(site)
     return EXIT_OK
+
+
+def _print_site(site) -> None:
+    exercises = len(site.notebooks) - 1
+    print(
+        f"{site.path}: a JupyterLite site with {exercises} exercise{'s' if exercises != 1 else ''} and a start-here notebook, "
+        f"Pyodide {site.pyodide_version} and {len(site.wheels)} wheels, nothing loaded from elsewhere"
+    )
+    print(f"try it: python -m http.server --bind 127.0.0.1 --directory {site.path}   then open http://127.0.0.1:8000/lab/index.html")
 
 
 def _cmd_lite(args) -> int:
@@ -360,12 +375,7 @@ def _cmd_lite(args) -> int:
 
     refs = catalog_refs(args.records, args.records_dir)
     site = build_site(refs, Path(args.out), title=args.title, pyodide_dir=args.pyodide, wheels_dir=args.wheels, progress=ProgressBar("building"))
-    exercises = len(site.notebooks) - 1
-    print(
-        f"{site.path}: a JupyterLite site with {exercises} exercise{'s' if exercises != 1 else ''} and a start-here notebook, "
-        f"Pyodide {site.pyodide_version} and {len(site.wheels)} wheels, nothing loaded from elsewhere"
-    )
-    print(f"try it: python -m http.server --bind 127.0.0.1 --directory {site.path}   then open http://127.0.0.1:8000/lab/index.html")
+    _print_site(site)
     return EXIT_OK
 
 

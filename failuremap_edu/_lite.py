@@ -106,10 +106,16 @@ def package_wheel(dest: Path, requires: tuple[str, ...] = ("ipywidgets>=8.1",)) 
     the package needs only ipywidgets: JupyterLab, nbformat and matplotlib serve
     the notebook generator, the command line and plots, none of which a learner's
     kernel runs. Byte for byte reproducible: fixed timestamps, sorted entries.
+
+    Our reference solutions (``references/``) stay out: the site is public, and a
+    learner's kernel could read anything the wheel holds.
     """
     root = Path(__file__).resolve().parent
     dist = f"failuremap_edu-{__version__}"
-    files = sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc")
+    files = sorted(
+        p for p in root.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc" and p.relative_to(root).parts[0] != "references"
+    )
     entries = [(f"failuremap_edu/{p.relative_to(root).as_posix()}", p.read_bytes()) for p in files]
     metadata = "\n".join(
         ["Metadata-Version: 2.1", "Name: failuremap-edu", f"Version: {__version__}",

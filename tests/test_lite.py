@@ -112,7 +112,10 @@ def test_package_wheel_is_reproducible_and_complete(tmp_path):
         names = set(zf.namelist())
         for path in package.rglob("*"):
             if path.is_file() and "__pycache__" not in path.parts:
-                assert f"failuremap_edu/{path.relative_to(package).as_posix()}" in names, path
+                inside = f"failuremap_edu/{path.relative_to(package).as_posix()}" in names
+                # the site is public: our reference solutions are never in it
+                assert inside == (path.relative_to(package).parts[0] != "references"), path
+        assert not [n for n in names if "/references/" in n]
         record = zf.read(f"failuremap_edu-{fm.__version__}.dist-info/RECORD").decode()
         for line in record.splitlines():
             name, digest, size = line.rsplit(",", 2)
@@ -255,6 +258,26 @@ def test_site_has_the_notebooks_and_records(site):
     assert start.cells[0].source.startswith("# Offline workshop")
     own = nbformat.read(str(files / "TR-000101.ipynb"), as_version=4)
     assert any("records/TR-000101.json" in c.source for c in own.cells if c.cell_type == "code")
+
+
+@pytest.mark.slow
+def test_workshop_lite_builds_the_same_exercises_as_a_site(tmp_path):
+    """`workshop --lite DIR`: the learners' folder, and beside it a JupyterLite site of the same exercises."""
+    cli = Path(sys.executable).parent / "failuremap-edu"
+    env = {**os.environ, "XDG_CACHE_HOME": str(ROOT / ".venv" / "cache")}  # the wheels are downloaded once, kept for the next run
+    done = subprocess.run(
+        [str(cli), "workshop", "FA-100786", str(record_path("TR-000101")), "-o", str(tmp_path / "ws"), "--title", "Stops", "--lite", str(tmp_path / "site")],
+        capture_output=True, text=True, timeout=900, cwd=ROOT, env=env,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{tmp_path / 'site'}: a JupyterLite site with 2 exercises and a start-here notebook" in done.stdout
+    assert (tmp_path / "ws" / "notebooks" / "FA-100786.ipynb").is_file()
+    files = tmp_path / "site" / "files"
+    assert sorted(p.name for p in files.glob("*.ipynb")) == ["00-start-here.ipynb", "FA-100786.ipynb", "TR-000101.ipynb"]
+    assert nbformat.read(str(files / "00-start-here.ipynb"), as_version=4).cells[0].source.startswith("# Stops")
+    wheel = next((tmp_path / "site" / "static" / "pyodide").glob("failuremap_edu-*.whl"))
+    with zipfile.ZipFile(wheel) as zf:
+        assert not [n for n in zf.namelist() if "/references/" in n], "no reference solutions in the learners' site"
 
 
 # ------------------------------------------------------------------- a learner in Chromium (browser)
