@@ -33,11 +33,33 @@ def show_input_errors_briefly() -> None:
         return
 
     def one_line(shell, etype, value, tb, tb_offset=None):
-        line = f"{etype.__name__}: {value}"
+        line = brief(value)
         show = getattr(shell, "_showtraceback", None)
-        if show is not None:
+        if line is None:  # any other NameError: IPython's own traceback, as without us
+            stb = shell.InteractiveTB.structured_traceback(etype, value, tb, tb_offset=tb_offset)
+            show(etype, value, stb)
+        elif show is not None:
             show(etype, value, [line])  # the kernel's error message, with a one-line traceback
         else:  # pragma: no cover - a shell without it
             print(line, file=sys.stderr)
 
-    shell.set_custom_exc((InputError,), one_line)
+    shell.set_custom_exc((InputError, NameError), one_line)
+
+
+NO_SOLVE = (
+    "NameError: solve is not defined in this kernel yet: run the exercise cell (the one with @fm.exercise) first. "
+    "After a kernel restart, nothing defined before it is kept."
+)
+
+
+def brief(error: BaseException) -> str | None:
+    """The one line for an error we explain briefly, or None for any other.
+
+    Ours (InputError); and a notebook cell that uses `solve` before the exercise
+    cell ran, which after a kernel restart is every learner's first NameError.
+    """
+    if isinstance(error, InputError):
+        return f"{type(error).__name__}: {error}"
+    if isinstance(error, NameError) and getattr(error, "name", None) == "solve":
+        return NO_SOLVE
+    return None

@@ -145,6 +145,8 @@ class Exercise:
             self._changed()
             return ()
         self.message, self.runs, self.running, self.partial = "", (), True, ()
+        if self.playground_input.strip():  # its rows were the previous solve's: never shown as if they were this one's
+            self.playground_rows, self.playground_message = (), "The playground tries your new solve once its checks are done."
         self.missing_return = can_fall_off_end(self.solve)
         self._changed()
         finished: list[RunResult] = []
@@ -577,7 +579,8 @@ def _solve_source(solve: Callable | None) -> str | None:
                 constants.append(f"{name} = {value!r}")
             else:
                 missing.append(name)
-    parts = ["\n".join(sorted(imports, key=lambda line: (line.startswith("from"), line)))] if imports else []
+    imports.add("import failuremap_edu as fm  # for the line @fm.exercise(...) above def solve, in the notebook")
+    parts = ["\n".join(sorted(imports, key=lambda line: (line.startswith("from"), not line.startswith("import failuremap_edu"), line)))]
     parts += ["\n".join(constants)] if constants else []
     parts += [h.rstrip("\n") for h in helpers]
     if missing:

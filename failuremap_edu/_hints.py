@@ -58,8 +58,17 @@ def hint_ladder(record: Record, attempt: RunResult | None, broken: RunResult | N
         if first is not None:
             call = f"{first.call} should return" if first.call else "it should return"
             why = " (broken passes it, so it shows the attempt's own mistake)" if isolates else ""
-            hints.append(Hint("Where to look first", f"Start with the check '{first.check}'{why}: {call} {safe_repr(first.expected, 300)}."))
-            hints.append(Hint("What the attempt does there", _what_it_does(first) + _TRACE))
+            if still_failing == set():  # you pass everything: the ladder is for comparison, not a place to look
+                hints.append(Hint("Where the attempt fails", f"You pass every check. For comparison, the attempt fails '{first.check}'{why}: {call} {safe_repr(first.expected, 300)}."))
+            else:
+                hints.append(Hint("Where to look first", f"Start with the check '{first.check}'{why}: {call} {safe_repr(first.expected, 300)}."))
+            mine = None if yours is None else next((o for o in yours.observations if o.index == first.index), None)
+            if mine is not None and mine.status != PASS and (mine.status, safe_repr(mine.actual)) != (first.status, safe_repr(first.actual)):
+                # Yours fails it differently from the attempt: say what yours does, the attempt's answer beside it.
+                attempt_did = f"returns {safe_repr(first.actual, 300)}" if first.status == FAIL else "fails it too"
+                hints.append(Hint("What your solve does there", f"{_what_it_does(mine, 'your solve')} (The attempt {attempt_did}.){_TRACE_YOURS}"))
+            else:
+                hints.append(Hint("What the attempt does there", _what_it_does(first) + _TRACE))
     else:
         recorded = record.verification.get("attempt")
         failing = next((o for o in recorded.observations if not o.passed), None) if recorded else None

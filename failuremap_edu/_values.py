@@ -251,7 +251,7 @@ def error_payload(exc: BaseException, *, program_filename: str | None = None) ->
     message = safe_str(exc)
     if type(exc) is SystemExit:  # an empty message says nothing: say what happened and what to do
         code = "" if exc.code is None else safe_repr(exc.code, 40)
-        message = f"solve called sys.exit({code}) (or exit()), which would end a whole program; here it only ended this check. Return a value instead."
+        message = f"solve called sys.exit({code}) (or exit()), which would end a whole program; here it only ended this call of solve. Return a value instead."
     return {"type": _type_name(type(exc)), "message": message, "traceback": text}
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from failuremap_edu._errors import show_input_errors_briefly
+from failuremap_edu._errors import NO_SOLVE, show_input_errors_briefly
 
 interactiveshell = pytest.importorskip("IPython.core.interactiveshell")
 
@@ -23,6 +23,24 @@ def test_an_input_error_in_ipython_is_one_line_and_still_fails_the_cell(capsys):
         ]
         result = shell.run_cell("1 / 0", store_history=False)  # everything else keeps its full traceback
         assert "ZeroDivisionError" in capsys.readouterr().out and type(result.error_in_exec) is ZeroDivisionError
+    finally:
+        shell.custom_exceptions = ()
+        interactiveshell.InteractiveShell.clear_instance()
+
+
+def test_a_cell_using_solve_before_the_exercise_cell_ran_says_what_to_run(capsys):
+    """After a kernel restart, the playground and variants cells meet no solve: one line says what to do."""
+    shell = interactiveshell.InteractiveShell.instance()
+    try:
+        shell.custom_exceptions = ()
+        show_input_errors_briefly()
+        result = shell.run_cell("import failuremap_edu as fm\nfm.try_call('FA-100786', solve, ('x', []))", store_history=False)
+        out = capsys.readouterr()
+        assert type(result.error_in_exec) is NameError  # still an error: Run All stops there
+        assert [line for line in (out.out + out.err).splitlines() if line.strip()] == [NO_SOLVE]
+        result = shell.run_cell("undefined_name + 1", store_history=False)  # any other NameError: IPython's full traceback
+        out = capsys.readouterr().out
+        assert type(result.error_in_exec) is NameError and "Traceback" in out and "undefined_name" in out and NO_SOLVE not in out
     finally:
         shell.custom_exceptions = ()
         interactiveshell.InteractiveShell.clear_instance()

@@ -90,8 +90,10 @@ def _returns_none_on_purpose(text, stops):
 def test_hints_add_something_new_at_each_step(stopping):
     stopping.check(reference)
     hints = stopping.hints
-    assert [h.title for h in hints] == ["Where to look first", "What the attempt does there", "The plausible attempt, and why it fails", "Root cause"]
-    assert hints[0].text == "Start with the check 'partial marker held': solve('hello<st', ['<stop>']) should return ('hello', '<st')."
+    assert [h.title for h in hints] == ["Where the attempt fails", "What the attempt does there", "The plausible attempt, and why it fails", "Root cause"]
+    assert hints[0].text == (
+        "You pass every check. For comparison, the attempt fails 'partial marker held': solve('hello<st', ['<stop>']) should return ('hello', '<st')."
+    )
     assert hints[1].text.startswith("There the attempt returns ('hel', 'lo<st'). At [0]: expected 'hello', got 'hel'. Work through that call")
     record = stopping.record
     assert hints[2].text == record.failed_approach and hints[3].text == record.root_cause
@@ -135,6 +137,8 @@ def test_playground_uses_this_exercises_own_examples_and_follows_a_new_solve(sto
     assert dict((w, v) for w, _, v in stopping.playground_rows)["yours"] == "('hello', '<st')"
     # The checks' result shows while the playground catches up, never the last progress line.
     assert seen[-2:] == [("6/6 checks pass", "Trying your new solve on these inputs (up to 0.5 s)…"), ("6/6 checks pass", "")]
+    # From the start of the run, the old solve's rows are gone, never shown as the new one's.
+    assert seen[0] == ("Checking your solve: 0 of 6 checks done (each may take up to 0.5 s)…", "The playground tries your new solve once its checks are done.")
     stopping.try_inputs("'hello<st', ['<stop>'")
     assert stopping.playground_message == (
         "could not read the inputs (a bracket or quote is not closed). Type Python literals separated by commas, "
@@ -251,6 +255,7 @@ def test_export_files_can_be_checked_again_and_pasted_back(tmp_path, capsys):
     assert "# result: 6/6 checks pass" in py
     body = py.split("\n\n", 1)[1]  # after the header: the file as it would run
     assert body == (
+        "import failuremap_edu as fm  # for the line @fm.exercise(...) above def solve, in the notebook\n"
         "import collections\nfrom functools import reduce\n\n"
         "unused = 'never needed'\nORDER = (-1, 1)\n\n"
         "def rank_key(kv):\n    return (ORDER[0] * kv[1], _tiebreak(kv))\n\n"
@@ -275,6 +280,12 @@ def test_export_files_can_be_checked_again_and_pasted_back(tmp_path, capsys):
     assert capsys.readouterr().out == "6/6 checks pass\n"
     pasted = {}
     exec(compile(py, "<cell>", "exec"), pasted)  # the .py runs as a cell: its solve is whole, helpers and all
+    # As its header says, in a fresh kernel: the file with the @fm.exercise line right above def solve (fm is imported by it).
+    decorated = py.replace("\ndef solve(", f"\n@fm.exercise({str(record_path('TR-000101'))!r})\ndef solve(")
+    fresh = {}
+    exec(compile(decorated, "<cell>", "exec"), fresh)
+    assert exercise(str(record_path("TR-000101"))).summary() == "6/6 checks pass"
+    capsys.readouterr()
     assert Exercise(load_record(record_path("TR-000101"))).check(pasted["solve"]) is pasted["solve"]
 
 

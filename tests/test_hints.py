@@ -95,7 +95,26 @@ def test_when_only_checks_the_attempt_passes_are_left_the_hints_are_about_yours(
     assert [h.text for h in prose] == [stopping.failed_approach, stopping.root_cause]
 
 
-def test_when_you_pass_everything_the_ladder_is_the_attempts():
+def test_when_you_pass_everything_no_hint_says_where_to_look():
     stopping = load_record("FA-100786")
     attempt, broken = replay(stopping, "attempt"), replay(stopping, "broken")
-    assert hint_ladder(stopping, attempt, broken, _yours("FA-100786", {})) == hint_ladder(stopping, attempt, broken)
+    passing, without = hint_ladder(stopping, attempt, broken, _yours("FA-100786", {})), hint_ladder(stopping, attempt, broken)
+    assert (passing[0].title, passing[0].text) == (
+        "Where the attempt fails",
+        "You pass every check. For comparison, the attempt fails 'partial marker held': solve('hello<st', ['<stop>']) should return ('hello', '<st').",
+    )
+    assert passing[1:] == without[1:]
+
+
+def test_where_yours_fails_differently_the_second_hint_is_about_yours():
+    """A learner trial: hint 2 said the attempt returns ('a', 'baba') where theirs returned ('abab', 'a')."""
+    stopping = load_record("FA-100786")
+    attempt, broken = replay(stopping, "attempt"), replay(stopping, "broken")
+    yours = _yours("FA-100786", {2: ("abab", "a"), 4: ("", "<stop>")})
+    first, second = hint_ladder(stopping, attempt, broken, yours)[:2]
+    assert first.text == "Start with the check 'longest suffix prefix': solve('ababa', ['ababx', 'baq']) should return ('ab', 'aba')."
+    assert (second.title, second.text) == (
+        "What your solve does there",
+        "There your solve returns ('abab', 'a'). At [0]: expected 'ab', got 'abab'. (The attempt returns ('a', 'baba').)"
+        " Work through that call by hand with your code and find the step where it goes wrong.",
+    )

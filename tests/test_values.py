@@ -44,5 +44,5 @@ def test_a_sys_exit_says_what_happened_and_what_to_do():
         payload = error_payload(exc)
         assert payload["type"] == "SystemExit"
         assert payload["message"] == (
-            f"solve called {shown} (or exit()), which would end a whole program; here it only ended this check. Return a value instead."
+            f"solve called {shown} (or exit()), which would end a whole program; here it only ended this call of solve. Return a value instead."
         )
