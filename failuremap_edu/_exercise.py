@@ -38,7 +38,7 @@ from ._hints import Hint, hint_ladder
 from ._progress import learner_id, log_run, short_id
 from ._records import Record, load_record
 from ._results import CallResult, Comparison, Observation, RunResult
-from ._runner import DEFAULT_TIMEOUT, SolutionError, parse_call_arguments, replay, run_checks, try_call, warm_up
+from ._runner import DEFAULT_TIMEOUT, SHORT_LIMIT, SolutionError, parse_call_arguments, replay, run_checks, try_call, warm_up
 from ._values import STATUS_SYMBOLS, clip, safe_repr
 
 __all__ = ["ALL_VARIANTS", "Exercise", "exercise"]
@@ -312,7 +312,11 @@ class Exercise:
             done = sum(r.total for r in self.partial)
             expected = self.fixtures.static_count
             of = f" of {expected * len(self.variants)}" if expected is not None else ""
-            return f"Checking your solve: {done}{of} checks done{'' if of else ' so far'} (each may take up to {self.timeout:g} s)…"
+            if any(o.status == "timeout" for r in self.partial for o in r.observations):  # the runner cut the limit
+                each = f"a check timed out, so each of the rest may take up to {self.timeout * SHORT_LIMIT:g} s"
+            else:
+                each = f"each may take up to {self.timeout:g} s"
+            return f"Checking your solve: {done}{of} checks done{'' if of else ' so far'} ({each})…"
         if not self.runs:
             return "No solve checked yet."
         if len(self.runs) == 1:

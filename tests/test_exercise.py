@@ -318,7 +318,11 @@ def test_a_first_check_that_loops_shows_the_live_panel_before_it_ends(stopping, 
         while True:
             pass
 
+    seen = []
+    stopping.subscribe(lambda e: seen.append(e.summary()))
     stopping.check(solve)
     assert shown[0] == "Checking your solve: 0 of 6 checks done (each may take up to 0.5 s)…"
+    # once a check timed out, the line says the rest get the runner's shorter limit
+    assert "Checking your solve: 1 of 6 checks done (a check timed out, so each of the rest may take up to 0.0625 s)…" in seen
     assert shown[-1] == "update: " + stopping.runs[0].summary() and len(shown) == 2
     assert stopping.runs[0].summary().startswith("0/6 checks pass")
