@@ -9,41 +9,38 @@ from failuremap_edu._errors import NO_SOLVE, show_input_errors_briefly
 interactiveshell = pytest.importorskip("IPython.core.interactiveshell")
 
 
-def test_an_input_error_in_ipython_is_one_line_and_still_fails_the_cell(capsys):
+@pytest.fixture
+def shell():
+    """A fresh IPython shell with our brief errors installed, cleared afterwards."""
     shell = interactiveshell.InteractiveShell.instance()
-    try:
-        shell.custom_exceptions = ()
-        show_input_errors_briefly()
-        result = shell.run_cell("import failuremap_edu as fm\nfm.exercise('FA-10061')", store_history=False)
-        out = capsys.readouterr()
-        shown = [line for line in (out.out + out.err).splitlines() if line.strip()]
-        assert type(result.error_in_exec).__name__ == "RecordError"  # the cell fails: Run All stops, nbval reports it
-        assert shown == [
-            "RecordError: FA-10061: no packaged record with this id (packaged: FA-100061, FA-100786); pass a path to use another record"
-        ]
-        result = shell.run_cell("1 / 0", store_history=False)  # everything else keeps its full traceback
-        assert "ZeroDivisionError" in capsys.readouterr().out and type(result.error_in_exec) is ZeroDivisionError
-    finally:
-        shell.custom_exceptions = ()
-        interactiveshell.InteractiveShell.clear_instance()
+    shell.custom_exceptions = ()
+    show_input_errors_briefly()
+    yield shell
+    shell.custom_exceptions = ()
+    interactiveshell.InteractiveShell.clear_instance()
 
 
-def test_a_cell_using_solve_before_the_exercise_cell_ran_says_what_to_run(capsys):
+def test_an_input_error_in_ipython_is_one_line_and_still_fails_the_cell(shell, capsys):
+    result = shell.run_cell("import failuremap_edu as fm\nfm.exercise('FA-10061')", store_history=False)
+    out = capsys.readouterr()
+    shown = [line for line in (out.out + out.err).splitlines() if line.strip()]
+    assert type(result.error_in_exec).__name__ == "RecordError"  # the cell fails: Run All stops, nbval reports it
+    assert shown == [
+        "RecordError: FA-10061: no packaged record with this id (packaged: FA-100061, FA-100786); pass a path to use another record"
+    ]
+    result = shell.run_cell("1 / 0", store_history=False)  # everything else keeps its full traceback
+    assert "ZeroDivisionError" in capsys.readouterr().out and type(result.error_in_exec) is ZeroDivisionError
+
+
+def test_a_cell_using_solve_before_the_exercise_cell_ran_says_what_to_run(shell, capsys):
     """After a kernel restart, the playground and variants cells meet no solve: one line says what to do."""
-    shell = interactiveshell.InteractiveShell.instance()
-    try:
-        shell.custom_exceptions = ()
-        show_input_errors_briefly()
-        result = shell.run_cell("import failuremap_edu as fm\nfm.try_call('FA-100786', solve, ('x', []))", store_history=False)
-        out = capsys.readouterr()
-        assert type(result.error_in_exec) is NameError  # still an error: Run All stops there
-        assert [line for line in (out.out + out.err).splitlines() if line.strip()] == [NO_SOLVE]
-        result = shell.run_cell("undefined_name + 1", store_history=False)  # any other NameError: IPython's full traceback
-        out = capsys.readouterr().out
-        assert type(result.error_in_exec) is NameError and "Traceback" in out and "undefined_name" in out and NO_SOLVE not in out
-    finally:
-        shell.custom_exceptions = ()
-        interactiveshell.InteractiveShell.clear_instance()
+    result = shell.run_cell("import failuremap_edu as fm\nfm.try_call('FA-100786', solve, ('x', []))", store_history=False)
+    out = capsys.readouterr()
+    assert type(result.error_in_exec) is NameError  # still an error: Run All stops there
+    assert [line for line in (out.out + out.err).splitlines() if line.strip()] == [NO_SOLVE]
+    result = shell.run_cell("undefined_name + 1", store_history=False)  # any other NameError: IPython's full traceback
+    out = capsys.readouterr().out
+    assert type(result.error_in_exec) is NameError and "Traceback" in out and "undefined_name" in out and NO_SOLVE not in out
 
 
 def test_another_librarys_handler_is_left_alone():
