@@ -301,8 +301,11 @@ def progress_overview(records: list[str] | None = None, path: Path | None = None
         if entry is None:
             status = "not started"
         else:
-            mark = "✓ all pass" if entry["passed"] == entry["total"] and entry["total"] else "✗"
+            solved = entry["passed"] == entry["total"] and entry["total"]
+            mark = "✓ all pass" if solved else "✗"
             status = f"{mark} {entry['passed']}/{entry['total']} (N={entry.get('variant', '?')})"
+            if not solved and any(e["record"] == record_id and e["total"] and e["passed"] == e["total"] for e in entries):
+                status += ", all passed before"  # a later experiment must not make a solved exercise look unsolved
         rows.append((record_id, title, status, counts.get(record_id, 0)))
     chosen = set(ids)
     return ProgressOverview(rows, skipped, path or progress_path(), [e for e in entries if e["record"] in chosen])

@@ -70,6 +70,10 @@ def test_the_overview_lists_every_exercise_run_here_says_since_when_and_skips_de
     rows = {record_id: (title, latest, runs) for record_id, title, latest, runs in overview.rows}
     assert rows["TR-000101"] == ("Top-k counts", "✗ 1/2 (N=1)", 1)
     assert rows["FA-100061"][1:] == ("not started", 0)  # the instructor's demo is not their progress
+    log_run(run_result(["pass", "pass"], "TR-000101"), "def solve(): pass", log, title="Top-k counts")
+    log_run(run_result(["pass", "timeout"], "TR-000101"), "def solve(): pass", log, title="Top-k counts")
+    latest = {record_id: latest for record_id, _, latest, _ in progress_overview(path=log).rows}
+    assert latest["TR-000101"] == "✗ 1/2 (N=1), all passed before"  # solved once: a later loop does not hide it
     first = json.loads(log.read_text().splitlines()[1])["time"]
     assert repr(overview).splitlines()[0] == f"Runs saved in {log} since {first[:16].replace('T', ' ')}"
     assert "TR-000101" in overview._repr_html_() and "since" in overview._repr_html_()
