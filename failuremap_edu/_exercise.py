@@ -462,12 +462,7 @@ class _Presentation:
         self.exercise = exercise
         self.started = time.monotonic()
         self.handle = None
-        try:
-            from IPython import get_ipython
-
-            self.ipython = get_ipython() is not None
-        except ImportError:
-            self.ipython = False
+        self.ipython = _in_ipython()
 
     def progress(self) -> None:
         if self.ipython and self.handle is None and time.monotonic() - self.started >= SHOW_AFTER:

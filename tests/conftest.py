@@ -27,6 +27,16 @@ def solution_path(record_id: str) -> Path:
     return TEST_RECORDS / "solutions" / f"{record_id}.py"
 
 
+def mixed_stopping_solve(text, stops):
+    """For FA-100786: loops on one check, raises on another, fails two and passes two."""
+    if text == "x":
+        while True:
+            pass
+    if text == "abc":
+        raise ValueError("no <abc>")
+    return text, ""
+
+
 def reference_solve(record_id: str):
     """Our packaged reference solution, as a function."""
     import runpy

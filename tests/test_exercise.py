@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from conftest import record_path, reference_solve
+from conftest import mixed_stopping_solve, record_path, reference_solve
 from failuremap_edu import Exercise, exercise, load_record
 from failuremap_edu._exercise import _after_cell
 from failuremap_edu._progress import learner_id, short_id
@@ -36,15 +36,7 @@ def test_a_passing_solve_prints_the_panel_text_outside_ipython(stopping, capsys)
 
 
 def test_failing_erroring_and_timing_out_solves(stopping):
-    def solve(text, stops):
-        if text == "x":
-            while True:
-                pass
-        if text == "abc":
-            raise ValueError("no <abc>")
-        return text, ""
-
-    stopping.check(solve)
+    stopping.check(mixed_stopping_solve)
     assert stopping.summary() == "2/6 checks pass (2 fail, 1 error, 1 timeout)"
     assert "  ◷ timeout short input" in stopping.text()
     assert "  ! error   empty stop list" in stopping.text()

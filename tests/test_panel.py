@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipywidgets
 import pytest
 
-from conftest import reference_solve
+from conftest import mixed_stopping_solve, reference_solve
 from failuremap_edu import Exercise
 from failuremap_edu._panel import panel_for
 
@@ -26,15 +26,7 @@ def stopping():
 
 
 def test_failing_erroring_and_timing_out_solves_in_the_widgets(stopping):
-    def solve(text, stops):
-        if text == "x":
-            while True:
-                pass
-        if text == "abc":
-            raise ValueError("no <abc>")
-        return text, ""
-
-    stopping.check(solve)
+    stopping.check(mixed_stopping_solve)
     ui = stopping._view
     assert "2/6 checks pass (2 fail, 1 error, 1 timeout)" in ui.status.value
     assert ui.checks.value.count("fm-badge fm-timeout") == 1 and ui.checks.value.count("fm-badge fm-error") == 1
