@@ -25,14 +25,16 @@ import time
 from pathlib import Path
 
 import failuremap_edu as fm
-from failuremap_edu import _warm
+from failuremap_edu._fixtures import read_fixtures
+from failuremap_edu.runner import _warm
 
 ROUNDS = 40
 BLOCK = 10
 PACE = 0.05
 """Seconds between runs at a learner's pace (untimed; a learner never re-runs faster)."""
 HEAVY = ("matplotlib", "ipywidgets", "nbformat", "IPython")
-RUNNER = ("_runner", "_session", "_channel", "_worker", "_byvalue", "_warm", "_serve")
+RUNNER = tuple(sorted(p.stem for p in (Path(fm.__file__).resolve().parent / "runner").glob("*.py")))
+"""Every module of runner/ (the process boundary)."""
 RUNNER_BEFORE = (1932, 1409)
 """Lines (all, and code alone) of the runner before the single worker path (_runner, _session, _channel, _worker, _byvalue, _warm)."""
 
@@ -105,7 +107,7 @@ def _without_standby(name: str) -> None:
 
 def bench_isolation_overhead(record_id: str) -> dict:
     record = fm.load_record(record_id)
-    fixtures = fm.read_fixtures(record)
+    fixtures = read_fixtures(record)
     namespace: dict = {}
     exec(compile(fixtures.solve_source, "<solve>", "exec"), namespace)
     solve = namespace["solve"]
@@ -162,7 +164,7 @@ def runner_lines() -> dict:
     package = Path(fm.__file__).resolve().parent
     lines, code = {}, 0
     for name in RUNNER:
-        source = (package / f"{name}.py").read_text(encoding="utf-8")
+        source = (package / "runner" / f"{name}.py").read_text(encoding="utf-8")
         strings = {n for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
                    for n in range(node.lineno, node.end_lineno + 1)}
         lines[name] = len(source.splitlines())

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import failuremap_edu as fm
 from failuremap_edu._notebook import reference_path
-from failuremap_edu._warm import warm_up
+from failuremap_edu.runner._warm import warm_up
 
 ROOT = Path(__file__).resolve().parents[1]
 ROUNDS = 30

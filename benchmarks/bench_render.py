@@ -7,8 +7,8 @@ import statistics
 import sys
 import time
 
-from failuremap_edu._render_html import observation_html
-from failuremap_edu._render_text import render_observation
+from failuremap_edu.render._html import observation_html
+from failuremap_edu.render._text import render_observation
 from failuremap_edu._results import Observation
 
 ROUNDS = 15

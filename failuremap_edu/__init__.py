@@ -12,40 +12,37 @@ from importlib import import_module
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "Record": "._records",
-    "RecordError": "._records",
+    # in a notebook cell
+    "exercise": "._cell",
+    "Exercise": "._cell",
+    "watch_it_fail": "._story",
+    "try_call": ".runner",
+    "progress_overview": "._progress",
+    "plot_progress": ".render._plot",
+    # in a script
     "load_record": "._records",
     "list_records": "._records",
-    "CheckSite": "._fixtures",
-    "FixtureScript": "._fixtures",
-    "read_fixtures": "._fixtures",
-    "Observation": "._results",
-    "RunResult": "._results",
-    "ErrorInfo": "._results",
-    "Opaque": "._values",
-    "Comparison": "._results",
-    "compare": "._runner",
-    "Budget": "._diff",
-    "Diff": "._diff",
-    "diff": "._diff",
-    "plot_status": "._render_plot",
-    "status_figure": "._render_plot",
-    "Solution": "._solution",
-    "SolutionError": "._solution",
     "load_solution": "._solution",
-    "run_checks": "._runner",
-    "replay": "._runner",
-    "ParityReport": "._parity",
+    "run_checks": ".runner",
+    "replay": ".runner",
     "verify_record": "._parity",
-    "assert_recorded_failures": "._parity",
-    "Exercise": "._exercise",
-    "exercise": "._exercise",
+    "diff": "._diff",
+    # what they return
+    "Record": "._records",
+    "RunResult": "._results",
+    "Observation": "._results",
+    "ErrorInfo": "._results",
+    "CallResult": "._results",
+    "Comparison": "._results",
+    "Diff": "._diff",
     "FailureStory": "._story",
-    "watch_it_fail": "._story",
-    "progress_overview": "._progress",
-    "plot_progress": "._render_plot",
-    "try_call": "._runner",
+    "ParityReport": "._parity",
+    # what they raise
+    "RecordError": "._records",
+    "SolutionError": "._solution",
 }
+"""The public API, loaded lazily. Everything else is reachable under its module or
+subpackage (`failuremap_edu.runner`, `failuremap_edu.render`) and is not promised."""
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 

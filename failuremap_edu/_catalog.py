@@ -17,10 +17,10 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from ._channel import ALLOWED, Reader, frame
+from .runner._channel import ALLOWED, Reader, frame
 from ._parity import ParityReport, verify_record
 from ._records import RecordError, list_records, load_record
-from ._runner import UNGUARDED
+from .runner._api import UNGUARDED
 
 __all__ = ["CatalogEntry", "ProgressBar", "catalog_refs", "verify_many"]
 

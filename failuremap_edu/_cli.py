@@ -156,7 +156,7 @@ def _emit_json(data) -> None:
 def _cmd_list(args) -> int:
     from ._catalog import catalog_refs
     from ._records import RecordError, load_record
-    from ._render_text import terminal_safe
+    from .render._text import terminal_safe
 
     rows, status = [], EXIT_OK
     refs = catalog_refs(records_dir=args.records_dir) if args.records_dir else catalog_refs()
@@ -184,7 +184,7 @@ def _cmd_list(args) -> int:
 def _cmd_show(args) -> int:
     from ._fixtures import read_fixtures
     from ._records import load_record
-    from ._render_text import render_record
+    from .render._text import render_record
 
     record = load_record(args.record)
     fixtures = read_fixtures(record)
@@ -223,8 +223,8 @@ def _record_json(record, fixtures) -> dict:
 def _cmd_check(args) -> int:
     from ._code import can_fall_off_end
     from ._records import load_record
-    from ._render_text import render_run
-    from ._runner import run_checks
+    from .render._text import render_run
+    from .runner import run_checks
     from ._solution import SolutionError, load_solution
 
     record = load_record(args.record)
@@ -247,7 +247,7 @@ def _cmd_check(args) -> int:
 
 def _write_exports(args, record, runs) -> None:
     """The learner's runs beside the record's attempt and broken, as HTML and/or a plot."""
-    from ._runner import replay
+    from .runner import replay
 
     columns, names = [], []
     for run in runs:
@@ -257,13 +257,13 @@ def _write_exports(args, record, runs) -> None:
         columns.append(run)
         names.append("yours")
     if args.html:
-        from ._render_html import report_html
+        from .render._html import report_html
 
         suffixes = [f" N={c.variant}" if len(runs) > 1 else "" for c in columns]
         with open(args.html, "w", encoding="utf-8") as fh:
             fh.write(report_html(record, columns, [n + s for n, s in zip(names, suffixes)]))
     if args.plot:
-        from ._render_plot import save_status
+        from .render._plot import save_status
 
         # The plot groups the runs by variant itself, and wraps the whole title.
         save_status(columns, args.plot, names, title=f"{record.id}: {record.title}")
@@ -271,7 +271,7 @@ def _write_exports(args, record, runs) -> None:
 
 def _cmd_verify(args) -> int:
     from ._catalog import ProgressBar, catalog_refs, verify_many
-    from ._render_text import terminal_safe
+    from .render._text import terminal_safe
 
     refs = catalog_refs(args.records, args.records_dir)
     if args.jobs is not None and args.jobs < 1:
@@ -394,7 +394,7 @@ def _cmd_export(args) -> int:
 
 
 def _cmd_report(args) -> int:
-    from ._render_report import report_page, report_text
+    from .render._report import report_page, report_text
     from ._report import build_report
 
     report = build_report(args.paths, with_code=args.with_code)

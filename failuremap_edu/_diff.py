@@ -21,6 +21,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._display import Shown
 from ._values import Opaque, safe_repr
 
 __all__ = ["Budget", "Diff", "Difference", "TextDetail", "TextEdit", "describe_char", "describe_text", "diff"]
@@ -112,8 +113,10 @@ class Difference:
 
 
 @dataclass(frozen=True)
-class Diff:
-    """All the differences found within the budget, first found first."""
+class Diff(Shown):
+    """All the differences found within the budget, first found first. ``str()`` gives its text form."""
+
+    _text_renderer = "render._text:diff_text"
 
     differences: tuple[Difference, ...]
     omitted: int = 0

@@ -23,32 +23,72 @@ displayed: checks, replays and logging happen in `run()`.
 
 from __future__ import annotations
 
-import builtins
-import inspect
 import json
-import re
-import textwrap
 import time
 import types
 from typing import Any, Callable
 
 from ._code import can_fall_off_end
+from ._download import solve_source
 from ._fixtures import VARIANTS, read_fixtures
 from ._hints import Hint, hint_ladder
 from ._progress import learner_id, log_run, short_id
 from ._records import Record, load_record
 from ._results import CallResult, Comparison, Observation, RunResult
-from ._runner import DEFAULT_TIMEOUT, SHORT_LIMIT, SolutionError, parse_call_arguments, replay, run_checks, try_call, warm_up
-from ._values import STATUS_SYMBOLS, clip, safe_repr
+from ._solution import SolutionError
+from .runner import DEFAULT_TIMEOUT, SHORT_LIMIT, parse_call_arguments, replay, run_checks, try_call, warm_up
+from ._values import clip, safe_repr
+from .render._style import STATUS_SYMBOLS
 
-__all__ = ["ALL_VARIANTS", "Exercise", "exercise"]
+__all__ = ["ALL_VARIANTS", "Exercise", "PlainFront", "exercise", "use_front"]
 
 ALL_VARIANTS = "all"
-SHOW_AFTER = 1.0
-"""Seconds a run may take before its panel is shown while it is still running.
-A quick run (the usual case) is shown once, finished: no flicker, and a saved
-notebook never stores a half-done panel. A slow one shows each check as it ends."""
 IMPLEMENTATIONS = ("broken", "attempt")
+
+
+class PlainFront:
+    """How an exercise shows itself where there is no notebook front: a plain ``python`` prompt, a script.
+
+    The notebook front (`_cell`) replaces it with `use_front`: the model never
+    imports its view. Every method gets the exercise and only reads it.
+    """
+
+    def created(self, exercise: "Exercise") -> None:
+        """A new exercise exists (the notebook front starts watching cells for it)."""
+
+    def start(self, exercise: "Exercise") -> "PlainShowing":
+        """A run begins: what shows it as it goes and when it ends."""
+        return PlainShowing(exercise)
+
+    def misplaced(self, exercise: "Exercise", name: str) -> None:
+        """The @fm.exercise line sits above a helper, not solve: nothing was checked."""
+        print(f"The line @fm.exercise({_reference(exercise.record)!r}) is above def {name}, so nothing was checked: move it right above def solve.")
+
+    def bundle(self, exercise: "Exercise", include=None, exclude=None) -> dict:
+        """The exercise's display: its text form."""
+        return {"text/plain": exercise.text()}
+
+
+class PlainShowing:
+    """A run shown as text once it ends (nothing while it runs: a terminal has no panel to update)."""
+
+    def __init__(self, exercise: "Exercise") -> None:
+        self.exercise = exercise
+
+    def progress(self) -> None:
+        pass
+
+    def finish(self) -> None:
+        print(self.exercise.text())
+
+
+_FRONT: list = [PlainFront()]
+"""The front exercises are shown through (one, replaced by `use_front`)."""
+
+
+def use_front(front: PlainFront) -> None:
+    """Show exercises through `front` from now on (the notebook front registers itself on import)."""
+    _FRONT[0] = front
 
 
 class Exercise:
@@ -96,9 +136,8 @@ class Exercise:
         self._replays: dict[tuple[int, str], RunResult] = {}
         self._hints: dict[int, tuple[Hint, ...]] = {}
         self._listeners: list[Callable[["Exercise"], None]] = []
-        self._view: Any = None
         warm_up()  # the learner reads the task first: by the first run, a worker is ready
-        _watch_cells(self)
+        _FRONT[0].created(self)
 
     # ------------------------------------------------------------- observers
 
@@ -121,12 +160,11 @@ class Exercise:
         name = getattr(solve, "__name__", "solve")
         if _above_a_helper(solve):
             self.misplaced_above = name  # in a notebook, the cell watcher checks the cell's solve and says so
-            if not _in_ipython():
-                print(f"The line @fm.exercise({_reference(self.record)!r}) is above def {name}, so nothing was checked: move it right above def solve.")
+            _FRONT[0].misplaced(self, name)
             return solve
         _bind_early(solve)
         self.solve = solve
-        presenter = _Presentation(self)
+        presenter = _FRONT[0].start(self)
         self.run(on_progress=presenter.progress)
         presenter.finish()
         return solve
@@ -171,7 +209,7 @@ class Exercise:
         self.runs = tuple(finished)
         self._hints = {}  # they follow your latest run
         self.finished_at = time.time()
-        self.solve_source = _solve_source(self.solve)
+        self.solve_source = solve_source(self.solve)
         if self.log_progress:
             for result in self.runs:
                 warning = log_run(result, self.solve_source, title=self.record.title)
@@ -327,7 +365,7 @@ class Exercise:
 
     def text(self) -> str:
         """The panel's state as plain text: what a static viewer, nbval or a screen reader gets."""
-        from ._render_text import render_hints, run_notes
+        from .render._text import render_hints, run_notes
 
         lines = [f"{self.record.id} · {clip(self.record.title, 100, one_line=True)}{self._variant_words()}", self.summary()]
         shown = self.partial if self.running else self.runs
@@ -387,20 +425,11 @@ class Exercise:
     # ---------------------------------------------------------------- display
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
-        """The panel (ipywidgets) and its text form; outside a widget frontend only the text."""
-        from ._panel import panel_for
-
-        bundle = panel_for(self)._repr_mimebundle_(include=include, exclude=exclude) or {}
-        if isinstance(bundle, tuple):
-            bundle = bundle[0]
-        bundle = dict(bundle)
-        bundle["text/plain"] = self.text()
-        return bundle
+        """The current front's display: in a notebook the panel (ipywidgets) with its text form, elsewhere the text."""
+        return _FRONT[0].bundle(self, include, exclude)
 
 
 _EXERCISES: dict[tuple, Exercise] = {}
-_ACTIVE: list[Exercise] = []
-"""Every exercise made in this process, newest last (the cell watcher checks for the newest)."""
 
 
 def exercise(record: Record | str, **options: Any) -> Exercise:
@@ -447,83 +476,6 @@ def _above_a_helper(function: Callable) -> bool:
     return False
 
 
-def _in_ipython() -> bool:
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return False
-    return get_ipython() is not None
-
-
-class _Presentation:
-    """Shows the panel below the cell: once, finished, for a quick run; live for a slow one."""
-
-    def __init__(self, exercise: Exercise) -> None:
-        self.exercise = exercise
-        self.started = time.monotonic()
-        self.handle = None
-        self.ipython = _in_ipython()
-
-    def progress(self) -> None:
-        if self.ipython and self.handle is None and time.monotonic() - self.started >= SHOW_AFTER:
-            from IPython.display import display
-
-            self.handle = display(self.exercise, display_id=True)
-
-    def finish(self) -> None:
-        if not self.ipython:
-            print(self.exercise.text())
-            return
-        from IPython.display import display
-
-        if self.handle is None:
-            display(self.exercise)
-        else:
-            self.handle.update(self.exercise)  # a saved notebook keeps the finished panel's text
-
-
-def _watch_cells(exercise: Exercise) -> None:
-    """Never silent: a cell that defines solve without the decorator still gets checked, with a note.
-
-    An IPython ``post_run_cell`` hook, registered once per kernel, for the
-    exercise made most recently.
-    """
-    _ACTIVE.append(exercise)
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return
-    shell = get_ipython()
-    if shell is None or getattr(shell, "_failuremap_watching", False):
-        return
-    shell._failuremap_watching = True
-    shell.events.register("post_run_cell", lambda result: _after_cell(shell, result))
-
-
-_DEFINES_SOLVE = re.compile(r"^\s*def\s+solve\s*\(", re.MULTILINE)
-
-
-def _after_cell(shell, result) -> None:
-    if not _ACTIVE or not result.success:
-        return
-    current = _ACTIVE[-1]
-    cell = getattr(getattr(result, "info", None), "raw_cell", "") or ""
-    solve = shell.user_ns.get("solve")
-    if not _DEFINES_SOLVE.search(cell) or not callable(solve) or any(solve is known.solve for known in _ACTIVE):
-        return
-    line = f"@fm.exercise({_reference(current.record)!r})"
-    misplaced, current.misplaced_above = current.misplaced_above, None
-    if misplaced:
-        print(f"The line {line} is above def {misplaced}, not def solve. The checks ran anyway on solve (the panel is below): move that line right above def solve.")
-    else:
-        print(
-            f"This cell defines solve without the line {line} above it. "
-            "The checks ran anyway (the panel is below), but put that line back right above def solve: "
-            "without it, this cell only works while this kernel remembers the exercise."
-        )
-    current.check(solve)
-
-
 def _bind_early(solve: Callable) -> None:
     """Bind the function's name before the decorator returns, as Python will right after.
 
@@ -535,118 +487,6 @@ def _bind_early(solve: Callable) -> None:
     namespace = getattr(solve, "__globals__", None)
     if isinstance(namespace, dict) and name.isidentifier() and getattr(solve, "__qualname__", "") == name:
         namespace[name] = solve
-
-
-def _solve_source(solve: Callable | None) -> str | None:
-    """The solve's source without its decorator, with what it needs from the notebook.
-
-    A download must work on its own (checked again with `check`, or pasted into a
-    fresh kernel): so it carries the imports solve uses, the helper functions and
-    classes of the same cell or notebook it calls (and theirs), and constants that
-    are plain literals. Anything else it uses is named in a comment, never silently
-    left out.
-    """
-    if solve is None:
-        return None
-    body = _definition_source(solve)
-    if body is None:
-        return None
-    namespace = getattr(solve, "__globals__", {})
-    imports, helpers, constants, missing = set(), [], [], []
-    seen, queue = {"solve"}, [getattr(solve, "__code__", None)]
-    while queue:
-        for name in sorted(_globals_read(queue.pop(0)) - seen):
-            seen.add(name)
-            if name not in namespace:
-                continue  # a builtin, or a name solve never reaches
-            value = namespace[name]
-            if name in vars(builtins) and not _from_notebook(value, solve):
-                continue  # exit, quit: IPython puts its own in the notebook's namespace
-            if isinstance(value, types.ModuleType):
-                module = value.__name__
-                imports.add(f"import {module}" if module == name else f"import {module} as {name}")
-            elif _from_notebook(value, solve):
-                source = _definition_source(value)
-                if source is None:
-                    missing.append(name)
-                else:
-                    helpers.append(source)
-                    queue.append(getattr(value, "__code__", None) or _class_code(value))
-            elif (module := _importable_from(value)) is not None:
-                imports.add(f"from {module} import {value.__name__}" + ("" if value.__name__ == name else f" as {name}"))
-            elif _is_literal(value):
-                constants.append(f"{name} = {value!r}")
-            else:
-                missing.append(name)
-    imports.add("import failuremap_edu as fm  # for the line @fm.exercise(...) above def solve, in the notebook")
-    parts = ["\n".join(sorted(imports, key=lambda line: (line.startswith("from"), not line.startswith("import failuremap_edu"), line)))]
-    parts += ["\n".join(constants)] if constants else []
-    parts += [h.rstrip("\n") for h in helpers]
-    if missing:
-        parts.append("\n".join(f"# note: solve uses {name}, which is not in this file: define it above solve" for name in sorted(missing)))
-    return "\n\n".join(parts + [body.rstrip("\n")]) + "\n"
-
-
-def _definition_source(obj: Any) -> str | None:
-    """A function's or class's source, dedented, without decorators (ours among them)."""
-    try:
-        lines = textwrap.dedent(inspect.getsource(obj)).splitlines()
-    except (OSError, TypeError):
-        return None
-    while lines and lines[0].lstrip().startswith("@"):
-        lines.pop(0)
-    return "\n".join(lines) + "\n"
-
-
-def _from_notebook(value: Any, solve: Callable) -> bool:
-    """A function or class defined where solve was (a notebook cell), not imported from a package."""
-    return isinstance(value, (types.FunctionType, type)) and getattr(value, "__module__", None) == getattr(solve, "__module__", None)
-
-
-def _importable_from(value: Any) -> str | None:
-    """The module to import a function or class from: its public name (functools, not _functools)."""
-    import sys
-
-    module, name = getattr(value, "__module__", None), getattr(value, "__name__", None)
-    if not isinstance(module, str) or not isinstance(name, str) or module in ("__main__", "builtins") or not callable(value):
-        return None
-    for candidate in (module.lstrip("_"), module):
-        if getattr(sys.modules.get(candidate), name, None) is value:
-            return candidate
-    return None
-
-
-def _is_literal(value: Any) -> bool:
-    """True when repr(value) reads back as an equal value (ast.literal_eval), so it can be written out."""
-    import ast
-
-    if not isinstance(value, (int, float, complex, str, bytes, bool, type(None), tuple, list, dict, set, frozenset)):
-        return False
-    try:
-        text = repr(value)
-        return len(text) <= 10_000 and ast.literal_eval(text) == value
-    except (ValueError, SyntaxError, RecursionError, MemoryError, TypeError):
-        return False
-
-
-def _class_code(cls: type) -> tuple:
-    """The code objects of a class's methods."""
-    return tuple(code for member in vars(cls).values() if (code := getattr(member, "__code__", None)) is not None)
-
-
-def _globals_read(code) -> set[str]:
-    """The global names a function (or the methods of a class) reads: not attribute names like the exit of sys.exit."""
-    import dis
-
-    if code is None:
-        return set()
-    if isinstance(code, tuple):
-        return set().union(*map(_globals_read, code)) if code else set()
-    names = {i.argval for i in dis.get_instructions(code) if i.opname in ("LOAD_GLOBAL", "LOAD_NAME") and isinstance(i.argval, str)}
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names |= _globals_read(const)
-    return names
 
 
 def _playground_cell(result: CallResult, timeout: float) -> tuple[str, str]:

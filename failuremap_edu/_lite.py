@@ -303,35 +303,23 @@ _MARKER_ENV = {
 
 def _wheel_facts(path: Path, python: str) -> dict:
     """Name, version, import names and (for Pyodide's platform) requirements of one wheel."""
-    from packaging.requirements import Requirement
+    from packaging.metadata import Metadata
 
     env = {**_MARKER_ENV, "python_version": ".".join(python.split(".")[:2]), "python_full_version": python}
     with zipfile.ZipFile(path) as zf:
         names = zf.namelist()
         meta_name = next(n for n in names if n.endswith(".dist-info/METADATA") and n.count("/") == 1)
-        meta = zf.read(meta_name).decode("utf-8")
+        meta = Metadata.from_email(zf.read(meta_name), validate=False)
         top = meta_name.replace("METADATA", "top_level.txt")
         imports = zf.read(top).decode().split() if top in names else []
-    fields = {}
-    requires = []
-    for line in meta.split("\n\n", 1)[0].splitlines():
-        key, _, value = line.partition(": ")
-        if key == "Requires-Dist":
-            requires.append(value)
-        elif key in ("Name", "Version"):
-            fields[key] = value.strip()
     if not imports:
         tops = {n.split("/", 1)[0] for n in names}
         imports = sorted(
             t.removesuffix(".py") for t in tops
             if not t.endswith((".dist-info", ".data")) and (t.endswith(".py") or f"{t}/__init__.py" in names)
         )
-    depends = []
-    for text in requires:
-        req = Requirement(text)
-        if req.marker is None or req.marker.evaluate(env):
-            depends.append(_normalize(req.name))
-    return {"name": fields["Name"], "version": fields["Version"], "imports": imports, "depends": depends}
+    depends = [_normalize(req.name) for req in meta.requires_dist or () if req.marker is None or req.marker.evaluate(env)]
+    return {"name": meta.name, "version": str(meta.version), "imports": imports, "depends": depends}
 
 
 def _site_lock(lock: dict, wheels: list[Path], python: str) -> dict:
@@ -362,16 +350,17 @@ def _site_lock(lock: dict, wheels: list[Path], python: str) -> dict:
 
 def _closure(roots: list[str], pins: dict[str, str], cache: Path, python: str) -> list[Path]:
     """The wheels in `cache` that `roots` need on Pyodide's platform: the pinned version, else the newest."""
-    from packaging.version import InvalidVersion, Version
+    from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+    from packaging.version import Version
 
     best: dict[str, tuple[tuple[bool, Version], Path]] = {}
     for path in cache.glob("*.whl"):
-        name, version = path.name.split("-")[:2]
-        key = _normalize(name)
         try:
-            rank = (pins.get(key) == version, Version(version))
-        except InvalidVersion:
-            continue
+            name, parsed, _, _ = parse_wheel_filename(path.name)
+        except (InvalidWheelFilename, ValueError):
+            continue  # not a wheel's name: never served
+        key, version = _normalize(name), str(parsed)
+        rank = (pins.get(key) == version, parsed)
         if key not in best or rank > best[key][0]:
             best[key] = (rank, path)
     wanted, todo = {}, [_normalize(r) for r in roots]

@@ -22,7 +22,7 @@ from ._exercise import Exercise
 from ._fixtures import VARIANTS, read_fixtures
 from ._hints import hint_ladder
 from ._records import Record, list_records, load_record
-from ._runner import parse_call_arguments, replay, run_checks
+from .runner import parse_call_arguments, replay, run_checks
 from ._solution import Solution, SolutionError, load_solution, solution_from_source
 from ._story import watch_it_fail
 

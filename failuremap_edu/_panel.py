@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import base64
 import sys
+import weakref
 from html import escape
 from typing import Any
 
 from ._exercise import ALL_VARIANTS, Exercise
 from ._fixtures import VARIANTS
 
-__all__ = ["Panel", "panel_for"]
+__all__ = ["Panel", "panel", "panel_for"]
 
 PLAYGROUND_DELAY = 0.35
 """Seconds of quiet typing before the playground runs (debounce)."""
@@ -38,11 +39,21 @@ FONT_HELP = (
 )
 
 
+_PANELS: "weakref.WeakKeyDictionary[Exercise, Panel]" = weakref.WeakKeyDictionary()
+"""One panel per exercise, kept here (the model holds no reference to its view)."""
+
+
+def panel(exercise: Exercise) -> "Panel":
+    """The exercise's panel (built on first use, then reused)."""
+    found = _PANELS.get(exercise)
+    if found is None:
+        found = _PANELS[exercise] = Panel(exercise)
+    return found
+
+
 def panel_for(exercise: Exercise) -> Any:
     """The exercise's panel widget (built on first use, then reused)."""
-    if exercise._view is None:
-        exercise._view = Panel(exercise)
-    return exercise._view.root
+    return panel(exercise).root
 
 
 def _html(body: str) -> str:
@@ -55,7 +66,7 @@ class Panel:
     def __init__(self, exercise: Exercise) -> None:
         import ipywidgets as w
 
-        from ._render_html import CSS
+        from .render._html import CSS
 
         self.exercise = e = exercise
         auto = w.Layout(width="auto")
@@ -141,8 +152,8 @@ class Panel:
     # --------------------------------------------------------------- output
 
     def update(self) -> None:
-        from ._render_html import checks_html, comparison_html, hints_html, playground_html
-        from ._render_text import COMPARISON_NOTE
+        from .render._html import checks_html, comparison_html, hints_html, playground_html
+        from .render._text import COMPARISON_NOTE
 
         e = self.exercise
         r = e.record

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from ._fixtures import read_fixtures
 from ._records import Record, RecordedRun
 from ._results import ERROR, ErrorInfo, Observation, RunResult, to_jsonable
-from ._runner import DEFAULT_TIMEOUT, replay
+from .runner import DEFAULT_TIMEOUT, replay
 
 __all__ = [
     "ImplementationParity",

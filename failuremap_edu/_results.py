@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._display import Shown
 from ._values import Opaque, safe_repr
 
 __all__ = ["CallResult", "Comparison", "ErrorInfo", "ISOLATIONS", "check_labels", "Observation", "Opaque", "RunResult", "STATUSES", "to_jsonable"]
@@ -43,8 +44,11 @@ class ErrorInfo:
 
 
 @dataclass(frozen=True)
-class Observation:
+class Observation(Shown):
     """One check, judged exactly as the record's harness judges it."""
+
+    _text_renderer = "render._text:render_observation"
+    _html_renderer = "render._html:observation_html"
 
     index: int
     """Order in which the check ran (0-based)."""
@@ -74,19 +78,6 @@ class Observation:
     def __repr__(self) -> str:
         return f"Observation({self.index}, {self.check!r}, {self.status})"
 
-    def __str__(self) -> str:
-        from ._render_text import render_observation
-
-        return render_observation(self)
-
-    def _repr_pretty_(self, printer, cycle: bool) -> None:
-        printer.text(str(self))
-
-    def _repr_html_(self) -> str:
-        from ._render_html import observation_html
-
-        return observation_html(self)
-
     def to_json(self) -> dict:
         """This check in the schema the README documents under "`check --json` schema"."""
         return {
@@ -109,8 +100,11 @@ class Observation:
 
 
 @dataclass(frozen=True)
-class RunResult:
+class RunResult(Shown):
     """All checks of one run: one `solve`, one variant."""
+
+    _text_renderer = "render._text:render_run"
+    _html_renderer = "render._html:run_html"
 
     record_id: str
     solver: str
@@ -168,19 +162,6 @@ class RunResult:
     def __repr__(self) -> str:
         return f"RunResult({self.record_id!r}, solver={self.solver!r}, variant={self.variant}, {self.summary()!r})"
 
-    def __str__(self) -> str:
-        from ._render_text import render_run
-
-        return render_run(self)
-
-    def _repr_pretty_(self, printer, cycle: bool) -> None:
-        printer.text(str(self))
-
-    def _repr_html_(self) -> str:
-        from ._render_html import run_html
-
-        return run_html(self)
-
     def to_json(self) -> dict:
         """This run in the schema the README documents (one element of ``check --json``'s runs).
 
@@ -200,8 +181,11 @@ class RunResult:
 
 
 @dataclass(frozen=True)
-class Comparison:
+class Comparison(Shown):
     """Several runs of the same checks side by side (e.g. broken, attempt, yours)."""
+
+    _text_renderer = "render._text:render_comparison"
+    _html_renderer = "render._html:comparison_html"
 
     record_id: str
     runs: tuple[RunResult, ...]
@@ -211,23 +195,15 @@ class Comparison:
         cells = ", ".join(f"{n}: {r.passed_count}/{r.total}" for n, r in zip(self.names, self.runs))
         return f"Comparison({self.record_id!r}, {cells})"
 
-    def __str__(self) -> str:
-        from ._render_text import render_comparison
-
-        return render_comparison(self.runs, self.names)
-
-    def _repr_pretty_(self, printer, cycle: bool) -> None:
-        printer.text(str(self))
-
-    def _repr_html_(self) -> str:
-        from ._render_html import comparison_html
-
-        return comparison_html(self.runs, self.names)
+    def _render_args(self) -> tuple:
+        return (self.runs, self.names)
 
 
 @dataclass(frozen=True)
-class CallResult:
+class CallResult(Shown):
     """One call of a solve on arbitrary inputs (the playground): what it returned or raised."""
+
+    _html_renderer = "render._html:call_html"
 
     call: str
     status: str
@@ -243,11 +219,6 @@ class CallResult:
             outcome = outcome[:1_999] + "…"
         printed = f"\nprinted: {self.stdout[:2_000]}" if self.stdout else ""
         return f"{self.call} -> {self.status}: {outcome}{printed}"
-
-    def _repr_html_(self) -> str:
-        from ._render_html import call_html
-
-        return call_html(self)
 
 
 def check_labels(runs) -> list[str]:

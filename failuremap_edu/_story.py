@@ -13,11 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ._display import Shown
 from ._fixtures import read_fixtures
 from ._parity import ParityReport, parity_report, parse_crash
 from ._records import Record, as_record
 from ._results import PASS, Observation, RunResult
-from ._runner import DEFAULT_TIMEOUT, replay
+from .runner import DEFAULT_TIMEOUT, replay
 
 __all__ = ["CrashNote", "FailingCheck", "FailureStory", "watch_it_fail"]
 
@@ -51,8 +52,11 @@ class CrashNote:
 
 
 @dataclass(frozen=True)
-class FailureStory:
+class FailureStory(Shown):
     """broken and attempt, replayed for one variant, with everything a learner needs to see why they fail."""
+
+    _text_renderer = "render._text:render_story"
+    _html_renderer = "render._html:story_html"
 
     record_id: str
     variant: int
@@ -84,19 +88,6 @@ class FailureStory:
             first = next((o for name, o in seen if name == "attempt"), failing[0][1])
             out.append(FailingCheck(i, first.check, first.call, first.expected, failing))
         return tuple(out)
-
-    def __str__(self) -> str:
-        from ._render_text import render_story
-
-        return render_story(self)
-
-    def _repr_pretty_(self, printer, cycle: bool) -> None:
-        printer.text(str(self))
-
-    def _repr_html_(self) -> str:
-        from ._render_html import story_html
-
-        return story_html(self)
 
     def __repr__(self) -> str:
         cells = ", ".join(f"{r.solver}: {r.passed_count}/{r.total}" for r in self.runs)

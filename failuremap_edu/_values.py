@@ -3,8 +3,7 @@
 The bottom layer. The session (in the worker) turns what `solve` returned into
 plain data with `portable` and describes exceptions with `error_payload`; the
 diff, the renderers and the exercise show values with `safe_repr` and text with
-`clip`, and mark statuses with `STATUS_SYMBOLS`. One definition of each, so that
-every layer clips and marks alike.
+`clip`. One definition of each, so that every layer clips alike.
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
-    "STATUS_SYMBOLS",
     "Opaque",
     "clip",
     "error_payload",
@@ -27,10 +25,6 @@ __all__ = [
     "safe_repr",
     "safe_str",
 ]
-
-STATUS_SYMBOLS = {"pass": "✓", "fail": "✗", "error": "!", "timeout": "◷"}
-"""Marks shown next to (never instead of) the status word. All four are in DejaVu Sans,
-so they render in Debian's Chromium, which has no emoji font."""
 
 _REPR_LIMIT = 2_000
 _CALL_LIMIT = 500

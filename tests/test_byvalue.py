@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from failuremap_edu import _byvalue
+from failuremap_edu.runner import _byvalue
 
 LIMIT = 3
 counter = {"calls": 0}
@@ -231,6 +231,6 @@ def test_a_huge_global_is_refused_early(monkeypatch):
 
 def test_installed_modules_are_told_apart_from_the_learners():
     assert _byvalue.installed("json") and _byvalue.installed("math") and _byvalue.installed("pytest")
-    assert _byvalue.installed("failuremap_edu._runner")
+    assert _byvalue.installed("failuremap_edu.runner._api")
     assert not _byvalue.installed(__name__)  # this test file: shipped by value, never re-imported
     assert not _byvalue.installed("__main__")

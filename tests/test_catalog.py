@@ -26,7 +26,7 @@ def test_the_fast_chunk_child_answers_for_every_record_and_only_with_plain_resul
     import pickle
 
     from failuremap_edu import _catalog
-    from failuremap_edu._channel import safe_loads
+    from failuremap_edu.runner._channel import safe_loads
 
     refs = [str(record_path(r)) for r in OWN] + list(PACKAGED)
     entries = _catalog._in_forked_child(refs)

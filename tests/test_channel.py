@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from failuremap_edu._channel import MAX_FRAME, Reader, Undecodable, frame, safe_loads
+from failuremap_edu.runner._channel import MAX_FRAME, Reader, Undecodable, frame, safe_loads
 
 
 def test_messages_arrive_in_order_however_the_bytes_are_split():

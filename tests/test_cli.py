@@ -294,7 +294,8 @@ def test_check_json_problem_is_an_error_object(capsys, solution):
 
 
 def test_check_all_variants_plot_gets_the_whole_title_and_runs_by_variant(capsys, solution, tmp_path, monkeypatch):
-    from failuremap_edu import _render_plot, load_record
+    from failuremap_edu import load_record
+    from failuremap_edu.render import _plot as _render_plot
 
     seen = {}
     monkeypatch.setattr(_render_plot, "save_status", lambda runs, path, names, title: seen.update(runs=runs, names=names, title=title))

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from failuremap_edu import Budget, diff
+from failuremap_edu import diff
+from failuremap_edu._diff import Budget
 from failuremap_edu._values import Opaque
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import mixed_stopping_solve, record_path, reference_solve
 from failuremap_edu import Exercise, exercise, load_record
-from failuremap_edu._exercise import _after_cell
+from failuremap_edu._cell import _after_cell
 from failuremap_edu._progress import learner_id, short_id
 
 reference = reference_solve("FA-100786")
@@ -294,7 +294,7 @@ def test_a_first_check_that_loops_shows_the_live_panel_before_it_ends(stopping, 
     import IPython
     import IPython.display
 
-    from failuremap_edu import _exercise
+    from failuremap_edu import _cell
 
     shown: list[str] = []
 
@@ -302,7 +302,7 @@ def test_a_first_check_that_loops_shows_the_live_panel_before_it_ends(stopping, 
         shown.append(obj.summary())
         return SimpleNamespace(update=lambda obj: shown.append("update: " + obj.summary()))
 
-    monkeypatch.setattr(_exercise, "SHOW_AFTER", 0.2)
+    monkeypatch.setattr(_cell, "SHOW_AFTER", 0.2)
     monkeypatch.setattr(IPython, "get_ipython", lambda: SimpleNamespace())
     monkeypatch.setattr(IPython.display, "display", display)
 

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from conftest import OWN, record_path, reseal
-from failuremap_edu import RecordError, load_record, read_fixtures
+from failuremap_edu import RecordError, load_record
+from failuremap_edu._fixtures import read_fixtures
 
 
 def test_sites_of_a_packaged_record(stopping):

@@ -7,7 +7,7 @@ import pytest
 
 from conftest import mixed_stopping_solve, reference_solve
 from failuremap_edu import Exercise
-from failuremap_edu._panel import panel_for
+from failuremap_edu._panel import panel, panel_for
 
 reference = reference_solve("FA-100786")
 
@@ -27,7 +27,7 @@ def stopping():
 
 def test_failing_erroring_and_timing_out_solves_in_the_widgets(stopping):
     stopping.check(mixed_stopping_solve)
-    ui = stopping._view
+    ui = panel(stopping)
     assert "2/6 checks pass (2 fail, 1 error, 1 timeout)" in ui.status.value
     assert ui.checks.value.count("fm-badge fm-timeout") == 1 and ui.checks.value.count("fm-badge fm-error") == 1
     assert "no &lt;abc&gt;" in ui.checks.value and "<abc>" not in ui.checks.value
@@ -39,11 +39,11 @@ def test_failing_erroring_and_timing_out_solves_in_the_widgets(stopping):
 def test_while_running_the_panel_shows_progress_not_the_old_results(stopping):
     stopping.check(reference)
     seen = []
-    stopping.subscribe(lambda e: seen.append((e.running, stopping._view.status.value, stopping._view.downloads.value, stopping._view.rerun.disabled)))
+    stopping.subscribe(lambda e: seen.append((e.running, panel(stopping).status.value, panel(stopping).downloads.value, panel(stopping).rerun.disabled)))
     stopping.check(lambda text, stops: (text, ""))
     during = [s for s in seen if s[0]]
     assert during and all("Checking your solve" in status and downloads == "" and disabled for _, status, downloads, disabled in during)
-    assert "4/6 checks pass (2 fail)" in stopping._view.status.value
+    assert "4/6 checks pass (2 fail)" in panel(stopping).status.value
 
 
 def test_a_mutation_note_is_visible_when_every_check_passes(stopping):
@@ -54,18 +54,18 @@ def test_a_mutation_note_is_visible_when_every_check_passes(stopping):
 
     stopping.check(solve)
     assert stopping.summary() == "6/6 checks pass"
-    checks = stopping._view.checks.value
+    checks = panel(stopping).checks.value
     assert checks.index('<p class="fm-note">note: solve modified its argument') < checks.index("<details")
 
 
 def test_signature_mismatch_is_a_message_not_a_traceback(stopping):
     stopping.check(lambda text: text)
-    assert "does not fit the contract" in stopping._view.status.value
-    assert "Traceback" not in stopping._view.status.value
+    assert "does not fit the contract" in panel(stopping).status.value
+    assert "Traceback" not in panel(stopping).status.value
 
 
 def test_hints_are_revealed_in_order(stopping):
-    ui = stopping._view
+    ui = panel(stopping)
     stopping.check(reference)
     assert ui.hide_hints.disabled and not ui.next_hint.disabled
     assert "4 hints, one at a time" in ui.hints.value
@@ -81,25 +81,25 @@ def test_hints_are_revealed_in_order(stopping):
 
 def test_no_variant_selector_when_the_fixtures_do_not_use_n(stopping):
     assert not stopping.uses_variant
-    controls = stopping._view.rerun  # the row that would hold the selector
+    controls = panel(stopping).rerun  # the row that would hold the selector
     row = next(child for child in panel_for(stopping).children if isinstance(child, ipywidgets.HBox) and controls in child.children)
-    assert stopping._view.variant not in row.children
+    assert panel(stopping).variant not in row.children
 
 
 def test_variant_selector_reruns():
     pairs = Exercise("FA-100061", timeout=1.0)
     panel_for(pairs)
     pairs.check(lambda candidates: None)
-    pairs._view.variant.value = 3
-    assert pairs.runs[0].variant == 3 and "a3" in pairs._view.checks.value
-    pairs._view.variant.value = "all"
-    assert pairs._view.compare.value.count("<caption>") == 5
+    panel(pairs).variant.value = 3
+    assert pairs.runs[0].variant == 3 and "a3" in panel(pairs).checks.value
+    panel(pairs).variant.value = "all"
+    assert panel(pairs).compare.value.count("<caption>") == 5
 
 
 def test_playground_placeholder_is_typeable_and_follows_the_variant():
     pairs = Exercise("FA-100061", timeout=1.0)
     panel_for(pairs)
-    ui = pairs._view
+    ui = panel(pairs)
     pairs.check(lambda candidates: None)
     assert ui.inputs.placeholder == "[['a1', 'one', 6], ['a1', 'changed', -1], ['b1', 'two', 0]]"
     pairs.select_variant(2)
@@ -110,10 +110,10 @@ def test_playground_placeholder_is_typeable_and_follows_the_variant():
 
 def test_playground_runs_on_typing(stopping):
     stopping.check(reference)
-    stopping._view.inputs.value = "'hello<st', ['<stop>']"  # no event loop here: runs at once
-    assert "(&#x27;hello&#x27;, &#x27;&lt;st&#x27;)" in stopping._view.outputs.value
-    stopping._view.inputs.value = "os.system('x')"
-    assert "only literal values" in stopping._view.outputs.value
+    panel(stopping).inputs.value = "'hello<st', ['<stop>']"  # no event loop here: runs at once
+    assert "(&#x27;hello&#x27;, &#x27;&lt;st&#x27;)" in panel(stopping).outputs.value
+    panel(stopping).inputs.value = "os.system('x')"
+    assert "only literal values" in panel(stopping).outputs.value
 
 
 def test_fifty_reruns_reuse_the_same_widgets(stopping):
@@ -167,7 +167,7 @@ def test_controls_are_keyboard_reachable_and_labels_fit(stopping):
 def test_presenter_aids():
     presenter = Exercise("FA-100786", presenter=True)
     root = panel_for(presenter)
-    ui = presenter._view
+    ui = panel(presenter)
     presenter.check(lambda text, stops: (text, ""))
     assert ui.checks.value.count('<details class="fm-obs" open>') == 2  # only failing checks open
     ui.reveal.click()
@@ -181,17 +181,17 @@ def test_presenter_aids():
 
 def test_downloads_are_built_once_per_run(stopping):
     stopping.check(reference)
-    links = stopping._view.downloads.value
+    links = panel(stopping).downloads.value
     assert links.count('class="fm-download" download="FA-100786-') == 2 and "data:text/x-python;charset=utf-8;base64," in links
     stopping.reveal_hint()
-    assert stopping._view.downloads.value is links  # not rebuilt for a hint click
+    assert panel(stopping).downloads.value is links  # not rebuilt for a hint click
 
 
 def test_the_keep_your_work_tip_fits_where_the_notebook_runs(stopping, monkeypatch):
     import failuremap_edu._panel as panel_module
 
     stopping.check(reference)
-    assert "Hosted sessions (Binder, a hub) vanish" in stopping._view.downloads.value
+    assert "Hosted sessions (Binder, a hub) vanish" in panel(stopping).downloads.value
     monkeypatch.setattr(panel_module.sys, "platform", "emscripten")  # JupyterLite's Pyodide
     stopping.check(lambda text, stops: (text, ""))
-    assert "kept in this browser's storage" in stopping._view.downloads.value
+    assert "kept in this browser's storage" in panel(stopping).downloads.value

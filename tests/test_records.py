@@ -188,7 +188,7 @@ SENTINEL_SOURCE = "import pathlib\npathlib.Path({path!r}).write_text('executed')
 
 def test_loading_listing_and_showing_never_execute_record_code(raw_record, write_record, tmp_path, capsys):
     """A record whose scripts would leave a file behind if anything ran them."""
-    from failuremap_edu import read_fixtures
+    from failuremap_edu._fixtures import read_fixtures
     from failuremap_edu._cli import main
 
     sentinel = tmp_path / "sentinel"

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from failuremap_edu import load_record
-from failuremap_edu._render_html import CSS, comparison_html, observation_html, report_html, run_html, text_diff_html
+from failuremap_edu.render._html import CSS, comparison_html, observation_html, report_html, run_html, text_diff_html
 from failuremap_edu._diff import diff
 from failuremap_edu._results import Comparison, ErrorInfo, Observation, RunResult
 

@@ -6,8 +6,9 @@ import sys
 
 import pytest
 
-from failuremap_edu import compare, load_record
-from failuremap_edu._render_plot import STATUS_STYLE, save_status, status_figure
+from failuremap_edu import load_record
+from failuremap_edu.runner import compare
+from failuremap_edu.render._plot import STATUS_STYLE, save_status, status_figure
 
 
 @pytest.fixture(scope="module")
@@ -47,8 +48,9 @@ def test_export_needs_no_pyplot(comparison, tmp_path):
 
     code = (
         "import sys, failuremap_edu as fm\n"
-        "from failuremap_edu._render_plot import save_status\n"
-        "c = fm.compare(fm.load_record('FA-100061'))\n"
+        "from failuremap_edu.render._plot import save_status\n"
+        "import failuremap_edu.runner\n"
+        "c = failuremap_edu.runner.compare(fm.load_record('FA-100061'))\n"
         f"save_status(c.runs, {str(tmp_path / 'x.png')!r}, c.names)\n"
         "print('matplotlib.pyplot' in sys.modules)\n"
     )
@@ -191,7 +193,7 @@ def test_plot_status_into_a_notebook_axes_keeps_title_and_legend_in_view(compari
     """The exercise notebooks' call, fig, ax = plt.subplots(figsize=(7, ...)); fm.plot_status(runs, ax, names), with a title."""
     from matplotlib.figure import Figure
 
-    from failuremap_edu import plot_status
+    from failuremap_edu.render import plot_status
 
     fig = Figure(figsize=(7, 1.2 + 0.45 * 6))
     ax = fig.add_subplot()

@@ -7,7 +7,7 @@ import pytest
 from failuremap_edu._diff import diff
 from failuremap_edu._results import Comparison, ErrorInfo, Observation, RunResult
 from failuremap_edu._values import not_computed
-from failuremap_edu._render_text import render_diff, render_observation, render_run, terminal_safe, visible
+from failuremap_edu.render._text import render_diff, render_observation, render_run, terminal_safe, visible
 
 
 def obs(index, status, check="partial marker held", **kw):

@@ -131,7 +131,7 @@ def test_html_page_is_standalone_escaped_and_has_the_heatmap(klass, tmp_path, ca
     assert not re.search(r'(src|href)="(?!data:)', html)  # no external assets
     png = base64.b64decode(re.search(r'src="data:image/png;base64,([^"]+)"', html).group(1))
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
-    from failuremap_edu._render_report import heatmap_figure
+    from failuremap_edu.render._report import heatmap_figure
 
     figure = heatmap_figure(build_report([folder]))
     (ax,) = figure.axes

@@ -293,7 +293,7 @@ def test_solution_file_runs_only_in_the_worker(stopping, tmp_path):
 
 
 def test_solution_file_that_loops_at_import(stopping, tmp_path, monkeypatch):
-    from failuremap_edu import _runner
+    from failuremap_edu.runner import _api as _runner
 
     monkeypatch.setattr(_runner, "SETUP_TIMEOUT", 0.5)
     path = tmp_path / "loops.py"
@@ -356,7 +356,7 @@ def test_the_caller_is_never_forked_even_with_threads(stopping, monkeypatch):
 
 def test_no_worker_outlives_its_run(stopping):
     """After any number of runs, whatever ended them, the server keeps at most the next run's standby."""
-    from failuremap_edu import _warm
+    from failuremap_edu.runner import _warm
 
     for _ in range(10):
         run_checks(stopping, reference_stopping)
@@ -400,7 +400,7 @@ def test_in_process_mode_survives_loops_exits_and_errors(stopping):
 
 
 def test_isolation_is_chosen_by_platform(monkeypatch):
-    from failuremap_edu._runner import isolation_available
+    from failuremap_edu.runner._api import isolation_available
 
     monkeypatch.delenv("FAILUREMAP_ISOLATION", raising=False)
     assert isolation_available() == "process"
@@ -476,7 +476,7 @@ def test_try_call_is_as_safe_as_the_checks(stopping):
     ],
 )
 def test_parse_call_arguments(text, expected):
-    from failuremap_edu._runner import parse_call_arguments
+    from failuremap_edu.runner._api import parse_call_arguments
 
     assert parse_call_arguments(text) == expected
 
@@ -493,7 +493,7 @@ def test_parse_call_arguments(text, expected):
     ],
 )
 def test_parse_call_arguments_explains_typos(text, message):
-    from failuremap_edu._runner import parse_call_arguments
+    from failuremap_edu.runner._api import parse_call_arguments
 
     with pytest.raises(ValueError, match=message.replace("(", r"\(")):
         parse_call_arguments(text)
@@ -557,7 +557,7 @@ def test_after_a_timeout_later_checks_get_a_short_limit_and_say_so(stopping):
 
 
 def test_after_too_many_timeouts_the_rest_is_listed_not_run(raw_record, write_record):
-    from failuremap_edu._runner import MAX_TIMEOUTS
+    from failuremap_edu.runner._api import MAX_TIMEOUTS
 
     extra = "\n".join(f"check('again {i}',solve('x',['long']),('x',''))" for i in range(4))
     record = _record_with(raw_record, write_record, extra)
@@ -670,7 +670,7 @@ def test_nothing_solve_started_outlives_the_run(stopping, solve, tmp_path, monke
 
 def test_the_heartbeat_beats_while_the_first_check_still_runs(stopping):
     """A display can appear while check 1 loops, before any observation exists."""
-    from failuremap_edu._runner import HEARTBEAT
+    from failuremap_edu.runner._api import HEARTBEAT
 
     events: list[str] = []
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import collections
 import sys
 
-from failuremap_edu._session import OutputCapture
+from failuremap_edu.runner._session import OutputCapture
 from failuremap_edu._values import Opaque, error_payload, portable, safe_repr
 
 
@@ -85,8 +85,8 @@ def test_error_payload_names_the_exception_like_a_traceback():
 
 def _session(record, solve, *, replay=False, not_run=None):
     from failuremap_edu._fixtures import read_fixtures
-    from failuremap_edu._runner import _plan
-    from failuremap_edu._session import Session
+    from failuremap_edu.runner._api import _plan
+    from failuremap_edu.runner._session import Session
 
     fixtures = read_fixtures(record, "attempt")
     plan = _plan(fixtures.program(replay=replay), record, None if replay else solve, 1, 2.0, 100, 8000, fixtures.sites)
@@ -126,7 +126,7 @@ def test_listing_only_never_calls_solve(stopping):
 
 
 def test_what_an_expected_may_read_ahead_of_solve():
-    from failuremap_edu._session import _reads_plain_data
+    from failuremap_edu.runner._session import _reads_plain_data
 
     data, helper = [1, 2], (lambda: None)
     g = {"data": data, "helper": helper, "n": 3, "sorted": sorted}

@@ -12,7 +12,8 @@ import time
 import pytest
 
 from conftest import reference_solve
-from failuremap_edu import _warm, load_record, run_checks
+from failuremap_edu import load_record, run_checks
+from failuremap_edu.runner import _warm
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="worker processes need fork")
 
@@ -129,7 +130,7 @@ def test_a_script_without_a_main_guard_runs_once(tmp_path):
 
 
 def test_the_server_ends_with_its_caller():
-    code = "import failuremap_edu._warm as w; w.warm_up(); w.pool().standby.wait_pid(); print(w.pool().server._forkserver_pid, flush=True)"
+    code = "import failuremap_edu.runner._warm as w; w.warm_up(); w.pool().standby.wait_pid(); print(w.pool().server._forkserver_pid, flush=True)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     server = int(out.stdout.split()[0])
     deadline = time.monotonic() + 15
@@ -201,7 +202,7 @@ def test_a_worker_closed_by_one_thread_is_not_read_by_another():
 
 def test_what_the_worker_logged_is_never_overtaken_by_its_last_message():
     """The worker may run between the supervisor's reads of its two pipes: ``done`` must not come first."""
-    from failuremap_edu._channel import frame
+    from failuremap_edu.runner._channel import frame
 
     (status_r, status_w), (plan_r, plan_w), (log_r, log_w), (wake_r, wake_w) = (os.pipe() for _ in range(4))
     for fd in (log_r, wake_r):

@@ -41,7 +41,7 @@ def _facts(**kwargs) -> dict:
 
 
 def test_a_worker_is_cut_off_from_the_caller():
-    from failuremap_edu import _warm
+    from failuremap_edu.runner import _warm
 
     facts = _facts()
     assert facts["pid"] != os.getpid() and facts["parent"] == _warm.pool().server._forkserver_pid

@@ -84,7 +84,7 @@ BODIES = {
 def test_the_learners_folder_holds_no_solution_and_the_instructors_does(workshop):
     instructor = workshop.with_name("ws-instructor")
     assert leaks(workshop, BODIES) == []
-    assert not (workshop / "failuremap_edu" / "references").exists() and (workshop / "failuremap_edu" / "_runner.py").is_file()
+    assert not (workshop / "failuremap_edu" / "references").exists() and (workshop / "failuremap_edu" / "runner" / "_api.py").is_file()
     names = sorted(str(p.relative_to(workshop)) for p in (workshop / "notebooks").rglob("*.ipynb"))
     assert names == ["notebooks/00-start-here.ipynb", "notebooks/FA-100786.ipynb", "notebooks/TR-000101.ipynb"]
     found = leaks(instructor, BODIES)

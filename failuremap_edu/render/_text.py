@@ -12,14 +12,16 @@ import textwrap
 
 import unicodedata
 
-from ._diff import Budget, Diff, TextDetail, diff
-from ._fixtures import FixtureScript
-from ._records import Record
-from ._results import FAIL, PASS, TIMEOUT, Observation, RunResult, check_labels
-from ._values import STATUS_SYMBOLS, clip, is_not_computed, safe_repr
+from .._diff import Budget, Diff, TextDetail, diff
+from .._fixtures import FixtureScript
+from .._records import Record
+from .._results import FAIL, PASS, TIMEOUT, Observation, RunResult, check_labels
+from .._values import clip, is_not_computed, safe_repr
+from ._style import STATUS_SYMBOLS
 
 __all__ = [
     "COMPARISON_NOTE",
+    "diff_text",
     "render_comparison",
     "render_diff",
     "render_hints",
@@ -125,6 +127,11 @@ def text_sides(detail: TextDetail) -> tuple[str, str]:
         start + "".join(expected) + ("…" if detail.expected_clipped else "'"),
         start + "".join(got) + ("…" if detail.actual_clipped else "'"),
     )
+
+
+def diff_text(result: Diff) -> str:
+    """A diff as text: ``no difference``, or its lines (what ``str(diff)`` gives)."""
+    return "\n".join(render_diff(result, indent="")) if not result.equal else "no difference"
 
 
 def render_diff(result: Diff, indent: str = "  ") -> list[str]:

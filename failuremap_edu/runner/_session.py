@@ -36,9 +36,9 @@ import types
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ._results import ERROR, FAIL, PASS, TIMEOUT
-from ._solution import Solution
-from ._values import Opaque, error_payload, not_computed, portable, render_call, safe_repr
+from .._results import ERROR, FAIL, PASS, TIMEOUT
+from .._solution import Solution
+from .._values import Opaque, error_payload, not_computed, portable, render_call, safe_repr
 
 DEFAULT_TIMEOUT = 2.0
 DEFAULT_MEMORY_MB = 2048

@@ -14,11 +14,12 @@ from __future__ import annotations
 from html import escape
 from typing import Sequence
 
-from ._diff import Budget, Diff, TextDetail, diff
-from ._records import Record
-from ._render_text import expected_text, first_reason, outcome_text, printed_summary, run_notes, story_sentences, visible
-from ._results import FAIL, PASS, CallResult, Observation, RunResult, check_labels
-from ._values import STATUS_SYMBOLS, safe_repr
+from .._diff import Budget, Diff, TextDetail, diff
+from .._records import Record
+from ._text import expected_text, first_reason, outcome_text, printed_summary, run_notes, story_sentences, visible
+from .._results import FAIL, PASS, CallResult, Observation, RunResult, check_labels
+from .._values import safe_repr
+from ._style import STATUS_CSS, STATUS_SYMBOLS
 
 __all__ = [
     "CSS",
@@ -42,7 +43,7 @@ CSS = """
 .fm-root pre{margin:4px 0;padding:6px;border:1px solid rgba(128,128,128,.35);max-height:18em;overflow:auto}
 .fm-root .fm-summary{font-weight:600;margin:4px 0}
 .fm-root .fm-badge{display:inline-block;min-width:5.5em;padding:0 6px;border:1px solid currentColor;border-radius:3px;font-weight:600;white-space:nowrap}
-.fm-root .fm-pass{color:#1a7f37}.fm-root .fm-fail{color:#cf222e}.fm-root .fm-error{color:#9a6700}.fm-root .fm-timeout{color:#8250df}
+""" + "".join(f".fm-root .fm-{status}{{color:{colour}}}" for status, colour in STATUS_CSS.items()) + """
 .fm-root table{border-collapse:collapse;margin:4px 0}
 .fm-root th,.fm-root td{border:1px solid rgba(128,128,128,.35);padding:2px 6px;text-align:left;vertical-align:top}
 .fm-root .fm-obs{border-left:3px solid rgba(128,128,128,.5);padding:2px 0 2px 8px;margin:8px 0}

@@ -17,19 +17,13 @@ import textwrap
 from pathlib import Path
 from typing import Sequence
 
-from ._results import RunResult, check_labels
-from ._values import clip
+from .._results import RunResult, check_labels
+from .._values import clip
+from ._style import MISSING_STYLE, STATUS_STYLE
 
 __all__ = ["STATUS_STYLE", "plot_progress", "plot_status", "save_status", "status_figure"]
 
-STATUS_STYLE = {
-    # status: (face colour, hatch, word in the cell)
-    "pass": ("#009E73", "", "pass"),
-    "fail": ("#D55E00", "///", "FAIL"),
-    "error": ("#E69F00", "xx", "ERROR"),
-    "timeout": ("#CC79A7", "..", "TIMEOUT"),
-}
-_MISSING = ("#DDDDDD", "", "—")
+_MISSING = MISSING_STYLE
 
 
 def plot_status(

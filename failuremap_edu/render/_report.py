@@ -12,14 +12,14 @@ import base64
 import io
 from html import escape
 
-from ._render_plot import STATUS_STYLE
-from ._render_text import terminal_safe
-from ._report import ClassReport, ExerciseStats
-from ._values import clip
+from ._style import MISSING_STYLE, STATUS_STYLE
+from ._text import terminal_safe
+from .._report import ClassReport, ExerciseStats
+from .._values import clip
 
 __all__ = ["heatmap_figure", "report_page", "report_text"]
 
-_NOT_RUN = "#DDDDDD"
+_NOT_RUN = MISSING_STYLE[0]
 _SHOWN_STUCK = 8
 
 

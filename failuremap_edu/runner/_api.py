@@ -38,21 +38,18 @@ from typing import Callable
 
 from . import _byvalue
 from ._channel import Undecodable
-from ._fixtures import VARIANTS, CheckSite, FixtureScript, read_fixtures
-from ._records import Record, as_record
-from ._results import ERROR, STATUSES, TIMEOUT, CallResult, Comparison, ErrorInfo, Observation, RunResult
+from ._platform import INPROCESS, PROCESS, UNGUARDED, isolation_available
+from .._fixtures import VARIANTS, CheckSite, FixtureScript, read_fixtures
+from .._records import Record, as_record
+from .._results import ERROR, STATUSES, TIMEOUT, CallResult, Comparison, ErrorInfo, Observation, RunResult
 from ._session import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, DEFAULT_TIMEOUT, CheckTimeout, OutputCapture, Plan, Session
-from ._signature import Params, mismatch
-from ._solution import Solution, SolutionError, load_solution
-from ._values import not_computed, render_call, safe_repr
+from .._signature import Params, mismatch
+from .._solution import Solution, SolutionError, load_solution
+from .._values import not_computed, render_call, safe_repr
 
 __all__ = ["DEFAULT_TIMEOUT", "Solution", "SolutionError", "compare", "isolation_available", "load_solution"]
 __all__ += ["parse_call_arguments", "replay", "run_checks", "try_call"]
 
-PROCESS, INPROCESS = "process", "inprocess"
-UNGUARDED = "unguarded"
-"""Internal: in-process with no time limit at all, for code that already runs in a
-process someone else supervises and can kill (the catalog's chunk workers)."""
 SETUP_TIMEOUT = 10.0
 """Limit for work outside any check (the fixture preamble, loading a solution file)."""
 SHORT_LIMIT = 1 / 8
@@ -61,14 +58,6 @@ HEARTBEAT = 0.25
 """Seconds between calls of `run_checks`'s heartbeat while a check runs."""
 MAX_TIMEOUTS = 7
 """After this many timeouts in one run, the remaining checks are listed without calling solve."""
-
-
-def isolation_available() -> str:
-    """The isolation mode this platform supports: ``process`` or ``inprocess``."""
-    forced = os.environ.get("FAILUREMAP_ISOLATION", "").strip().lower()
-    if forced in (PROCESS, "fork", INPROCESS):
-        return INPROCESS if forced == INPROCESS else PROCESS
-    return PROCESS if hasattr(os, "fork") and sys.platform not in ("emscripten", "wasi", "win32") else INPROCESS
 
 
 def warm_up() -> None:
@@ -165,7 +154,7 @@ def try_call(
     if not isinstance(args, tuple):
         one = "(x,)" if not isinstance(args, (list, str, dict)) else f"({safe_repr(args, 40)},)"
         message = f"args must be a tuple of arguments, got {type(args).__name__}: for one argument write {one} (note the trailing comma)"
-        return CallResult(_describe_call((args,), kwargs), ERROR, None, ErrorInfo("TypeError", message))
+        return CallResult(render_call((args,), kwargs), ERROR, None, ErrorInfo("TypeError", message))
     record = as_record(record)
     fixtures = read_fixtures(record, implementation or "attempt")
     if implementation is None:

@@ -45,6 +45,7 @@ except ImportError:  # pragma: no cover - Pyodide: no processes at all (the runn
 
 from . import _byvalue
 from ._channel import Reader
+from ._platform import PROCESS, isolation_available
 from ._worker import REQUEST, Start
 
 _SIGNED = struct.Struct("q")  # how the server reports a child's pid, then its exit code
@@ -164,7 +165,7 @@ class Pool:
     def __init__(self) -> None:
         self.owner = os.getpid()
         self.server = forkserver.ForkServer()
-        self.server.set_forkserver_preload(["failuremap_edu._serve"])
+        self.server.set_forkserver_preload(["failuremap_edu.runner._serve"])
         self.started = False
         self.standby: Worker | None = None
         self.workers: set[Worker] = set()
@@ -338,8 +339,6 @@ def pool() -> Pool:
 def warm_up() -> None:
     """Start the server and a standby now, so that the first run does not wait for them (the
     exercise does this while the learner reads); nothing where checks run in-process."""
-    from ._runner import PROCESS, isolation_available
-
     if isolation_available() == PROCESS:
         pool().line_up(Start())
 

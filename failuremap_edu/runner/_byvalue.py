@@ -116,7 +116,7 @@ class _Pickler(pickle.Pickler):
 
     def _function_by_value(self, fn: types.FunctionType) -> Any:
         code = fn.__code__
-        names, imports = _global_names(code)
+        names, imports = global_names(code)
         self.modules.update(imports)  # for the next worker to import ahead (see `_warm`)
         if names & _DYNAMIC_NAMES:
             raise Unshippable(f"{fn.__qualname__} looks names up dynamically ({', '.join(sorted(names & _DYNAMIC_NAMES))})")
@@ -233,7 +233,7 @@ def _cell_filled(cell: types.CellType) -> bool:
 
 
 @functools.lru_cache(maxsize=1024)
-def _global_names(code: types.CodeType) -> tuple[frozenset[str], frozenset[str]]:
+def global_names(code: types.CodeType) -> tuple[frozenset[str], frozenset[str]]:
     """The global names the code and its nested functions and classes use, and the modules they import."""
     names, imports = set(), set()
     for i in dis.get_instructions(code):
@@ -243,7 +243,7 @@ def _global_names(code: types.CodeType) -> tuple[frozenset[str], frozenset[str]]
             imports.add(i.argval)
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            more = _global_names(const)
+            more = global_names(const)
             names |= more[0]
             imports |= more[1]
     return frozenset(names), frozenset(imports)

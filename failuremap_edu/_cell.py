@@ -1,0 +1,130 @@
+"""The notebook front of an exercise: the panel below the cell, and the cell watcher.
+
+It wires the model (`_exercise.Exercise`, which knows no widget) to its view
+(`_panel`) by registering itself as the exercise's front on import; the public
+``fm.exercise`` and ``fm.Exercise`` come from here, so a notebook always gets it.
+Outside IPython (a plain ``python`` prompt) it behaves as the model's plain front:
+the text of the finished run is printed.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+from ._exercise import Exercise, PlainFront, _reference, exercise, use_front
+from ._panel import panel_for
+
+__all__ = ["Exercise", "exercise"]
+
+SHOW_AFTER = 1.0
+"""Seconds a run may take before its panel is shown while it is still running.
+A quick run (the usual case) is shown once, finished: no flicker, and a saved
+notebook never stores a half-done panel. A slow one shows each check as it ends."""
+
+
+def _in_ipython() -> bool:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    return get_ipython() is not None
+
+
+class NotebookFront(PlainFront):
+    """Shows an exercise as its panel below the cell (IPython), or as text elsewhere."""
+
+    def created(self, exercise: Exercise) -> None:
+        _watch_cells(exercise)
+
+    def start(self, exercise: Exercise):
+        return _Showing(exercise)
+
+    def misplaced(self, exercise: Exercise, name: str) -> None:
+        if not _in_ipython():  # in a notebook, the cell watcher checks the cell's solve and says so
+            super().misplaced(exercise, name)
+
+    def bundle(self, exercise: Exercise, include=None, exclude=None) -> dict:
+        """The panel (ipywidgets) and its text form; outside a widget frontend only the text counts."""
+        bundle = panel_for(exercise)._repr_mimebundle_(include=include, exclude=exclude) or {}
+        if isinstance(bundle, tuple):
+            bundle = bundle[0]
+        bundle = dict(bundle)
+        bundle["text/plain"] = exercise.text()
+        return bundle
+
+
+class _Showing:
+    """Shows the panel below the cell: once, finished, for a quick run; live for a slow one."""
+
+    def __init__(self, exercise: Exercise) -> None:
+        self.exercise = exercise
+        self.started = time.monotonic()
+        self.handle = None
+        self.ipython = _in_ipython()
+
+    def progress(self) -> None:
+        if self.ipython and self.handle is None and time.monotonic() - self.started >= SHOW_AFTER:
+            from IPython.display import display
+
+            self.handle = display(self.exercise, display_id=True)
+
+    def finish(self) -> None:
+        if not self.ipython:
+            print(self.exercise.text())
+            return
+        from IPython.display import display
+
+        if self.handle is None:
+            display(self.exercise)
+        else:
+            self.handle.update(self.exercise)  # a saved notebook keeps the finished panel's text
+
+
+_ACTIVE: list[Exercise] = []
+"""Every exercise made in this process, newest last (the cell watcher checks for the newest)."""
+
+
+def _watch_cells(exercise: Exercise) -> None:
+    """Never silent: a cell that defines solve without the decorator still gets checked, with a note.
+
+    An IPython ``post_run_cell`` hook, registered once per kernel, for the
+    exercise made most recently.
+    """
+    _ACTIVE.append(exercise)
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is None or getattr(shell, "_failuremap_watching", False):
+        return
+    shell._failuremap_watching = True
+    shell.events.register("post_run_cell", lambda result: _after_cell(shell, result))
+
+
+_DEFINES_SOLVE = re.compile(r"^\s*def\s+solve\s*\(", re.MULTILINE)
+
+
+def _after_cell(shell, result) -> None:
+    if not _ACTIVE or not result.success:
+        return
+    current = _ACTIVE[-1]
+    cell = getattr(getattr(result, "info", None), "raw_cell", "") or ""
+    solve = shell.user_ns.get("solve")
+    if not _DEFINES_SOLVE.search(cell) or not callable(solve) or any(solve is known.solve for known in _ACTIVE):
+        return
+    line = f"@fm.exercise({_reference(current.record)!r})"
+    misplaced, current.misplaced_above = current.misplaced_above, None
+    if misplaced:
+        print(f"The line {line} is above def {misplaced}, not def solve. The checks ran anyway on solve (the panel is below): move that line right above def solve.")
+    else:
+        print(
+            f"This cell defines solve without the line {line} above it. "
+            "The checks ran anyway (the panel is below), but put that line back right above def solve: "
+            "without it, this cell only works while this kernel remembers the exercise."
+        )
+    current.check(solve)
+
+
+use_front(NotebookFront())
