@@ -685,3 +685,13 @@ def test_the_heartbeat_beats_while_the_first_check_still_runs(stopping):
     assert result.passed
     first = events.index("observation")
     assert events[:first].count("beat") >= 2, events
+
+
+def test_try_call_refuses_args_that_are_not_a_tuple_with_a_result_not_an_exception(stopping):
+    """``(x)`` is just x: refused with a message that shows the one-argument tuple to write."""
+    from failuremap_edu import try_call
+
+    result = try_call(stopping, lambda text, stops: (text, ""), ["hello", ["<stop>"]])
+    assert result.status == "error" and result.error.type == "TypeError"
+    assert "args must be a tuple of arguments, got list" in result.error.message and "(['hello', ['<stop>']],)" in result.error.message
+    assert result.call == "solve(['hello', ['<stop>']])"
