@@ -154,7 +154,7 @@ def try_call(
     if not isinstance(args, tuple):
         one = "(x,)" if not isinstance(args, (list, str, dict)) else f"({safe_repr(args, 40)},)"
         message = f"args must be a tuple of arguments, got {type(args).__name__}: for one argument write {one} (note the trailing comma)"
-        return CallResult(render_call((args,), kwargs), ERROR, None, ErrorInfo("TypeError", message))
+        return CallResult(render_call((args,), kwargs or {}), ERROR, None, ErrorInfo("TypeError", message))
     record = as_record(record)
     fixtures = read_fixtures(record, implementation or "attempt")
     if implementation is None:
