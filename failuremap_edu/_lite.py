@@ -189,9 +189,28 @@ def _guarded_plot(source: str) -> str:
 
 
 def _write_notebook(nb, path: Path) -> None:
+    """Write a notebook with every multi-line string as one string, never a list of lines.
+
+    nbformat allows both, and a Jupyter server joins the lists before a page sees
+    them; JupyterLite serves the file as it is, and shows a list of output lines
+    joined with commas (",2/6 checks pass"). So the site's notebooks hold no lists.
+    """
     import nbformat
 
-    path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+    data = json.loads(nbformat.writes(nb))
+    for cell in data.get("cells", []):
+        cell["source"] = _joined(cell.get("source", ""))
+        for output in cell.get("outputs", []):
+            if "text" in output:
+                output["text"] = _joined(output["text"])
+            for mime, value in output.get("data", {}).items():
+                if not mime.endswith("json"):
+                    output["data"][mime] = _joined(value)
+    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _joined(value):
+    return "".join(value) if isinstance(value, list) and all(isinstance(line, str) for line in value) else value
 
 
 def _read_notebook(path: Path):

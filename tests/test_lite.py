@@ -474,3 +474,24 @@ def test_work_is_kept_in_browser_storage_and_progress_is_shared(page, chromium, 
     assert errors_shown(page) == 0
     shot(page, "7-start-here")
     assert_nothing_left_loopback(chromium, url)
+
+
+def test_site_notebooks_hold_no_lists_of_lines(tmp_path, stopping):
+    """JupyterLite shows a stored list of output lines joined with commas (",2/6 checks pass"): one string each."""
+    from failuremap_edu._lite import _write_notebook, lite_notebook
+
+    path = tmp_path / "FA-100786.ipynb"
+    _write_notebook(lite_notebook(build_notebook(stopping, "FA-100786")), path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    lists = [
+        (i, key)
+        for i, cell in enumerate(data["cells"])
+        for key, value in [("source", cell["source"])]
+        + [("text", o["text"]) for o in cell.get("outputs", []) if "text" in o]
+        + [(mime, v) for o in cell.get("outputs", []) for mime, v in o.get("data", {}).items() if not mime.endswith("json")]
+        if isinstance(value, list)
+    ]
+    assert lists == []
+    multi_line_outputs = [v for cell in data["cells"] for o in cell.get("outputs", []) for v in o.get("data", {}).values() if isinstance(v, str) and "\n" in v]
+    assert multi_line_outputs, "the notebook stores multi-line outputs (the panel's text), so the test means something"
+    assert nbformat.validate(nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)) is None
