@@ -183,7 +183,7 @@ _MATPLOTLIB_IMPORT = re.compile(r"^\s*(import matplotlib(\.\w+)*( as \w+)?|from 
 def _guarded_plot(source: str) -> str:
     body = "\n".join("    " + line if line.strip() else "" for line in source.splitlines())
     return (
-        "try:\n    import matplotlib.pyplot as plt\nexcept ImportError:  # not part of this site: the text above says the same\n"
+        "try:\n    import matplotlib.pyplot as plt\nexcept ImportError:  # matplotlib is not part of this site\n"
         f"    print({PLOT_FALLBACK!r})\nelse:\n{body}"
     )
 
@@ -437,13 +437,13 @@ def build_site(
         for done, (ref, record) in enumerate(zip(refs, records)):
             if progress is not None:
                 progress(done, len(refs) + 2)
-            path = write_notebook(ref, files)
+            path = write_notebook(ref, files, platform="lite")
             _write_notebook(lite_notebook(_read_notebook(path)), path)
             entries.append((record.id, record.title, path.name))
             record_refs.append(record.id if record.packaged else f"records/{record.id}.json")
             notebooks.append(path.name)
         start = files / "00-start-here.ipynb"
-        _write_notebook(lite_notebook(build_start_here(entries, title or "Failure Map workshop", record_refs)), start)
+        _write_notebook(lite_notebook(build_start_here(entries, title or "Failure Map workshop", record_refs, platform="lite")), start)
         notebooks.insert(0, start.name)
 
         static = lite / "static" / "pyodide"

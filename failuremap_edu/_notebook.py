@@ -177,13 +177,59 @@ def _panel_text(record: Record, solve, **options) -> str:
     return shown.text()
 
 
-def build_notebook(record: Record, record_ref: str, *, instructor: bool = False, solution: Solution | None = None):
+PLATFORMS = ("server", "binder", "hub", "lite")
+"""Where a notebook will run: any Jupyter server (the committed notebooks, ``make lab``),
+Binder, a JupyterHub, or a JupyterLite site in the browser. Each says only what holds there."""
+
+_LOADS = {
+    "server": "loads the record and starts the checking process while you read",
+    "lite": "loads the record (the checks run in this page's Python, in your browser)",
+}
+_KEEP_WORK = {
+    "server": "If this notebook runs on a hosted service (Binder, a JupyterHub), its session can end: keep your work with the panel's download links.",
+    "binder": "Binder ends a session after a while without activity, and keeps nothing of it: keep your work with the panel's download links.",
+    "hub": "Your notebooks stay in your home folder on this hub between sessions; the panel's download links give you copies to keep or hand in.",
+    "lite": (
+        "Your notebooks are kept in this browser, for this site only (clearing the site's data erases them): "
+        "the panel's download links are the only way to take your work elsewhere."
+    ),
+}
+_SAVED = (
+    "Every run of an exercise cell (the one with `@fm.exercise(...)`) is saved; calls of `fm.run_checks` and "
+    "`fm.try_call` in other cells are not."
+)
+_PROGRESS_WHERE = {
+    "server": (
+        "They are saved on this machine, in your user's data folder (set `FAILUREMAP_PROGRESS` before starting Jupyter "
+        "to choose the file). On a hosted service (Binder, a JupyterHub) the session can end: keep your work with the "
+        "panel's download links, or run `failuremap-edu export` in a terminal, which writes every run to one file."
+    ),
+    "binder": (
+        "They are saved in this Binder session only, which ends after a while without activity: keep your work with the "
+        "panel's download links, or run `failuremap-edu export` in a terminal (*File → New → Terminal*), which writes "
+        "every run to one file that you can download from the file browser."
+    ),
+    "hub": "They are saved in your home folder on this hub, so they stay between sessions; the panel's download links give you copies to hand in.",
+    "lite": (
+        "They are saved in this browser, for this site only (the file `failuremap-progress.jsonl` in the file browser): "
+        "clearing the site's data erases them, and the panel's download links are the only way to take your work elsewhere."
+    ),
+}
+
+
+def _platform(platform: str) -> str:
+    if platform not in PLATFORMS:
+        raise ValueError(f"platform must be one of {', '.join(PLATFORMS)}, got {platform!r}")
+    return platform
+
+
+def build_notebook(record: Record, record_ref: str, *, instructor: bool = False, solution: Solution | None = None, platform: str = "server"):
     """The notebook for one record. `record_ref` is what its cells pass to load_record and fm.exercise."""
     if instructor:
         if solution is None:
             raise NotebookError(f"{record.id}: an instructor notebook needs a reference solution (--solution FILE)")
         return _instructor_notebook(record, record_ref, solution)
-    return _learner_notebook(record, record_ref)
+    return _learner_notebook(record, record_ref, _platform(platform))
 
 
 def _notebook(cells: _Cells):
@@ -234,12 +280,12 @@ def _verified_story(record: Record):
     return story
 
 
-def _learner_notebook(record: Record, record_ref: str):
+def _learner_notebook(record: Record, record_ref: str, platform: str = "server"):
     r = record
     fixtures = read_fixtures(r)
     cells = _Cells(r.id, [])
     _header(cells, r, "Exercise")
-    cells.code(f"{IMPORT}exercise = fm.exercise({record_ref!r})  # loads the record and starts the checking process while you read")
+    cells.code(f"{IMPORT}exercise = fm.exercise({record_ref!r})  # {_LOADS.get(platform, _LOADS['server'])}")
     cells.markdown(
         "## Watch it fail\n\nThe record comes with two plausible implementations of `solve` that fail: `broken` and "
         "`attempt`. Here they run through the same runner that will check yours. Look at what they return where they fail."
@@ -257,7 +303,7 @@ def _learner_notebook(record: Record, record_ref: str):
         "Every code cell of this notebook works on its own, also after a kernel restart (the cells below this one use "
         "your `solve`, so run this one first). A `solve` that loops forever only gets a *timeout*; "
         f"your notebook keeps working.{one_set}\n\n"
-        "On Binder your session vanishes after a while: keep your work with the panel's download links. "
+        f"{_KEEP_WORK[platform]} "
         "A downloaded `.py` pasted back into this cell works again: keep the `@fm.exercise` line right above `def solve`."
     )
     cells.code(_solve_cell(record_ref, preamble, fixtures.solve_source), display={"text/plain": _panel_text(r, attempt)}, tags=(CHECK_OUTPUT,))
@@ -361,7 +407,10 @@ def _example_arguments(record: Record) -> str | None:
     return None if kwargs else repr(args)
 
 
-def build_start_here(entries: list[tuple[str, str, str]], title: str = "failuremap_edu: how ML-systems code fails", record_refs: list[str] | None = None):
+def build_start_here(
+    entries: list[tuple[str, str, str]], title: str = "failuremap_edu: how ML-systems code fails", record_refs: list[str] | None = None,
+    platform: str = "server",
+):
     """The start notebook: what this is, how to use it, the exercises, and progress."""
     import nbformat
 
@@ -378,8 +427,7 @@ def build_start_here(entries: list[tuple[str, str, str]], title: str = "failurem
     rows = "\n".join(f"| [{md(record_id)}]({path}) | {md(text, 200)} |" for record_id, text, path in entries)
     cells.markdown(f"## Exercises\n\n| exercise | what fails |\n|---|---|\n{rows}")
     cells.markdown(
-        "## Your progress\n\nEvery check run in an exercise is saved on this machine (set `FAILUREMAP_PROGRESS` to choose the file). "
-        "On Binder, sessions vanish: use the panel's download links to keep your work, or run `failuremap-edu export` in a terminal."
+        f"## Your progress\n\n{_SAVED} {_PROGRESS_WHERE[_platform(platform)]}"
     )
     refs = f"{record_refs!r}" if record_refs is not None else ""
     cells.code(f"import failuremap_edu as fm\nimport matplotlib.pyplot as plt\n\noverview = fm.progress_overview({refs})\noverview")
@@ -392,7 +440,7 @@ def build_start_here(entries: list[tuple[str, str, str]], title: str = "failurem
     return nb
 
 
-def write_notebook(record_ref: str, out_dir: Path, *, instructor: bool = False, solution_path: str | None = None) -> Path:
+def write_notebook(record_ref: str, out_dir: Path, *, instructor: bool = False, solution_path: str | None = None, platform: str = "server") -> Path:
     """Build and write one notebook; a record given by path is copied beside it."""
     import nbformat
 
@@ -417,7 +465,7 @@ def write_notebook(record_ref: str, out_dir: Path, *, instructor: bool = False, 
             solution = load_solution(path)
         except SolutionError as exc:
             raise NotebookError(str(exc)) from None
-    nb = build_notebook(record, ref, instructor=instructor, solution=solution)
+    nb = build_notebook(record, ref, instructor=instructor, solution=solution, platform=platform)
     path = out_dir / f"{record.id}.ipynb"
     path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
     return path

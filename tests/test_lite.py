@@ -495,3 +495,18 @@ def test_site_notebooks_hold_no_lists_of_lines(tmp_path, stopping):
     multi_line_outputs = [v for cell in data["cells"] for o in cell.get("outputs", []) for v in o.get("data", {}).values() if isinstance(v, str) and "\n" in v]
     assert multi_line_outputs, "the notebook stores multi-line outputs (the panel's text), so the test means something"
     assert nbformat.validate(nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)) is None
+
+
+def test_site_notebooks_say_nothing_false_in_the_browser(tmp_path, stopping):
+    """No terminal, no environment variable, no Binder, no 'this machine', no checking process in the site."""
+    from test_notebook import _FALSE_IN
+
+    from failuremap_edu._lite import lite_notebook
+
+    notebooks = [
+        lite_notebook(build_notebook(stopping, "FA-100786", platform="lite")),
+        lite_notebook(build_start_here([("FA-100786", "t", "FA-100786.ipynb")], platform="lite")),
+    ]
+    text = "\n".join(cell.source for nb in notebooks for cell in nb.cells)
+    assert [s for s in _FALSE_IN["lite"] if s in text] == []
+    assert "the text above says the same" not in text

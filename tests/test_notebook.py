@@ -163,3 +163,43 @@ def test_instructor_with_a_wrong_reference_is_refused(capsys, tmp_path):
 def test_cli_notebook_writes_one(capsys, tmp_path):
     assert main(["notebook", "FA-100061", "-o", str(tmp_path)]) == 0
     assert capsys.readouterr().out.strip() == str(tmp_path / "FA-100061.ipynb")
+
+
+# Sentences that are false somewhere: each platform's notebooks must not say the ones false there.
+_FALSE_IN = {
+    "lite": ["terminal", "FAILUREMAP_PROGRESS", "Binder", "on this machine", "checking process", "failuremap-edu export", "home folder"],
+    "hub": ["Binder ends", "Binder session", "On Binder", "on this machine", "in your browser"],
+    "binder": ["home folder", "on this machine", "in your browser", "this site"],
+    "server": ["On Binder your", "in your browser", "this site", "home folder on this hub"],
+}
+_TRUE_IN = {
+    "lite": ["kept in this browser, for this site only", "saved in this browser, for this site only"],
+    "hub": ["home folder on this hub"],
+    "binder": ["Binder ends a session", "saved in this Binder session only"],
+    "server": ["If this notebook runs on a hosted service", "saved on this machine"],
+}
+
+
+def _all_text(nb) -> str:
+    return "\n".join(cell.source for cell in nb.cells)
+
+
+@pytest.mark.parametrize("platform", ["server", "binder", "hub", "lite"])
+def test_each_platform_says_only_what_holds_there(platform):
+    from failuremap_edu import load_record
+    from failuremap_edu._notebook import build_notebook, build_start_here
+
+    record = load_record("FA-100786")
+    text = _all_text(build_notebook(record, "FA-100786", platform=platform))
+    text += "\n" + _all_text(build_start_here([("FA-100786", "t", "FA-100786.ipynb")], platform=platform))
+    assert [s for s in _FALSE_IN[platform] if s in text] == []
+    assert [s for s in _TRUE_IN[platform] if s not in text] == []
+    assert "Every run of an exercise cell (the one with `@fm.exercise(...)`) is saved; calls of `fm.run_checks` and `fm.try_call` in other cells are not." in text
+
+
+def test_an_unknown_platform_is_refused():
+    from failuremap_edu import load_record
+    from failuremap_edu._notebook import build_notebook
+
+    with pytest.raises(ValueError, match="platform must be one of server, binder, hub, lite"):
+        build_notebook(load_record("FA-100786"), "FA-100786", platform="kaggle")

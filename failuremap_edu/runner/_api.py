@@ -169,7 +169,10 @@ def try_call(
         return CallResult(call, ERROR, None, collector.problem or ErrorInfo("NotRun", "the call did not run"))
     o = collector.observations[0]
     status = "returned" if o.status in ("pass", "fail") else o.status
-    return CallResult(o.call or call, status, o.actual if status == "returned" else None, o.error, o.stdout, o.elapsed_ms)
+    error = o.error
+    if status == TIMEOUT:  # a call, not a check: its message must not speak of checks
+        error = ErrorInfo("Timeout", f"no result after {timeout:g} s, so this call was stopped. Is there an infinite loop, or a loop whose condition never changes?")
+    return CallResult(o.call or call, status, o.actual if status == "returned" else None, error, o.stdout, o.elapsed_ms)
 
 
 def _check_fits(record: Record, fixtures: FixtureScript, solve: Callable | Solution) -> None:
