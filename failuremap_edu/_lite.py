@@ -70,6 +70,9 @@ PROVIDED = frozenset({"ipykernel", "pyodide-kernel", "piplite", "widgetsnbextens
 RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "package.json")
 """Of the npm package, what a browser loads (``pyodide-lock.json`` is written anew)."""
 
+AUTOSAVE_SECONDS = 5
+"""How often the site saves an open notebook into the browser's storage."""
+
 PLOT_FALLBACK = (
     "No plot here: matplotlib is not part of this site. The table above shows the same progress as text."
 )
@@ -479,6 +482,9 @@ def _lite_config(preload: tuple[str, ...]) -> dict:
         "jupyter-lite-schema-version": 0,
         "jupyter-config-data": {
             "appName": "Failure Map exercises",
+            # A reload (or a closed tab) loses at most the last few seconds of an edit: the browser's storage is
+            # the only copy of the learner's work, and JupyterLab autosaves every 120 s by default.
+            "settingsOverrides": {"@jupyterlab/docmanager-extension:plugin": {"autosave": True, "autosaveInterval": AUTOSAVE_SECONDS}},
             "litePluginSettings": {
                 "@jupyterlite/pyodide-kernel-extension:kernel": {
                     "disablePyPIFallback": True,

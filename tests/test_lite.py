@@ -510,3 +510,12 @@ def test_site_notebooks_say_nothing_false_in_the_browser(tmp_path, stopping):
     text = "\n".join(cell.source for nb in notebooks for cell in nb.cells)
     assert [s for s in _FALSE_IN["lite"] if s in text] == []
     assert "the text above says the same" not in text
+
+
+def test_site_autosaves_every_few_seconds():
+    """The browser's storage is the only copy: a reload must lose at most a few seconds of an edit."""
+    from failuremap_edu._lite import AUTOSAVE_SECONDS, _lite_config
+
+    overrides = _lite_config(())["jupyter-config-data"]["settingsOverrides"]
+    assert overrides["@jupyterlab/docmanager-extension:plugin"] == {"autosave": True, "autosaveInterval": AUTOSAVE_SECONDS}
+    assert AUTOSAVE_SECONDS <= 5
