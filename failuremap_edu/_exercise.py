@@ -44,6 +44,7 @@ __all__ = ["ALL_VARIANTS", "Exercise", "PlainFront", "exercise", "use_front"]
 
 ALL_VARIANTS = "all"
 IMPLEMENTATIONS = ("broken", "attempt")
+HINTS_WAIT = "Hints follow your latest run: they are back when these checks are done."
 
 
 class PlainFront:
@@ -374,7 +375,9 @@ class Exercise:
             for o in run.observations:
                 prefix = f"N={run.variant} " if len(self.variants) > 1 else ""
                 lines.append(f"  {STATUS_SYMBOLS[o.status]} {o.status:<7} {prefix}{clip(o.check, 80, one_line=True)}")
-        if self.hints_shown:
+        if self.hints_shown and self.running:
+            lines.append(HINTS_WAIT)  # the shown hints were about the previous run: never shown as if about this one
+        elif self.hints_shown:
             lines.append(render_hints(self.hints, self.hints_shown))
         if self.playground_rows:
             lines.append(f"Playground: solve({clip(self.playground_input, 80, one_line=True)})")

@@ -14,7 +14,7 @@ import weakref
 from html import escape
 from typing import Any
 
-from ._exercise import ALL_VARIANTS, Exercise
+from ._exercise import ALL_VARIANTS, HINTS_WAIT, Exercise
 from ._fixtures import VARIANTS
 
 __all__ = ["Panel", "panel", "panel_for"]
@@ -176,13 +176,15 @@ class Panel:
         else:
             self.compare.value = _html('<p class="fm-muted">Shown after the first run.</p>')
         total = e.hints_available
-        if e.hints_shown:
+        if e.hints_shown and e.running:
+            self.hints.value = _html(f'<p class="fm-muted">{escape(HINTS_WAIT)}</p>')
+        elif e.hints_shown:
             self.hints.value = hints_html(e.hints, e.hints_shown)
         elif total is None:
             self.hints.value = _html("<p>Hints are ready after the first run.</p>")
         else:
             self.hints.value = _html(f"<p>{total} hints, one at a time: try again before you open the next.</p>")
-        self.next_hint.disabled = total is not None and e.hints_shown >= total
+        self.next_hint.disabled = e.running or (total is not None and e.hints_shown >= total)
         self.hide_hints.disabled = e.hints_shown == 0
         example = e.example_arguments()
         self.inputs.placeholder = example or ""

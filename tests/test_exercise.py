@@ -318,3 +318,16 @@ def test_a_first_check_that_loops_shows_the_live_panel_before_it_ends(stopping, 
     assert "Checking your solve: 1 of 6 checks done (a check timed out, so each of the rest may take up to 0.0625 s)…" in seen
     assert shown[-1] == "update: " + stopping.runs[0].summary() and len(shown) == 2
     assert stopping.runs[0].summary().startswith("0/6 checks pass")
+
+
+def test_while_a_run_is_under_way_the_previous_runs_hints_are_not_shown(stopping):
+    """The hints follow the latest run: 'You pass every check' must not stand there while new checks run."""
+    stopping.check(reference)
+    stopping.reveal_hint()
+    assert "You pass every check" in stopping.text()
+    during = []
+    stopping.subscribe(lambda e: during.append(e.text()) if e.running else None)
+    stopping.check(mixed_stopping_solve)
+    assert during and all("You pass every check" not in text for text in during)
+    assert all("Hints follow your latest run: they are back when these checks are done." in text for text in during)
+    assert "You pass every check" not in stopping.text() and stopping.hints_shown == 1  # after the run: hints of this run

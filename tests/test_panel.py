@@ -46,6 +46,17 @@ def test_while_running_the_panel_shows_progress_not_the_old_results(stopping):
     assert "4/6 checks pass (2 fail)" in panel(stopping).status.value
 
 
+def test_while_running_the_hints_box_shows_no_hint_of_the_previous_run(stopping):
+    stopping.check(reference)
+    stopping.reveal_hint()
+    assert "You pass every check" in panel(stopping).hints.value
+    seen = []
+    stopping.subscribe(lambda e: seen.append((panel(stopping).hints.value, panel(stopping).next_hint.disabled)) if e.running else None)
+    stopping.check(lambda text, stops: (text, ""))
+    assert seen and all("You pass every check" not in hints and "they are back when these checks are done" in hints and disabled for hints, disabled in seen)
+    assert "You pass every check" not in panel(stopping).hints.value
+
+
 def test_a_mutation_note_is_visible_when_every_check_passes(stopping):
     def solve(text, stops):
         result = reference(text, list(stops))
