@@ -58,6 +58,18 @@ LITE_NOTE = (
 )
 """The one line an exercise notebook shows in JupyterLite (the fallback's limits, README "Isolation")."""
 
+PYODIDE_LANGUAGE_INFO = {
+    "codemirror_mode": {"name": "python", "version": 3},
+    "file_extension": ".py",
+    "mimetype": "text/x-python",
+    "name": "python",
+    "nbconvert_exporter": "python",
+    "pygments_lexer": "ipython3",
+    "version": "3.8",
+}
+"""The language_info jupyterlite-pyodide-kernel 0.8 reports (its kernelInfoRequest; the version is fixed
+there). JupyterLab copies it into a notebook when the kernel starts and marks the notebook modified if
+that changes anything, so the site's notebooks carry exactly this (test_lite reads it from the kernel's code)."""
 PYODIDE_KERNEL = {"name": "python", "display_name": "Python (Pyodide)", "language": "python"}
 """The kernelspec of jupyterlite-pyodide-kernel: a notebook naming ``python3`` would ask for a kernel first."""
 
@@ -163,7 +175,7 @@ def lite_notebook(nb):
 
     nb = copy.deepcopy(nb)
     nb.metadata["kernelspec"] = dict(PYODIDE_KERNEL)
-    nb.metadata.pop("language_info", None)  # the kernel writes its own when it starts
+    nb.metadata["language_info"] = dict(PYODIDE_LANGUAGE_INFO)  # what the kernel reports: opening the notebook changes nothing
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue

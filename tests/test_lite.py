@@ -519,3 +519,18 @@ def test_site_autosaves_every_few_seconds():
     overrides = _lite_config(())["jupyter-config-data"]["settingsOverrides"]
     assert overrides["@jupyterlab/docmanager-extension:plugin"] == {"autosave": True, "autosaveInterval": AUTOSAVE_SECONDS}
     assert AUTOSAVE_SECONDS <= 5
+
+
+def test_site_notebooks_carry_the_language_info_the_pyodide_kernel_reports(stopping):
+    """Else JupyterLab marks every notebook modified the moment its kernel starts."""
+    import jupyterlite_pyodide_kernel
+
+    from failuremap_edu._lite import PYODIDE_LANGUAGE_INFO, lite_notebook
+
+    share = Path(sys.prefix) / "share" / "jupyter" / "labextensions" / "@jupyterlite" / "pyodide-kernel-extension" / "static"
+    code = "".join(p.read_text(encoding="utf-8", errors="replace") for p in share.glob("*.js"))
+    reported = re.search(r"kernelInfoRequest\(\)\{return\{[^}]*?language_info:(\{.*?\}),protocol_version", code)
+    assert reported, f"the kernel's language_info was not found in {share} ({jupyterlite_pyodide_kernel.__name__})"
+    as_json = re.sub(r"([{,])([a-z_]+):", r'\1"\2":', reported.group(1))
+    assert json.loads(as_json) == PYODIDE_LANGUAGE_INFO
+    assert lite_notebook(build_notebook(stopping, "FA-100786")).metadata["language_info"] == PYODIDE_LANGUAGE_INFO
