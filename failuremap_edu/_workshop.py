@@ -8,11 +8,14 @@ the package copy leaves out ``references/``. The instructor notebooks, the
 reference solutions and the notes go to a separate folder (``DIR-instructor``),
 unless the instructor asks for a self-study folder (``with_solutions``).
 
-Rebuilding is safe: each folder keeps a manifest of the files written and their
-sha256, and a folder that the command did not write, or that changed since, is
-refused (naming the files that would be overwritten) unless ``force`` is given.
-Everything is built in a staging folder first, so a refused or failed build
-leaves the targets as they were.
+Rebuilding is safe (`_output`): each folder keeps a manifest of the files written
+and their sha256, and a folder that the command did not write, or that changed
+since, is refused (naming the files that would be overwritten) unless ``force``
+is given; ``force`` overwrites what the command writes and leaves every other
+file alone. Only files of the previous build, unchanged since, are removed, and
+nothing is written through a symbolic link out of the folder. Everything is
+built in a staging folder first, so a refused or failed build leaves the
+targets as they were.
 
 Links are built with `urllib.parse` in the forms nbgitpuller's link generator
 writes: ``HUB/hub/user-redirect/git-pull?repo=…&branch=…&urlpath=lab/tree/FOLDER/…``
@@ -24,7 +27,6 @@ environment repository: ``https://mybinder.org/v2/gh/ENV/HEAD?urlpath=git-pull%3
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import shutil
 import tempfile
@@ -35,6 +37,7 @@ from urllib.parse import quote, urlencode, urlsplit
 
 from ._errors import InputError
 from ._notebook import build_notebook, build_start_here, md, reference_path
+from ._output import check_target, folder_files, install
 from ._records import Record, list_records, load_record, packaged_records_dir
 from ._solution import load_solution
 
@@ -206,72 +209,20 @@ class _Folder:
         return self.write(f"{folder}/{record.id}.ipynb", nbformat.writes(nb) + "\n")
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def _existing(folder: Path) -> list[str]:
-    """Files in `folder`, relative, leaving out git's own folder and our manifest."""
-    out = []
-    for path in folder.rglob("*"):
-        rel = path.relative_to(folder).as_posix()
-        if path.is_file() and rel != MANIFEST and rel.split("/")[0] != ".git":
-            out.append(rel)
-    return sorted(out)
-
-
 def _names(rels: list[str], limit: int = 6) -> str:
     return ", ".join(rels[:limit]) + (f" and {len(rels) - limit} more" if len(rels) > limit else "")
 
 
-def _check_target(target: Path, planned: list[str], force: bool) -> list[str]:
-    """What to remove before installing: the files of our previous build. Raises unless it is safe or forced."""
-    if not target.exists():
+def _left_with_learners(out_dir: Path, written: list[str]) -> list[str]:
+    """Files someone else put where answers would be (an older layout, a copy by hand): left alone, but said."""
+    ours = set(written)
+    left = [
+        rel for rel in folder_files(out_dir, skip=(MANIFEST,))
+        if rel.startswith(("notebooks/instructor/", "failuremap_edu/references/")) and rel not in ours
+    ]
+    if not left:
         return []
-    if not target.is_dir():
-        raise WorkshopError(f"{target}: exists and is not a folder")
-    existing = _existing(target)
-    if not existing:
-        return []
-    try:
-        manifest = json.loads((target / MANIFEST).read_text(encoding="utf-8"))["files"]
-        if not isinstance(manifest, dict):
-            raise TypeError
-    except (OSError, ValueError, KeyError, TypeError):
-        if force:
-            return []
-        clash = sorted(rel for rel in planned if (target / rel).is_file())
-        what = f"{_names(clash)} would be overwritten" if clash else f"it holds {_names(existing)}"
-        raise WorkshopError(f"{target} is not empty and was not made by `failuremap-edu workshop`: {what}; pass --force to overwrite")
-    ours = [rel for rel in manifest if (target / rel).is_file()]
-    changed = [rel for rel in ours if _sha256(target / rel) != manifest[rel]]
-    clash = [rel for rel in planned if rel not in manifest and (target / rel).is_file()]
-    if (changed or clash) and not force:
-        raise WorkshopError(
-            f"{target} has changed since `failuremap-edu workshop` wrote it: {_names(sorted(set(changed + clash)))} "
-            "would be overwritten; pass --force to overwrite"
-        )
-    return ours
-
-
-def _install(staged: _Folder, target: Path, remove: list[str], extra_dirs: tuple[str, ...] = ()) -> None:
-    target.mkdir(parents=True, exist_ok=True)
-    for rel in remove:  # our previous build: stale files must not linger (a removed exercise, an old instructor notebook)
-        (target / rel).unlink(missing_ok=True)
-    for rel in extra_dirs:
-        shutil.rmtree(target / rel, ignore_errors=True)
-    manifest = {}
-    for rel in staged.files:
-        destination = target / rel
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(staged.root / rel, destination)
-        manifest[rel] = _sha256(destination)
-    (target / MANIFEST).write_text(json.dumps({"files": manifest}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    for rel in sorted(remove, key=len, reverse=True):  # folders our previous build left empty
-        parent = (target / rel).parent
-        while parent != target and parent.is_dir() and not any(parent.iterdir()):
-            parent.rmdir()
-            parent = parent.parent
+    return [f"{out_dir}: {_names(left)} not written by this command, left alone: remove them if they hold solutions (learners get this folder)"]
 
 
 def write_workshop(
@@ -361,12 +312,14 @@ def write_workshop(
         learners.write("README.md", _learner_readme(title, entries, repo, branch, links, with_solutions))
         teacher.write("README.md", _instructor_notes(title, out_dir, entries, solutions, skipped, links, hub))
 
-        remove_learners = _check_target(out_dir, learners.files, force)
-        remove_teacher = _check_target(instructor_dir, teacher.files, force)
-        # The package copy is ours whole; an old layout's instructor notebooks must not stay with the learners.
-        stale = ("failuremap_edu",) + (() if with_solutions else ("notebooks/instructor",))
-        _install(learners, out_dir, remove_learners, stale if force else ())
-        _install(teacher, instructor_dir, remove_teacher)
+        # Both checked before either is touched: a refusal leaves both as they were.
+        learners_target = check_target(out_dir, learners.files, force, MANIFEST, "workshop")
+        teacher_target = check_target(instructor_dir, teacher.files, force, MANIFEST, "workshop")
+        warnings += learners_target.warnings + teacher_target.warnings
+        install(learners.root, learners.files, learners_target, MANIFEST)
+        install(teacher.root, teacher.files, teacher_target, MANIFEST)
+        if not with_solutions:
+            warnings += _left_with_learners(out_dir, learners.files)
 
     return Workshop(
         out_dir, instructor_dir, tuple(record.id for _, record, _ in records), tuple(learner_nbs), tuple(instructor_nbs),
