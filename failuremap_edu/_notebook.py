@@ -21,6 +21,7 @@ from ._errors import InputError
 from ._exercise import Exercise
 from ._fixtures import VARIANTS, read_fixtures
 from ._hints import hint_ladder
+from ._output import check_links
 from ._records import Record, list_records, load_record
 from ._runner import parse_call_arguments, replay, run_checks
 from ._solution import Solution, SolutionError, load_solution, solution_from_source
@@ -402,10 +403,10 @@ def write_notebook(record_ref: str, out_dir: Path, *, instructor: bool = False, 
     if record.packaged:
         ref = record.id
     else:
-        records = out_dir / "records"
-        records.mkdir(exist_ok=True)
-        target = records / f"{record.id}.json"
+        target = out_dir / "records" / f"{record.id}.json"
         if Path(record_ref).resolve() != target.resolve():
+            check_links(out_dir, f"records/{record.id}.json")  # never written through a link out of the folder
+            target.parent.mkdir(exist_ok=True)
             shutil.copyfile(record_ref, target)
         ref = f"records/{record.id}.json"
     solution = None
@@ -419,6 +420,7 @@ def write_notebook(record_ref: str, out_dir: Path, *, instructor: bool = False, 
             raise NotebookError(str(exc)) from None
     nb = build_notebook(record, ref, instructor=instructor, solution=solution)
     path = out_dir / f"{record.id}.ipynb"
+    check_links(out_dir, path.name)
     path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
     return path
 

@@ -31,7 +31,7 @@ from pathlib import Path, PurePosixPath
 
 from ._errors import InputError
 
-__all__ = ["OutputError", "Target", "check_target", "folder_files", "install", "sha256"]
+__all__ = ["OutputError", "Target", "check_links", "check_target", "folder_files", "install", "sha256"]
 
 
 class OutputError(InputError):
@@ -95,9 +95,14 @@ def _outside(root: Path, path: Path) -> bool:
 
 
 def check_links(root: Path, rel: str) -> None:
-    """Raise OutputError when a folder or the file on the way to ``root/rel`` is a symbolic link out of `root`."""
+    """Raise OutputError, in one line, unless ``root/rel`` can be written without harm.
+
+    Refused: a symbolic link out of `root` on the way (a folder or the file
+    itself), a file where a folder goes, and a folder where the file goes.
+    """
     path = root
-    for part in PurePosixPath(rel).parts:
+    parts = PurePosixPath(rel).parts
+    for i, part in enumerate(parts):
         path = path / part
         st = _lstat(path)
         if st is None:
@@ -107,6 +112,10 @@ def check_links(root: Path, rel: str) -> None:
                 f"{path}: a symbolic link out of {root} (to {os.readlink(path)}); nothing is written through it: "
                 "remove the link, or choose another folder"
             )
+        if i < len(parts) - 1 and not path.is_dir():
+            raise OutputError(f"{path}: not a folder, but {root / rel} is to be written in it: move it, or choose another folder")
+        if i == len(parts) - 1 and stat.S_ISDIR(st.st_mode):
+            raise OutputError(f"{path}: a folder where a file is to be written: move it, or choose another folder")
 
 
 def folder_files(root: Path, skip: tuple[str, ...] = ()) -> list[str]:

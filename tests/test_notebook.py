@@ -163,3 +163,19 @@ def test_instructor_with_a_wrong_reference_is_refused(capsys, tmp_path):
 def test_cli_notebook_writes_one(capsys, tmp_path):
     assert main(["notebook", "FA-100061", "-o", str(tmp_path)]) == 0
     assert capsys.readouterr().out.strip() == str(tmp_path / "FA-100061.ipynb")
+
+
+def test_notebook_writes_through_no_link_out_of_its_folder(capsys, tmp_path):
+    out, victim = tmp_path / "out", tmp_path / "victim"
+    out.mkdir()
+    victim.mkdir()
+    (out / "records").symlink_to(victim)
+    (tmp_path / "outside.txt").write_text("not yours\n")
+    (out / "FA-100061.ipynb").symlink_to(tmp_path / "outside.txt")
+    for ref, link in ((str(record_path("TR-000101")), out / "records"), ("FA-100061", out / "FA-100061.ipynb")):
+        capsys.readouterr()
+        code = main(["notebook", ref, "-o", str(out)])
+        err = capsys.readouterr().err
+        assert code == 2 and err.count("\n") == 1 and f"{link}: a symbolic link out of {out}" in err, err
+    assert list(victim.iterdir()) == [] and (tmp_path / "outside.txt").read_text() == "not yours\n"
+    assert not (out / "TR-000101.ipynb").exists()

@@ -436,3 +436,15 @@ def test_force_overwrites_what_we_wrote_and_keeps_what_you_added(tmp_path, capsy
     assert "notebooks/instructor/my-notes.md" in err and "left alone" in err
     manifest = json.loads((out / MANIFEST).read_text())["files"]
     assert "failuremap_edu/my_patch.py" not in manifest and manifest["README.md"] == _sha(out / "README.md")
+
+
+def test_a_folder_where_a_file_goes_is_refused_before_anything_changes(tmp_path, capsys):
+    out = tmp_path / "ws"
+    assert build(capsys, "FA-100786", "FA-100061", "-o", out)[0] == 0
+    (out / "LICENSE").unlink()
+    (out / "LICENSE").mkdir()
+    (out / "LICENSE" / "mine.txt").write_text("mine\n")
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    code, _, err = build(capsys, "FA-100786", "-o", out, "--force")
+    assert code == 2 and err.count("\n") == 1 and f"{out / 'LICENSE'}: a folder where a file is to be written" in err
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
