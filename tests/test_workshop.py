@@ -448,3 +448,13 @@ def test_a_folder_where_a_file_goes_is_refused_before_anything_changes(tmp_path,
     code, _, err = build(capsys, "FA-100786", "-o", out, "--force")
     assert code == 2 and err.count("\n") == 1 and f"{out / 'LICENSE'}: a folder where a file is to be written" in err
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+
+
+def test_force_keeps_an_edited_file_the_rebuild_no_longer_writes(tmp_path, capsys):
+    out = tmp_path / "ws"
+    assert build(capsys, "FA-100786", "FA-100061", "-o", out)[0] == 0
+    (out / "notebooks" / "FA-100061.ipynb").write_text("my annotated copy\n")
+    code, _, err = build(capsys, "FA-100786", "-o", out, "--force")
+    assert code == 0, err
+    assert (out / "notebooks" / "FA-100061.ipynb").read_text() == "my annotated copy\n"
+    assert "notebooks/FA-100061.ipynb" not in json.loads((out / MANIFEST).read_text())["files"]
