@@ -437,6 +437,7 @@ def write_all(out_dir: Path) -> list[Path]:
         written.append(write_notebook(record_id, out_dir / "instructor", instructor=True))
         entries.append((record_id, load_record(record_id).title, f"{record_id}.ipynb"))
     start = out_dir / "00-start-here.ipynb"
+    check_links(out_dir, start.name)
     start.write_text(nbformat.writes(build_start_here(entries)) + "\n", encoding="utf-8")
     written.insert(0, start)
     return written
