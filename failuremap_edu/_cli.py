@@ -67,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--branch", metavar="NAME", help="its branch (default: the repository's default branch)")
     p.add_argument("--hub", metavar="URL", help="a JupyterHub with nbgitpuller: write a link per notebook (needs --repo)")
     p.add_argument("--env-repo", metavar="URL", help="a Binder environment repository: write Binder nbgitpuller links (needs --repo)")
-    p.add_argument("--force", action="store_true", help="overwrite an output folder that was changed or not made by this command")
+    p.add_argument("--force", action="store_true", help="overwrite an output folder that was changed or not made by this command (files it does not write stay)")
     p.add_argument("--lite", metavar="DIR", help="also build a JupyterLite site of the same exercises in DIR (no server needed; see README)")
 
     p = commands.add_parser("lite", help="build a JupyterLite site: the exercises run in the browser, no server at all")
@@ -77,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--records-dir", metavar="DIR", help="also include every record file in DIR")
     p.add_argument("--pyodide", metavar="DIR", help="the npm pyodide package to serve (default: ./node_modules/pyodide)")
     p.add_argument("--wheels", metavar="DIR", help="where to keep the PyPI wheels the site serves (default: ~/.cache/failuremap_edu/lite-wheels)")
+    p.add_argument("--force", action="store_true", help="overwrite a folder that was changed or not made by this command (files it does not write stay)")
 
     p = commands.add_parser("export", help="write all logged runs and every distinct solve to one JSON file")
     p.add_argument("--out", metavar="FILE", help="JSON file to write (default: failuremap-export-LEARNER-TIME.json)")
@@ -353,12 +354,14 @@ def _cmd_workshop(args) -> int:
     if args.lite:
         from ._lite import build_site
 
-        site = build_site(refs, Path(args.lite), title=args.title, progress=ProgressBar("building the JupyterLite site"))
+        site = build_site(refs, Path(args.lite), title=args.title, progress=ProgressBar("building the JupyterLite site"), force=args.force)
         _print_site(site)
     return EXIT_OK
 
 
 def _print_site(site) -> None:
+    for warning in site.warnings:
+        print(f"failuremap-edu: warning: {warning}", file=sys.stderr)
     exercises = len(site.notebooks) - 1
     print(
         f"{site.path}: a JupyterLite site with {exercises} exercise{'s' if exercises != 1 else ''} and a start-here notebook, "
@@ -374,7 +377,9 @@ def _cmd_lite(args) -> int:
     from ._lite import build_site
 
     refs = catalog_refs(args.records, args.records_dir)
-    site = build_site(refs, Path(args.out), title=args.title, pyodide_dir=args.pyodide, wheels_dir=args.wheels, progress=ProgressBar("building"))
+    site = build_site(
+        refs, Path(args.out), title=args.title, pyodide_dir=args.pyodide, wheels_dir=args.wheels, progress=ProgressBar("building"), force=args.force,
+    )
     _print_site(site)
     return EXIT_OK
 

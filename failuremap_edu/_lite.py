@@ -43,8 +43,12 @@ from pathlib import Path
 
 from . import __version__
 from ._errors import InputError
+from ._output import check_target, folder_files, install
 
 __all__ = ["LiteError", "LiteSite", "build_site", "lite_notebook", "package_wheel"]
+
+MANIFEST = ".failuremap-lite.json"
+"""In the site's folder: every file the build wrote, with its sha256 (the workshop's rules, `_output`)."""
 
 PROGRESS_IN_BROWSER = "/drive/failuremap-progress.jsonl"
 """The progress log in the site: under ``/drive``, the kernel's view of the notebooks'
@@ -108,6 +112,8 @@ class LiteSite:
     """The wheel files the site's ``pyodide-lock.json`` lists, this package's among them."""
     preload: tuple[str, ...]
     """Packages loaded when the kernel starts."""
+    warnings: tuple[str, ...] = ()
+    """One line each, e.g. a manifest entry outside the folder, ignored."""
 
 
 # --------------------------------------------------------------------------- the package as a wheel
@@ -420,13 +426,18 @@ def build_site(
     pyodide_dir: str | os.PathLike | None = None,
     wheels_dir: str | os.PathLike | None = None,
     progress=None,
+    force: bool = False,
 ) -> LiteSite:
     """Build a JupyterLite site in `out_dir` for the records `refs` (packaged ids or paths).
 
     `pyodide_dir` is the npm ``pyodide`` package (default: found nearby, see
     `find_pyodide`); `wheels_dir` caches the PyPI wheels between builds (default:
-    the user's cache folder). An earlier site in `out_dir` is replaced; any other
-    non-empty folder is refused. Runs ``jupyter lite build``; raises LiteError, in
+    the user's cache folder). The site is built in a folder beside `out_dir` and
+    moved in only when the build succeeded. `out_dir` follows the workshop's rules
+    (`_output`): the files of an earlier site of ours, unchanged since, are
+    replaced or removed, and files someone added stay; a folder we did not build,
+    or one whose files were edited, is refused unless `force` (which overwrites
+    only what the build writes). Runs ``jupyter lite build``; raises LiteError, in
     one line, when a tool, Pyodide or a wheel is missing.
     """
     from ._notebook import build_start_here, write_notebook
@@ -439,12 +450,12 @@ def build_site(
     cache = Path(wheels_dir) if wheels_dir else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "failuremap_edu" / "lite-wheels"
     records = [load_record(ref) for ref in refs]  # bad input fails here, before anything is built
     out_dir = Path(out_dir)
-    if out_dir.exists() and any(out_dir.iterdir()):
-        if not (out_dir / "jupyter-lite.json").is_file():
-            raise LiteError(f"{out_dir}: exists and is not a JupyterLite site; choose an empty or new folder")
-        shutil.rmtree(out_dir)  # an earlier site: rebuilt whole, so no notebook of a previous build lingers
+    check_target(out_dir, None, force, MANIFEST, "lite")  # a folder that is not our site: refused before the build
 
-    with tempfile.TemporaryDirectory(prefix="failuremap-lite-") as tmp:
+    beside = out_dir.resolve().parent
+    beside.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="failuremap-lite-") as tmp, \
+            tempfile.TemporaryDirectory(prefix=".failuremap-lite-", dir=beside) as staging:
         lite = Path(tmp)
         files = lite / "files"
         files.mkdir()
@@ -476,8 +487,12 @@ def build_site(
         (static / "pyodide-lock.json").write_text(json.dumps(site_lock, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         preload = tuple(p for p in PRELOAD if p in site_lock["packages"])
         (lite / "jupyter-lite.json").write_text(json.dumps(_lite_config(preload), indent=2) + "\n", encoding="utf-8")
-        _jupyter_lite_build(lite, out_dir)
-    (out_dir / ".nojekyll").touch()  # GitHub Pages: serve the files as they are, no Jekyll build
+        built = Path(staging) / "site"
+        _jupyter_lite_build(lite, built)
+        (built / ".nojekyll").touch()  # GitHub Pages: serve the files as they are, no Jekyll build
+        written = folder_files(built)
+        target = check_target(out_dir, written, force, MANIFEST, "lite")
+        install(built, written, target, MANIFEST)
     if progress is not None:
         progress(len(refs) + 2, len(refs) + 2)
     return LiteSite(
@@ -486,6 +501,7 @@ def build_site(
         pyodide_version=wanted,
         wheels=tuple(sorted(w.name for w in wheels)),
         preload=preload,
+        warnings=tuple(target.warnings),
     )
 
 

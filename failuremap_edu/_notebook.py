@@ -21,6 +21,7 @@ from ._errors import InputError
 from ._exercise import Exercise
 from ._fixtures import VARIANTS, read_fixtures
 from ._hints import hint_ladder
+from ._output import check_links
 from ._records import Record, list_records, load_record
 from .runner import parse_call_arguments, replay, run_checks
 from ._solution import Solution, SolutionError, load_solution, solution_from_source
@@ -215,6 +216,11 @@ _PROGRESS_WHERE = {
         "clearing the site's data erases them, and the panel's download links are the only way to take your work elsewhere."
     ),
 }
+
+
+def keep_work(platform: str) -> str:
+    """One sentence: where the learner's work is kept on `platform`, and what keeps a copy."""
+    return _KEEP_WORK[_platform(platform)]
 
 
 def _platform(platform: str) -> str:
@@ -450,10 +456,10 @@ def write_notebook(record_ref: str, out_dir: Path, *, instructor: bool = False, 
     if record.packaged:
         ref = record.id
     else:
-        records = out_dir / "records"
-        records.mkdir(exist_ok=True)
-        target = records / f"{record.id}.json"
+        target = out_dir / "records" / f"{record.id}.json"
         if Path(record_ref).resolve() != target.resolve():
+            check_links(out_dir, f"records/{record.id}.json")  # never written through a link out of the folder
+            target.parent.mkdir(exist_ok=True)
             shutil.copyfile(record_ref, target)
         ref = f"records/{record.id}.json"
     solution = None
@@ -467,6 +473,7 @@ def write_notebook(record_ref: str, out_dir: Path, *, instructor: bool = False, 
             raise NotebookError(str(exc)) from None
     nb = build_notebook(record, ref, instructor=instructor, solution=solution, platform=platform)
     path = out_dir / f"{record.id}.ipynb"
+    check_links(out_dir, path.name)
     path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
     return path
 
@@ -483,6 +490,7 @@ def write_all(out_dir: Path) -> list[Path]:
         written.append(write_notebook(record_id, out_dir / "instructor", instructor=True))
         entries.append((record_id, load_record(record_id).title, f"{record_id}.ipynb"))
     start = out_dir / "00-start-here.ipynb"
+    check_links(out_dir, start.name)
     start.write_text(nbformat.writes(build_start_here(entries)) + "\n", encoding="utf-8")
     written.insert(0, start)
     return written

@@ -8,11 +8,14 @@ the package copy leaves out ``references/``. The instructor notebooks, the
 reference solutions and the notes go to a separate folder (``DIR-instructor``),
 unless the instructor asks for a self-study folder (``with_solutions``).
 
-Rebuilding is safe: each folder keeps a manifest of the files written and their
-sha256, and a folder that the command did not write, or that changed since, is
-refused (naming the files that would be overwritten) unless ``force`` is given.
-Everything is built in a staging folder first, so a refused or failed build
-leaves the targets as they were.
+Rebuilding is safe (`_output`): each folder keeps a manifest of the files written
+and their sha256, and a folder that the command did not write, or that changed
+since, is refused (naming the files that would be overwritten) unless ``force``
+is given; ``force`` overwrites what the command writes and leaves every other
+file alone. Only files of the previous build, unchanged since, are removed, and
+nothing is written through a symbolic link out of the folder. Everything is
+built in a staging folder first, so a refused or failed build leaves the
+targets as they were.
 
 Links are built with `urllib.parse` in the forms nbgitpuller's link generator
 writes: ``HUB/hub/user-redirect/git-pull?repo=…&branch=…&urlpath=lab/tree/FOLDER/…``
@@ -24,7 +27,6 @@ environment repository: ``https://mybinder.org/v2/gh/ENV/HEAD?urlpath=git-pull%3
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import shutil
 import tempfile
@@ -34,7 +36,8 @@ from typing import Callable
 from urllib.parse import quote, urlencode, urlsplit
 
 from ._errors import InputError
-from ._notebook import build_notebook, build_start_here, md, reference_path
+from ._notebook import build_notebook, build_start_here, keep_work, md, reference_path
+from ._output import check_target, folder_files, install
 from ._records import Record, list_records, load_record, packaged_records_dir
 from ._solution import load_solution
 
@@ -175,8 +178,10 @@ def _differing_fields(path: Path, packaged: Path) -> list[str]:
 class _Folder:
     """A staging folder whose files are recorded as they are written."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, platform: str = "server") -> None:
         self.root = root
+        self.platform = platform
+        """Where its notebooks will run (`_notebook.PLATFORMS`): their texts say only what holds there."""
         self.files: list[str] = []
 
     def write(self, rel: str, text: str) -> Path:
@@ -202,76 +207,24 @@ class _Folder:
         else:
             in_notebook = f"records/{record.id}.json"
             self.copy(Path(ref), f"{folder}/{in_notebook}")
-        nb = build_notebook(record, in_notebook, instructor=instructor, solution=solution)
+        nb = build_notebook(record, in_notebook, instructor=instructor, solution=solution, platform=self.platform)
         return self.write(f"{folder}/{record.id}.ipynb", nbformat.writes(nb) + "\n")
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def _existing(folder: Path) -> list[str]:
-    """Files in `folder`, relative, leaving out git's own folder and our manifest."""
-    out = []
-    for path in folder.rglob("*"):
-        rel = path.relative_to(folder).as_posix()
-        if path.is_file() and rel != MANIFEST and rel.split("/")[0] != ".git":
-            out.append(rel)
-    return sorted(out)
 
 
 def _names(rels: list[str], limit: int = 6) -> str:
     return ", ".join(rels[:limit]) + (f" and {len(rels) - limit} more" if len(rels) > limit else "")
 
 
-def _check_target(target: Path, planned: list[str], force: bool) -> list[str]:
-    """What to remove before installing: the files of our previous build. Raises unless it is safe or forced."""
-    if not target.exists():
+def _left_with_learners(out_dir: Path, written: list[str]) -> list[str]:
+    """Files someone else put where answers would be (an older layout, a copy by hand): left alone, but said."""
+    ours = set(written)
+    left = [
+        rel for rel in folder_files(out_dir, skip=(MANIFEST,))
+        if rel.startswith(("notebooks/instructor/", "failuremap_edu/references/")) and rel not in ours
+    ]
+    if not left:
         return []
-    if not target.is_dir():
-        raise WorkshopError(f"{target}: exists and is not a folder")
-    existing = _existing(target)
-    if not existing:
-        return []
-    try:
-        manifest = json.loads((target / MANIFEST).read_text(encoding="utf-8"))["files"]
-        if not isinstance(manifest, dict):
-            raise TypeError
-    except (OSError, ValueError, KeyError, TypeError):
-        if force:
-            return []
-        clash = sorted(rel for rel in planned if (target / rel).is_file())
-        what = f"{_names(clash)} would be overwritten" if clash else f"it holds {_names(existing)}"
-        raise WorkshopError(f"{target} is not empty and was not made by `failuremap-edu workshop`: {what}; pass --force to overwrite")
-    ours = [rel for rel in manifest if (target / rel).is_file()]
-    changed = [rel for rel in ours if _sha256(target / rel) != manifest[rel]]
-    clash = [rel for rel in planned if rel not in manifest and (target / rel).is_file()]
-    if (changed or clash) and not force:
-        raise WorkshopError(
-            f"{target} has changed since `failuremap-edu workshop` wrote it: {_names(sorted(set(changed + clash)))} "
-            "would be overwritten; pass --force to overwrite"
-        )
-    return ours
-
-
-def _install(staged: _Folder, target: Path, remove: list[str], extra_dirs: tuple[str, ...] = ()) -> None:
-    target.mkdir(parents=True, exist_ok=True)
-    for rel in remove:  # our previous build: stale files must not linger (a removed exercise, an old instructor notebook)
-        (target / rel).unlink(missing_ok=True)
-    for rel in extra_dirs:
-        shutil.rmtree(target / rel, ignore_errors=True)
-    manifest = {}
-    for rel in staged.files:
-        destination = target / rel
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(staged.root / rel, destination)
-        manifest[rel] = _sha256(destination)
-    (target / MANIFEST).write_text(json.dumps({"files": manifest}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    for rel in sorted(remove, key=len, reverse=True):  # folders our previous build left empty
-        parent = (target / rel).parent
-        while parent != target and parent.is_dir() and not any(parent.iterdir()):
-            parent.rmdir()
-            parent = parent.parent
+    return [f"{out_dir}: {_names(left)} not written by this command, left alone: remove them if they hold solutions (learners get this folder)"]
 
 
 def write_workshop(
@@ -324,7 +277,8 @@ def write_workshop(
     parent = out_dir.resolve().parent
     parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".failuremap-workshop-", dir=parent) as staging:
-        learners = _Folder(Path(staging) / "learners")
+        # Where the learners' notebooks run: a hub alone, Binder alone, or either (both links): then the texts that hold on both.
+        learners = _Folder(Path(staging) / "learners", "hub" if hub and not env_repo else "binder" if repo and not hub else "server")
         teacher = _Folder(Path(staging) / "instructor")
         learner_nbs, instructor_nbs, copied, entries, record_refs = [], [], [], [], []
         for done, (ref, record, _) in enumerate(records):
@@ -348,7 +302,7 @@ def write_workshop(
         import nbformat
 
         title = title or "Failure Map workshop"
-        learners.write(START, nbformat.writes(build_start_here(entries, title, record_refs)) + "\n")
+        learners.write(START, nbformat.writes(build_start_here(entries, title, record_refs, platform=learners.platform)) + "\n")
         learner_nbs.insert(0, out_dir / START)
         _package_copy(learners, with_solutions)
         learners.write("pyproject.toml", _WORKSHOP_PYPROJECT)
@@ -358,15 +312,17 @@ def write_workshop(
         learners.write("LICENSE", license_text)
         skipped = tuple(record.id for _, record, _ in records if record.id not in solutions)
         links = _links(entries, repo, branch, hub, env_repo)
-        learners.write("README.md", _learner_readme(title, entries, repo, branch, links, with_solutions))
+        learners.write("README.md", _learner_readme(title, entries, repo, branch, links, with_solutions, learners.platform))
         teacher.write("README.md", _instructor_notes(title, out_dir, entries, solutions, skipped, links, hub))
 
-        remove_learners = _check_target(out_dir, learners.files, force)
-        remove_teacher = _check_target(instructor_dir, teacher.files, force)
-        # The package copy is ours whole; an old layout's instructor notebooks must not stay with the learners.
-        stale = ("failuremap_edu",) + (() if with_solutions else ("notebooks/instructor",))
-        _install(learners, out_dir, remove_learners, stale if force else ())
-        _install(teacher, instructor_dir, remove_teacher)
+        # Both checked before either is touched: a refusal leaves both as they were.
+        learners_target = check_target(out_dir, learners.files, force, MANIFEST, "workshop")
+        teacher_target = check_target(instructor_dir, teacher.files, force, MANIFEST, "workshop")
+        warnings += learners_target.warnings + teacher_target.warnings
+        install(learners.root, learners.files, learners_target, MANIFEST)
+        install(teacher.root, teacher.files, teacher_target, MANIFEST)
+        if not with_solutions:
+            warnings += _left_with_learners(out_dir, learners.files)
 
     return Workshop(
         out_dir, instructor_dir, tuple(record.id for _, record, _ in records), tuple(learner_nbs), tuple(instructor_nbs),
@@ -411,13 +367,14 @@ def _link_lines(links) -> list[str]:
     return rows
 
 
-def _learner_readme(title, entries, repo, branch, links, with_solutions) -> str:
+def _learner_readme(title, entries, repo, branch, links, with_solutions, platform="server") -> str:
     lines = [f"# {md(title, 200)}", ""]
-    if repo:
+    binder_badge = platform != "hub" and urlsplit(repo or "").scheme in ("https", "http")  # Binder cannot build a file:// repository
+    if binder_badge:
         lines += [f"[![Binder](https://mybinder.org/badge_logo.svg)]({binder_url(repo, branch)})", ""]
     lines += [
         "Open `notebooks/00-start-here.ipynb` first. Each exercise notebook gives you a function `solve` to fix: "
-        "edit the cell that starts with `@exercise.check` and run it.",
+        "edit it in the cell with the line `@fm.exercise(...)` right above `def solve`, and run that cell (Shift+Enter).",
         "",
         "| exercise | what fails |",
         "|---|---|",
@@ -430,14 +387,13 @@ def _learner_readme(title, entries, repo, branch, links, with_solutions) -> str:
     lines += [
         "## Keep your work",
         "",
-        "Binder sessions vanish. The exercise panel has download links for your `solve` (.py) and your results (.json); "
-        "`failuremap-edu export` in a terminal writes everything you ran to one file.",
+        keep_work(platform) + " The exercise panel's links download your `solve` (.py) and your results (.json).",
         "",
     ]
     if with_solutions:
         lines += ["Reference solutions are in `notebooks/instructor/`: try first, then compare.", ""]
-    if not repo:
-        lines += ["<!-- No Binder badge: rebuild with `failuremap-edu workshop ... --repo URL` once the repository exists. -->", ""]
+    if platform != "hub" and not binder_badge:
+        lines += ["<!-- No Binder badge: rebuild with `failuremap-edu workshop ... --repo URL` (an https URL) once the repository exists. -->", ""]
     return "\n".join(lines)
 
 

@@ -17,6 +17,7 @@ import http.server
 import json
 import os
 import re
+import shutil
 import socketserver
 import subprocess
 import sys
@@ -192,8 +193,137 @@ def test_cli_refuses_bad_input_in_one_line(tmp_path):
     (tmp_path / "taken" / "precious.txt").write_text("mine")
     if (PYODIDE / "pyodide.mjs").is_file():
         done = subprocess.run([*cli, "-o", str(tmp_path / "taken")], capture_output=True, text=True, timeout=120, cwd=ROOT)
-        assert done.returncode == 2 and "is not a JupyterLite site" in done.stderr, done.stderr
+        assert done.returncode == 2 and "is not empty and was not made by `failuremap-edu lite`" in done.stderr, done.stderr
         assert (tmp_path / "taken" / "precious.txt").read_text() == "mine"
+
+
+# ------------------------------------------------------- the output folder (fast: the builder is a stand-in)
+
+
+LITE_MANIFEST = ".failuremap-lite.json"
+
+
+@pytest.fixture
+def fake_build(monkeypatch, tmp_path):
+    """`build_site` with its slow and networked steps replaced: no Pyodide, no pip, no `jupyter lite build`.
+
+    What is left is ours: the notebooks, the staging, the checks on the output folder and the swap.
+    """
+    from failuremap_edu import _lite
+
+    pyodide = tmp_path / "pyodide"
+    pyodide.mkdir()
+    for name in _lite.RUNTIME_FILES:
+        (pyodide / name).write_text(name)
+    monkeypatch.setattr(_lite, "kernel_pyodide_version", lambda: "0.0.0")
+    monkeypatch.setattr(_lite, "find_pyodide", lambda pyodide_dir=None: pyodide)
+    monkeypatch.setattr(_lite, "_check_pyodide", lambda path, wanted: {"info": {"python": "3.12.1"}, "packages": {}})
+    monkeypatch.setattr(_lite, "_download", lambda *args: None)
+    monkeypatch.setattr(_lite, "_closure", lambda *args: [])
+    monkeypatch.setattr(_lite, "_site_lock", lambda lock, wheels, python: {"info": {}, "packages": {"failuremap-edu": {}}})
+    calls = []
+
+    def wheel(dest: Path) -> Path:
+        dest.mkdir(parents=True, exist_ok=True)
+        (dest / "failuremap_edu-0-py3-none-any.whl").write_bytes(b"a wheel")
+        return dest / "failuremap_edu-0-py3-none-any.whl"
+
+    monkeypatch.setattr(_lite, "package_wheel", wheel)
+
+    def build(lite: Path, out_dir: Path) -> None:  # what `jupyter lite build` makes of the lite folder, in short
+        calls.append(out_dir)
+        shutil.copytree(lite / "files", out_dir / "files")
+        shutil.copytree(lite / "static", out_dir / "static")
+        shutil.copyfile(lite / "jupyter-lite.json", out_dir / "jupyter-lite.json")
+        (out_dir / "lab").mkdir()
+        (out_dir / "lab" / "index.html").write_text("<html></html>")
+
+    monkeypatch.setattr(_lite, "_jupyter_lite_build", build)
+    return calls
+
+
+def lite_cli(capsys, *argv) -> tuple[int, str, str]:
+    from failuremap_edu._cli import main
+
+    capsys.readouterr()
+    code = main(["lite", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_a_jupyterlite_project_of_yours_is_not_removed(fake_build, tmp_path, capsys):
+    project = tmp_path / "project"  # a JupyterLite source folder: jupyter-lite.json is its standard config file
+    (project / "files").mkdir(parents=True)
+    (project / "jupyter-lite.json").write_text('{"jupyter-config-data": {"appName": "mine"}}')
+    (project / "files" / "lesson.ipynb").write_text("{}")
+    (project / "overrides.json").write_text("{}")
+    before = snapshot(project)
+    code, stdout, err = lite_cli(capsys, "FA-100786", "-o", project)
+    assert code == 2 and stdout == "" and err.count("\n") == 1, err
+    assert "is not empty and was not made by `failuremap-edu lite`: it holds files/lesson.ipynb, jupyter-lite.json, overrides.json; pass --force" in err
+    assert snapshot(project) == before and fake_build == []  # refused before anything was built
+    code, _, err = lite_cli(capsys, "FA-100786", "-o", project, "--force")
+    assert code == 0, err
+    assert (project / "files" / "lesson.ipynb").read_text() == "{}" and (project / "overrides.json").read_text() == "{}"
+    assert (project / "files" / "FA-100786.ipynb").is_file() and "appName" in (project / "jupyter-lite.json").read_text()
+
+
+def test_a_failed_build_leaves_the_previous_site_as_it_was(fake_build, tmp_path, capsys, monkeypatch):
+    from failuremap_edu import _lite
+
+    site = tmp_path / "site"
+    assert lite_cli(capsys, "FA-100786", "-o", site)[0] == 0
+    before = snapshot(site)
+
+    def fails(lite, out_dir):
+        (out_dir / "lab").mkdir(parents=True)
+        raise LiteError("jupyter lite build failed (exit 1): boom")
+
+    monkeypatch.setattr(_lite, "_jupyter_lite_build", fails)
+    code, stdout, err = lite_cli(capsys, "FA-100786", "FA-100061", "-o", site)
+    assert code == 2 and err == "failuremap-edu: error: jupyter lite build failed (exit 1): boom\n"
+    assert snapshot(site) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pyodide", "site"]  # no staging folder left behind
+    assert fake_build[0].parent.parent == tmp_path  # built beside the target, then swapped in
+    manifest = json.loads((site / LITE_MANIFEST).read_text())["files"]
+    assert "files/FA-100786.ipynb" in manifest and ".nojekyll" in manifest and "files/FA-100061.ipynb" not in manifest
+
+
+def test_a_rebuild_replaces_our_site_and_keeps_what_you_added(fake_build, tmp_path, capsys):
+    site = tmp_path / "site"
+    assert lite_cli(capsys, "FA-100786", "FA-100061", "-o", site)[0] == 0
+    (site / "CNAME").write_text("workshop.example.org\n")  # GitHub Pages' custom domain
+    (site / ".git").mkdir()
+    (site / ".git" / "HEAD").write_text("ref: refs/heads/gh-pages\n")
+    code, _, err = lite_cli(capsys, "FA-100786", "-o", site)
+    assert code == 0, err
+    assert not (site / "files" / "FA-100061.ipynb").exists() and (site / "files" / "FA-100786.ipynb").is_file()
+    assert (site / "CNAME").read_text() == "workshop.example.org\n" and (site / ".git" / "HEAD").is_file()
+    (site / "lab" / "index.html").write_text("my edit")
+    code, _, err = lite_cli(capsys, "FA-100786", "-o", site)
+    assert code == 2 and "has changed since `failuremap-edu lite` wrote it: lab/index.html would be overwritten" in err
+    assert (site / "lab" / "index.html").read_text() == "my edit"
+
+
+def test_the_sites_manifest_and_links_are_held_to_the_workshops_rules(fake_build, tmp_path, capsys):
+    site = tmp_path / "site"
+    assert lite_cli(capsys, "FA-100786", "-o", site)[0] == 0
+    (tmp_path / "victim.txt").write_text("mine\n")
+    data = json.loads((site / LITE_MANIFEST).read_text())
+    data["files"]["../victim.txt"] = hashlib.sha256(b"mine\n").hexdigest()
+    (site / LITE_MANIFEST).write_text(json.dumps(data))
+    code, _, err = lite_cli(capsys, "FA-100786", "-o", site)
+    assert code == 0 and "'../victim.txt'" in err and (tmp_path / "victim.txt").read_text() == "mine\n"
+    (tmp_path / "elsewhere").mkdir()
+    shutil.rmtree(site / "files")
+    (site / "files").symlink_to(tmp_path / "elsewhere")
+    code, _, err = lite_cli(capsys, "FA-100786", "-o", site, "--force")
+    assert code == 2 and err.count("\n") == 1 and f"{site / 'files'}: a symbolic link out of {site}" in err
+    assert list((tmp_path / "elsewhere").iterdir()) == []
 
 
 # ----------------------------------------------------------------------- a real build (slow)
@@ -204,9 +334,11 @@ def site(tmp_path_factory) -> Path:
     """`failuremap-edu lite` for both packaged records and one of our own test records."""
     assert (PYODIDE / "pyodide.mjs").is_file(), f"{PYODIDE} is missing: `make test` installs it (npm ci)"
     out = tmp_path_factory.mktemp("lite") / "site"
-    (out / "files").mkdir(parents=True)  # an earlier build's site: replaced whole
+    (out / "files").mkdir(parents=True)  # an earlier build's site: its files are replaced, a stale notebook goes
     (out / "jupyter-lite.json").write_text("{}")
     (out / "files" / "FA-999999.ipynb").write_text("{}")
+    earlier = {rel: hashlib.sha256(b"{}").hexdigest() for rel in ("jupyter-lite.json", "files/FA-999999.ipynb")}
+    (out / LITE_MANIFEST).write_text(json.dumps({"files": earlier}))
     cli = Path(sys.executable).parent / "failuremap-edu"
     started = time.monotonic()
     done = subprocess.run(

@@ -203,3 +203,17 @@ def test_an_unknown_platform_is_refused():
 
     with pytest.raises(ValueError, match="platform must be one of server, binder, hub, lite"):
         build_notebook(load_record("FA-100786"), "FA-100786", platform="kaggle")
+def test_notebook_writes_through_no_link_out_of_its_folder(capsys, tmp_path):
+    out, victim = tmp_path / "out", tmp_path / "victim"
+    out.mkdir()
+    victim.mkdir()
+    (out / "records").symlink_to(victim)
+    (tmp_path / "outside.txt").write_text("not yours\n")
+    (out / "FA-100061.ipynb").symlink_to(tmp_path / "outside.txt")
+    for ref, link in ((str(record_path("TR-000101")), out / "records"), ("FA-100061", out / "FA-100061.ipynb")):
+        capsys.readouterr()
+        code = main(["notebook", ref, "-o", str(out)])
+        err = capsys.readouterr().err
+        assert code == 2 and err.count("\n") == 1 and f"{link}: a symbolic link out of {out}" in err, err
+    assert list(victim.iterdir()) == [] and (tmp_path / "outside.txt").read_text() == "not yours\n"
+    assert not (out / "TR-000101.ipynb").exists()

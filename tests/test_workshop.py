@@ -339,3 +339,147 @@ def test_folder_hygiene(workshop):
     for target in re.findall(r"\]\(([^)]+)\)", (workshop / "README.md").read_text()):
         if not target.startswith("http"):
             assert (workshop / unquote(target)).exists(), target
+
+
+# ---------------------------------------------------------------- nothing outside the folder, nothing of yours (issue 19)
+
+
+def _add_to_manifest(out: Path, entries: dict[str, str]) -> None:
+    """What anyone with push access to the learners' repository can do to the manifest."""
+    data = json.loads((out / MANIFEST).read_text())
+    data["files"].update(entries)
+    (out / MANIFEST).write_text(json.dumps(data))
+
+
+def _sha(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_manifest_entries_outside_the_folder_are_never_deleted(tmp_path, capsys, force):
+    out = tmp_path / "ws"
+    assert build(capsys, "FA-100786", "-o", out)[0] == 0
+    (tmp_path / "victim.txt").write_text("the instructor's\n")
+    far = tmp_path / "far" / "away"
+    far.mkdir(parents=True)
+    (far / "victim.txt").write_text("someone's\n")
+    _add_to_manifest(out, {
+        "../victim.txt": _sha(tmp_path / "victim.txt"),
+        str(far / "victim.txt"): _sha(far / "victim.txt") if not force else "0" * 64,  # --force needed no sha256
+    })
+    code, _, err = build(capsys, "FA-100786", "-o", out, *(["--force"] if force else []))
+    assert code == 0, err
+    assert (tmp_path / "victim.txt").read_text() == "the instructor's\n"
+    assert (far / "victim.txt").read_text() == "someone's\n" and far.is_dir()
+    assert err.count("\n") == 1 and "'../victim.txt'" in err and str(far / "victim.txt") in err and "outside" in err and "Traceback" not in err
+    assert (out / "notebooks" / "FA-100786.ipynb").is_file()
+    assert "../victim.txt" not in json.loads((out / MANIFEST).read_text())["files"]
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_deleting_a_file_of_the_previous_build_follows_no_link(tmp_path, capsys, force):
+    out = tmp_path / "ws"
+    assert build(capsys, "FA-100786", "-o", out)[0] == 0
+    (tmp_path / "linked" / "deeper").mkdir(parents=True)
+    (tmp_path / "linked" / "deeper" / "victim.txt").write_text("behind a link\n")
+    (out / "notebooks" / "link").symlink_to(tmp_path / "linked")
+    _add_to_manifest(out, {"notebooks/link/deeper/victim.txt": _sha(tmp_path / "linked" / "deeper" / "victim.txt")})
+    code, _, err = build(capsys, "FA-100786", "-o", out, *(["--force"] if force else []))
+    assert code == 0, err
+    assert (tmp_path / "linked" / "deeper" / "victim.txt").read_text() == "behind a link\n"
+    assert (out / "notebooks" / "link").is_symlink() and (out / "notebooks" / "FA-100786.ipynb").is_file()
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_a_folder_that_is_a_link_out_of_the_folder_is_refused_in_one_line(tmp_path, capsys, force):
+    out = tmp_path / "ws"
+    assert build(capsys, "FA-100786", "-o", out)[0] == 0
+    victim = tmp_path / "victim"
+    (victim / "instructor").mkdir(parents=True)
+    (victim / "instructor" / "keep.md").write_text("mine\n")
+    (victim / "mine.ipynb").write_text("my own notebook\n")
+    shutil.rmtree(out / "notebooks")
+    (out / "notebooks").symlink_to("../victim")
+    code, stdout, err = build(capsys, "FA-100786", "-o", out, *(["--force"] if force else []))
+    assert code == 2 and stdout == "" and err.count("\n") == 1, err
+    assert f"{out / 'notebooks'}: a symbolic link out of {out}" in err
+    assert sorted(p.name for p in victim.rglob("*")) == ["instructor", "keep.md", "mine.ipynb"]  # nothing written, nothing removed
+    assert (victim / "mine.ipynb").read_text() == "my own notebook\n" and (victim / "instructor" / "keep.md").read_text() == "mine\n"
+
+
+def test_a_file_that_is_a_link_out_of_the_folder_is_not_overwritten_even_with_force(tmp_path, capsys):
+    out = tmp_path / "ws"
+    assert build(capsys, "FA-100786", "-o", out)[0] == 0
+    (tmp_path / "outside.txt").write_text("not yours\n")
+    (out / "README.md").unlink()
+    (out / "README.md").symlink_to(tmp_path / "outside.txt")
+    code, _, err = build(capsys, "FA-100786", "-o", out, "--force")
+    assert code == 2 and err.count("\n") == 1 and f"{out / 'README.md'}: a symbolic link out of {out}" in err
+    assert (tmp_path / "outside.txt").read_text() == "not yours\n"
+
+
+def test_force_overwrites_what_we_wrote_and_keeps_what_you_added(tmp_path, capsys):
+    out = tmp_path / "ws"
+    assert build(capsys, "FA-100786", "-o", out)[0] == 0
+    (out / "notebooks" / "instructor").mkdir()
+    (out / "notebooks" / "instructor" / "my-notes.md").write_text("my notes\n")
+    (out / "failuremap_edu" / "my_patch.py").write_text("# my patch\n")
+    (out / "README.md").write_text("edited\n")
+    code, _, err = build(capsys, "FA-100786", "-o", out, "--force")
+    assert code == 0, err
+    assert (out / "notebooks" / "instructor" / "my-notes.md").read_text() == "my notes\n"
+    assert (out / "failuremap_edu" / "my_patch.py").read_text() == "# my patch\n"
+    assert (out / "README.md").read_text().startswith("# Failure Map workshop")
+    # Left with the learners, they might be solutions: said in one line.
+    assert "notebooks/instructor/my-notes.md" in err and "left alone" in err
+    manifest = json.loads((out / MANIFEST).read_text())["files"]
+    assert "failuremap_edu/my_patch.py" not in manifest and manifest["README.md"] == _sha(out / "README.md")
+
+
+def test_a_folder_where_a_file_goes_is_refused_before_anything_changes(tmp_path, capsys):
+    out = tmp_path / "ws"
+    assert build(capsys, "FA-100786", "FA-100061", "-o", out)[0] == 0
+    (out / "LICENSE").unlink()
+    (out / "LICENSE").mkdir()
+    (out / "LICENSE" / "mine.txt").write_text("mine\n")
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    code, _, err = build(capsys, "FA-100786", "-o", out, "--force")
+    assert code == 2 and err.count("\n") == 1 and f"{out / 'LICENSE'}: a folder where a file is to be written" in err
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+
+
+def test_force_keeps_an_edited_file_the_rebuild_no_longer_writes(tmp_path, capsys):
+    out = tmp_path / "ws"
+    assert build(capsys, "FA-100786", "FA-100061", "-o", out)[0] == 0
+    (out / "notebooks" / "FA-100061.ipynb").write_text("my annotated copy\n")
+    code, _, err = build(capsys, "FA-100786", "-o", out, "--force")
+    assert code == 0, err
+    assert (out / "notebooks" / "FA-100061.ipynb").read_text() == "my annotated copy\n"
+    assert "notebooks/FA-100061.ipynb" not in json.loads((out / MANIFEST).read_text())["files"]
+
+
+@pytest.mark.parametrize(
+    "argv, platform",
+    [
+        (["--repo", "file:///srv/course.git", "--hub", "https://hub.example.org"], "hub"),
+        (["--repo", "https://github.com/me/course"], "binder"),
+        (["--repo", "https://github.com/me/course", "--hub", "https://hub.example.org", "--env-repo", "https://github.com/me/env"], "server"),
+        ([], "server"),
+    ],
+)
+def test_learners_notebooks_and_readme_speak_of_where_they_run(tmp_path, capsys, argv, platform):
+    """A hub workshop says nothing of Binder, and no badge points Binder at a file:// repository."""
+    from failuremap_edu._notebook import keep_work
+
+    out = tmp_path / "ws"
+    code, _, err = build(capsys, "FA-100786", "-o", out, *argv)
+    assert code == 0, err
+    readme = (out / "README.md").read_text()
+    assert keep_work(platform) in readme
+    assert "@exercise.check" not in readme and "`@fm.exercise(...)`" in readme
+    notebook = (out / "notebooks" / "FA-100786.ipynb").read_text()
+    assert json.dumps(keep_work(platform))[1:-1] in notebook
+    if platform == "hub":
+        assert "Binder" not in readme and "mybinder" not in readme and "Binder" not in notebook
