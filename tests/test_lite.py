@@ -608,6 +608,60 @@ def test_work_is_kept_in_browser_storage_and_progress_is_shared(page, chromium, 
     assert_nothing_left_loopback(chromium, url)
 
 
+@pytest.mark.slow
+def test_every_notebook_of_the_built_site_stores_single_strings_and_says_nothing_false(site):
+    """The stray commas (",2/6 checks pass") and the server's sentences, read off the site as served."""
+    from test_notebook import _FALSE_IN
+
+    for path in (site / "files").glob("*.ipynb"):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for cell in data["cells"]:
+            assert isinstance(cell["source"], str), path.name
+            for output in cell.get("outputs", []):
+                assert all(isinstance(v, str) or mime.endswith("json") for mime, v in output.get("data", {}).items()), path.name
+                assert isinstance(output.get("text", ""), str), path.name
+        text = "\n".join(cell["source"] for cell in data["cells"])
+        assert [s for s in _FALSE_IN["lite"] if s in text] == [], path.name
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_fresh_notebook_opens_unmodified_and_an_edit_survives_a_reload(page, chromium, served):
+    """Opened: not marked modified, stored outputs without stray commas. Edited: autosaved within seconds,
+    so a reload keeps the edit; the exercise panel after the reload shows its text or says to re-run, never
+    'Loading widget...' for good."""
+    from failuremap_edu._lite import AUTOSAVE_SECONDS
+
+    url, _ = served
+    expect = chromium["expect"]
+    open_notebook(page, expect, url, "FA-100061.ipynb")
+    title = page.locator("li[data-type='document-title'].lm-mod-current")
+    page.wait_for_timeout(2_000)
+    expect(title).not_to_have_class(re.compile(r"jp-mod-dirty"))
+    outputs = notebook(page).locator(".jp-OutputArea-output")
+    assert outputs.count() > 0
+    assert not [text for text in outputs.all_inner_texts() if text.lstrip().startswith(",")]
+    shot(page, "8-fresh")
+
+    run_all(page)
+    expect(panel_status(page)).to_contain_text("checks pass", timeout=240_000)
+    wait_idle(page)
+    page.keyboard.press("Escape")
+    page.keyboard.press("b")
+    page.keyboard.press("Enter")
+    page.keyboard.insert_text("# an edit made just before a reload")
+    page.keyboard.press("Escape")
+    page.wait_for_timeout((AUTOSAVE_SECONDS + 3) * 1000)
+    page.reload()
+    expect(page.locator("li[data-type='document-title'].lm-mod-current")).to_contain_text("FA-100061.ipynb", timeout=120_000)
+    expect(notebook(page).locator(".cm-content", has_text="# an edit made just before a reload")).to_have_count(1, timeout=60_000)
+    page.wait_for_timeout(20_000)
+    cell = solve_cell(page)
+    assert cell.locator("text=Loading widget...").count() == 0 or not cell.locator("text=Loading widget...").first.is_visible()
+    expect(cell.locator(".jp-OutputArea-output").first).to_contain_text(re.compile(r"checks pass|run the cell"))
+    shot(page, "9-reloaded")
+
+
 def test_site_notebooks_hold_no_lists_of_lines(tmp_path, stopping):
     """JupyterLite shows a stored list of output lines joined with commas (",2/6 checks pass"): one string each."""
     from failuremap_edu._lite import _write_notebook, lite_notebook
