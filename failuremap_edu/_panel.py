@@ -33,7 +33,7 @@ PLAYGROUND_HELP = (
 _KEEP_WORK_SERVER = "Hosted sessions (Binder, a hub) vanish: keep your work with these links."
 _KEEP_WORK_BROWSER = "Your notebook is kept in this browser's storage; these links save a copy elsewhere."
 FONT_HELP = (
-    "For the back of the room: View → Presentation Mode enlarges the whole notebook, and "
+    "For the back of the room: View → Appearance → Presentation Mode enlarges the whole notebook, and "
     "Settings → Theme → Increase Content Font Size / Increase Code Font Size enlarge its text; "
     "this panel follows both."
 )

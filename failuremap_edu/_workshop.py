@@ -306,7 +306,7 @@ def write_workshop(
         learner_nbs.insert(0, out_dir / START)
         _package_copy(learners, with_solutions)
         learners.write("pyproject.toml", _WORKSHOP_PYPROJECT)
-        learners.write("binder/requirements.txt", _binder_requirements())
+        learners.write("binder/requirements.txt", _binder_requirements(pull=bool(hub)))
         learners.write("binder/runtime.txt", "python-3.11\n")
         learners.write(".gitignore", GITIGNORE)
         learners.write("LICENSE", license_text)
@@ -314,6 +314,9 @@ def write_workshop(
         links = _links(entries, repo, branch, hub, env_repo)
         learners.write("README.md", _learner_readme(title, entries, repo, branch, links, with_solutions, learners.platform))
         teacher.write("README.md", _instructor_notes(title, out_dir, entries, solutions, skipped, links, hub))
+        if hub:
+            teacher.write(HUB_CONFIG, hub_config(hub, title=title))
+            teacher.write(Z2JH_CONFIG, z2jh_config(title=title))
 
         # Both checked before either is touched: a refusal leaves both as they were.
         learners_target = check_target(out_dir, learners.files, force, MANIFEST, "workshop")
@@ -406,8 +409,9 @@ def _instructor_notes(title, out_dir, entries, solutions, skipped, links, hub) -
         "## Instructor notebooks",
         "",
         "`notebooks/` holds one instructor notebook per exercise with a reference solution (`solutions/`): the reference "
-        "filled in, every hint open, and presenter aids in the panel: reveal or hide everything at once, and a large font "
-        "for projectors. Run them where `failuremap-edu` is installed (for example `pip install -e` of the learners' folder). "
+        "filled in, every hint open, and presenter aids in the panel: reveal or hide everything at once. For the back of "
+        "the room, JupyterLab's *View → Appearance → Presentation Mode* and *Settings → Theme → Increase Content Font Size* "
+        "enlarge the notebook. Run them where `failuremap-edu` is installed (for example `pip install -e` of the learners' folder). "
         "Runs marked as an instructor's are left out of the class report.",
         "",
     ]
@@ -419,7 +423,12 @@ def _instructor_notes(title, out_dir, entries, solutions, skipped, links, hub) -
     if links:
         lines += ["## Links for the learners", "", "The same links are in the learners' README."]
         if hub:
-            lines += ["The hub needs `nbgitpuller` and `failuremap-edu` in its single-user environment."]
+            lines += [
+                "The hub needs `nbgitpuller` and `failuremap-edu` in its single-user environment. "
+                f"`{HUB_CONFIG}` here is a JupyterHub configuration for one machine (the one failuremap_edu's hub test runs; "
+                f"change the lines marked CHANGE), and `{Z2JH_CONFIG}` the Helm values for Zero to JupyterHub on Kubernetes, "
+                "past one machine: about 60 MB of memory per learner, measured."
+            ]
         lines += [""] + _link_lines(links) + [""]
     lines += [
         "## Collecting results",
@@ -462,14 +471,93 @@ packages = ["failuremap_edu"]
 """
 
 
-def _binder_requirements() -> str:
-    """The pins this project's own binder/ is tested with, with comments that fit the workshop folder."""
+HUB_CONFIG = "jupyterhub_config.py"
+Z2JH_CONFIG = "z2jh-config.yaml"
+MEMORY_GUARANTEE, MEMORY_LIMIT = "128M", "1G"
+"""Per learner. `make bench` measured 58-63 MB (PSS) for a learner's kernel, worker server and workers on a
+JupyterHub; the limit leaves room for the learner's own data and a notebook or two more."""
+
+
+def hub_config(hub_url: str, *, title: str = "Failure Map workshop", env_bin: str | None = None, homes: str = "/srv/workshop/homes/{username}") -> str:
+    """A JupyterHub configuration for one machine, as `tests/test_hub.py` runs it (it appends only its ports and files).
+
+    The lines marked CHANGE are the ones real use needs changed: anyone can log in with the
+    dummy authenticator, and the simple spawner runs every learner as the hub's own user.
+    """
+    import sys
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(hub_url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    env_bin = env_bin or str(Path(sys.executable).parent)
+    return f"""# JupyterHub configuration for {title!r}, written by `failuremap-edu workshop --hub`.
+# Start it with: jupyterhub -f {HUB_CONFIG}   (JupyterHub's proxy, configurable-http-proxy, comes from npm)
+# failuremap_edu's own tests run a hub with this configuration on one machine (tests/test_hub.py).
+import os
+
+c = get_config()  # noqa: F821 - JupyterHub provides it
+
+# The environment where jupyterhub-singleuser, failuremap-edu and nbgitpuller are installed.
+ENV_BIN = {env_bin!r}
+
+c.JupyterHub.bind_url = "http://0.0.0.0:{port}/"  # CHANGE: put https in front (a reverse proxy, or ssl_cert/ssl_key)
+c.JupyterHub.authenticator_class = "dummy"  # CHANGE: any user name and any password log in; use your site's authenticator
+c.Authenticator.allow_all = True  # every user who can log in may start a server (else nobody but admins can)
+c.JupyterHub.spawner_class = "simple"  # CHANGE: SimpleLocalProcessSpawner runs every learner as this user, for a trial only;
+#   real use: jupyterhub.spawner.LocalProcessSpawner (a system user each), or dockerspawner / kubespawner
+c.SimpleLocalProcessSpawner.home_dir_template = {homes!r}  # a home folder per learner: their notebooks and progress log
+c.Spawner.cmd = [os.path.join(ENV_BIN, "jupyterhub-singleuser")]
+c.Spawner.args = ["--allow-root"] if os.geteuid() == 0 else []  # jupyter-server refuses to run as root without it
+c.Spawner.environment = {{"PATH": ENV_BIN + os.pathsep + os.environ.get("PATH", "/usr/bin:/bin")}}  # failuremap-edu in a terminal
+c.Spawner.default_url = "/lab"
+c.Spawner.mem_guarantee = {MEMORY_GUARANTEE!r}  # per learner; spawners that support it enforce it (not the simple one)
+c.Spawner.mem_limit = {MEMORY_LIMIT!r}
+"""
+
+
+def z2jh_config(*, title: str = "Failure Map workshop") -> str:
+    """Helm values for Zero to JupyterHub (Kubernetes): the route past one machine."""
+    return f"""# Zero to JupyterHub values for {title!r}, written by `failuremap-edu workshop --hub`.
+# helm upgrade --install workshop jupyterhub/jupyterhub --values {Z2JH_CONFIG}
+# The single-user image is the learners' folder built by repo2docker (its binder/ installs
+# failuremap-edu and nbgitpuller):
+#   jupyter-repo2docker --no-run --image-name REGISTRY/IMAGE:TAG LEARNERS_FOLDER && docker push REGISTRY/IMAGE:TAG
+hub:
+  config:
+    JupyterHub:
+      authenticator_class: dummy  # CHANGE: your site's authenticator
+    Authenticator:
+      allow_all: true
+singleuser:
+  image:
+    name: REGISTRY/IMAGE  # CHANGE
+    tag: TAG  # CHANGE
+  defaultUrl: /lab
+  memory:
+    guarantee: {MEMORY_GUARANTEE}  # measured 58-63 MB per learner (PSS), see the README's "Past one machine"
+    limit: {MEMORY_LIMIT}
+  cpu:
+    guarantee: 0.05
+    limit: 1
+cull:
+  enabled: true  # end servers idle for an hour; their home folders (and progress logs) stay
+  timeout: 3600
+  every: 300
+"""
+
+
+def _binder_requirements(pull: bool = False) -> str:
+    """The pins this project's own binder/ is tested with, with comments that fit the workshop folder.
+
+    With `pull` (a hub, or an environment repository that learners pull content into), nbgitpuller too:
+    the image a hub runs (Zero to JupyterHub's, built by repo2docker from this folder) needs it."""
     ours = Path(__file__).resolve().parents[1] / "binder" / "requirements.txt"
     pins = [line for line in ours.read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")] if ours.is_file() else []
     pins = [line for line in pins if line.strip() != "."] or ["jupyterlab", "ipywidgets", "matplotlib", "nbformat"]
     return (
         "# Binder (repo2docker) reads this folder. The versions failuremap-edu is tested with.\n"
         + "\n".join(pins)
+        + ("\n# The links that open a notebook on a hub go through nbgitpuller, in the learner's server.\nnbgitpuller" if pull else "")
         + "\n# With binder/ present, repo2docker does not install the repository itself: this line does\n"
         "# (pip runs from the repository root, where the copy of failuremap_edu is).\n.\n"
     )

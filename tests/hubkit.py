@@ -49,24 +49,18 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-_CONFIG = """\
-c = get_config()  # noqa
+_CONFIG = """
+# ---- the test's own: loopback, free ports, files in the test's folder, an observer
 c.JupyterHub.bind_url = {bind_url!r}
 c.JupyterHub.hub_ip = "127.0.0.1"
 c.JupyterHub.hub_port = {hub_port}
 c.JupyterHub.db_url = {db_url!r}
 c.JupyterHub.cookie_secret_file = {cookie_secret!r}
 c.JupyterHub.pid_file = {pid_file!r}
-c.JupyterHub.authenticator_class = "dummy"
-c.JupyterHub.spawner_class = "simple"
 c.ConfigurableHTTPProxy.command = [{proxy!r}]
 c.ConfigurableHTTPProxy.api_url = {proxy_api!r}
 c.ConfigurableHTTPProxy.pid_file = {proxy_pid!r}
-c.SimpleLocalProcessSpawner.home_dir_template = {homes!r}
-c.Spawner.cmd = [{singleuser!r}]
-c.Spawner.args = {args!r}
 c.Spawner.ip = "127.0.0.1"
-c.Spawner.default_url = "/lab"
 c.Spawner.start_timeout = {spawn_timeout}
 c.Spawner.http_timeout = {spawn_timeout}
 c.JupyterHub.init_spawners_timeout = 60
@@ -75,6 +69,8 @@ c.JupyterHub.concurrent_spawn_limit = 0
 c.JupyterHub.services = [{{"name": "observer", "api_token": {token!r}}}]
 c.JupyterHub.load_roles = [{{"name": "observer", "scopes": ["list:users", "read:users", "read:servers"], "services": ["observer"]}}]
 """
+"""Appended to the configuration `workshop --hub` writes for instructors (`_workshop.hub_config`), so the
+hub under test is the one instructors get."""
 
 
 class Hub:
@@ -92,8 +88,11 @@ class Hub:
         self.log_path = self.root / "hub.log"
 
     def config(self) -> str:
+        from failuremap_edu._workshop import hub_config
+
         bin_dir = Path(sys.executable).parent
-        return _CONFIG.format(
+        base = hub_config(self.url, title="hub test", env_bin=str(bin_dir), homes=str(self.homes / "{username}"))
+        return base + _CONFIG.format(
             bind_url=self.url + "/",
             hub_port=free_port(),
             db_url=f"sqlite:///{self.root / 'jupyterhub.sqlite'}",
@@ -102,10 +101,6 @@ class Hub:
             proxy=str(PROXY),
             proxy_api=f"http://127.0.0.1:{free_port()}",
             proxy_pid=str(self.root / "proxy.pid"),
-            homes=str(self.homes / "{username}"),
-            singleuser=str(bin_dir / "jupyterhub-singleuser"),
-            # Root is normal in containers and CI; jupyter-server refuses it without this flag.
-            args=["--allow-root"] if os.geteuid() == 0 else [],
             token=self.token,
             spawn_timeout=self.spawn_timeout,
         )

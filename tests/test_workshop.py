@@ -483,3 +483,35 @@ def test_learners_notebooks_and_readme_speak_of_where_they_run(tmp_path, capsys,
     assert json.dumps(keep_work(platform))[1:-1] in notebook
     if platform == "hub":
         assert "Binder" not in readme and "mybinder" not in readme and "Binder" not in notebook
+
+
+def test_a_hub_workshop_gives_the_instructor_a_hub_config_and_zero_to_jupyterhub_values(tmp_path, capsys):
+    import yaml
+
+    from failuremap_edu._workshop import HUB_CONFIG, Z2JH_CONFIG
+
+    out = tmp_path / "ws"
+    code, _, err = build(capsys, "FA-100786", "-o", out, "--repo", "https://github.com/me/course", "--hub", "https://hub.example.org")
+    assert code == 0, err
+    teacher = out.with_name("ws-instructor")
+    config = (teacher / HUB_CONFIG).read_text()
+    compile(config, HUB_CONFIG, "exec")
+    for needed in ("c.Authenticator.allow_all = True", "--allow-root", 'c.Spawner.environment = {"PATH": ENV_BIN', "jupyterhub-singleuser", "c.Spawner.mem_limit = '1G'"):
+        assert needed in config, needed
+    values = yaml.safe_load((teacher / Z2JH_CONFIG).read_text())
+    single = values["singleuser"]
+    assert {"name", "tag"} <= set(single["image"]) and single["memory"] == {"guarantee": "128M", "limit": "1G"}
+    assert {"guarantee", "limit"} <= set(single["cpu"]) and values["cull"] == {"enabled": True, "timeout": 3600, "every": 300}
+    assert "nbgitpuller" in (out / "binder" / "requirements.txt").read_text().splitlines()
+    notes = (teacher / "README.md").read_text()
+    assert HUB_CONFIG in notes and Z2JH_CONFIG in notes and "large font" not in notes and "View → Appearance → Presentation Mode" in notes
+    assert not (out / HUB_CONFIG).exists() and not (out / Z2JH_CONFIG).exists()  # the learners' repository holds no hub secrets or settings
+
+
+def test_without_a_hub_no_hub_config_and_no_nbgitpuller(tmp_path, capsys):
+    from failuremap_edu._workshop import HUB_CONFIG
+
+    out = tmp_path / "ws"
+    assert build(capsys, "FA-100786", "-o", out)[0] == 0
+    assert not (out.with_name("ws-instructor") / HUB_CONFIG).exists()
+    assert "nbgitpuller" not in (out / "binder" / "requirements.txt").read_text()
