@@ -223,7 +223,9 @@ def _read(record_id: str, implementation: str, source: str, contract: Params, la
 def _compile(statements: list[ast.stmt], filename: str) -> CodeType:
     module = ast.Module(body=statements, type_ignores=[])
     ast.fix_missing_locations(module)
-    return compile(module, filename, "exec")
+    # dont_inherit: record code runs as `python` runs it, not under this module's
+    # `from __future__ import annotations` (a @dataclass would see string annotations).
+    return compile(module, filename, "exec", dont_inherit=True)
 
 
 def _is_check_call(node: ast.AST) -> bool:

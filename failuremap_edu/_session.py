@@ -15,9 +15,9 @@ on the actual (``check('a', (res := solve(x)), res)``) or have side effects, so
 the verdict always uses the expected evaluated after the actual. Ahead of the
 actual, only to be shown should the check time out or its process die, the
 expected is computed where that cannot differ from the harness's value: in a
-learner's run (that solve lives in its own namespace and gets deep copies, so
-it cannot change what the expected reads; not in a replay, where the record's
-solve shares the script's variables), for a check that binds no name the
+learner's run (that solve lives in its own namespace; not in a replay, where
+the record's solve shares the script's variables; it is the value before the
+call, should solve change its argument), for a check that binds no name the
 expected reads with ``:=`` (`Plan.independent`), and when every name the
 expected reads holds plain data or is a pure builtin such as ``len`` (checked
 just before). After a solve that raised, the expected is evaluated in order,
@@ -199,7 +199,12 @@ class Session:
         return namespace["solve"]
 
     def wrap(self, solve: Callable) -> Callable:
-        """Report every call as it starts, give it a deep copy of its arguments, and notice mutation."""
+        """Report every call as it starts, and notice mutation against a snapshot taken before it.
+
+        solve gets the fixture's own arguments, as the record's harness passes them:
+        an in-place contract (solve sorts its list, the check reads the list) is
+        judged as the harness judges it, for the record's solve and the learner's.
+        """
         session = self
 
         def solve_called_by_the_fixture(*args, **kwargs):  # the name is SOLVE_FRAME
@@ -210,12 +215,12 @@ class Session:
             if session.not_run is not None:
                 raise _NotRun
             try:
-                fresh_args, fresh_kwargs = copy.deepcopy((args, kwargs))
-            except Exception:  # noqa: BLE001 - uncopyable input: pass it as it is
-                fresh_args, fresh_kwargs = args, kwargs
-            result = solve(*fresh_args, **fresh_kwargs)
-            if session._mutation is None:
-                session._mutation = _describe_mutation(args, kwargs, fresh_args, fresh_kwargs, session.plan.param_names)
+                before = copy.deepcopy((args, kwargs))
+            except Exception:  # noqa: BLE001 - uncopyable input: no snapshot, no note
+                before = None
+            result = solve(*args, **kwargs)
+            if session._mutation is None and before is not None:
+                session._mutation = _describe_mutation(*before, args, kwargs, session.plan.param_names)
             return result
 
         solve_called_by_the_fixture.__wrapped__ = solve  # type: ignore[attr-defined]
@@ -327,15 +332,16 @@ def _reads_plain_data(thunk: Callable, g: dict) -> bool:
     return True
 
 
-def _describe_mutation(args, kwargs, fresh_args, fresh_kwargs, names: tuple[str, ...]) -> str | None:
+def _describe_mutation(args, kwargs, after_args, after_kwargs, names: tuple[str, ...]) -> str | None:
+    """What solve changed in its arguments: the snapshot taken before the call against the arguments after it."""
     try:
-        changed = [(names[i] if i < len(names) else f"argument {i + 1}", before, after) for i, (before, after) in enumerate(zip(args, fresh_args))
+        changed = [(names[i] if i < len(names) else f"argument {i + 1}", before, after) for i, (before, after) in enumerate(zip(args, after_args))
                    if type(before) is not type(after) or before != after]
-        changed += [(k, kwargs[k], fresh_kwargs[k]) for k in kwargs if kwargs[k] != fresh_kwargs.get(k)]
+        changed += [(k, kwargs[k], after_kwargs[k]) for k in kwargs if kwargs[k] != after_kwargs.get(k)]
     except BaseException:  # noqa: BLE001 - a hostile __eq__: say nothing rather than guess
         return None
     if not changed:
         return None
     name, before, after = changed[0]
     return (f"solve modified its argument {name!r}: it was {safe_repr(before, 120)} and became {safe_repr(after, 120)}."
-            " Each check passes a fresh copy, so other checks are unaffected.")
+            " The checks see the changed value, as the record's own harness does.")

@@ -219,7 +219,7 @@ def test_traceback_is_trimmed_to_the_learners_frames(stopping):
     assert "failuremap_edu" not in error.traceback and "__fm_check__" not in error.traceback
 
 
-def test_inputs_are_deep_copied_and_mutation_is_noted(pairs):
+def test_mutation_is_noted_against_a_snapshot_taken_before_the_call(pairs):
     def solve(candidates):
         candidates.sort(key=lambda r: r[2])
         candidates.append(["zz", "x", 0])
@@ -229,10 +229,11 @@ def test_inputs_are_deep_copied_and_mutation_is_noted(pairs):
     notes = [o.mutation for o in result.observations]
     assert notes[0].startswith("solve modified its argument 'candidates': it was [['a1', 'one', 6]")
     assert notes[2] is not None  # solve([]) grew the empty list
-    assert all("fresh copy" in n for n in notes)
+    assert all("as the record's own harness does" in n for n in notes)
 
 
-def test_mutating_a_shared_preamble_value_cannot_leak(raw_record, write_record):
+def test_a_shared_preamble_value_changes_as_under_the_harness(raw_record, write_record):
+    """solve gets the fixture's own arguments, as `python script.py` passes them (no copy)."""
     from conftest import reseal
 
     fixture = "check('short input',solve('x',['long']),('x',''))"
@@ -245,7 +246,8 @@ def test_mutating_a_shared_preamble_value_cannot_leak(raw_record, write_record):
         return text, ""
 
     last_two = run_checks(record, solve).observations[-2:]
-    assert [o.call for o in last_two] == ["solve('x', ['long'])", "solve('x', ['long'])"]
+    assert [o.call for o in last_two] == ["solve('x', ['long'])", "solve('x', [])"]
+    assert last_two[0].mutation.startswith("solve modified its argument 'stops': it was ['long'] and became [].")
 
 
 def test_variants_override_n(pairs):
@@ -685,3 +687,19 @@ def test_the_heartbeat_beats_while_the_first_check_still_runs(stopping):
     assert result.passed
     first = events.index("observation")
     assert events[:first].count("beat") >= 2, events
+
+
+@pytest.mark.parametrize("isolation", ["process", "inprocess"])
+def test_a_correct_in_place_solve_passes_with_a_note(isolation):
+    """TR-000606: solve(xs) dedupes xs in place and returns None; the checks read xs afterwards."""
+    record = load_record(record_path("TR-000606"))
+
+    def solve(xs):
+        xs[:] = list(dict.fromkeys(xs))
+
+    result = run_checks(record, solve, isolation=isolation)
+    assert result.summary() == "4/4 checks pass"
+    assert result.observations[0].mutation.startswith("solve modified its argument 'xs': it was [3, 1, 3, 2, 1] and became [3, 1, 2].")
+    assert result.observations[3].mutation is None  # nothing to remove: nothing changed
+    replayed = replay(record, "attempt", isolation=isolation)  # rebinds xs: the caller's list stays as it was
+    assert [o.status for o in replayed.observations] == ["pass", "fail", "fail", "pass"]
