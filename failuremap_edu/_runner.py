@@ -491,8 +491,11 @@ def _run_in_process(plan: Plan, collector: _Collector, guarded: bool = True) -> 
 
 
 @contextlib.contextmanager
-def _trace_deadline(collector: _Collector):
-    """A time limit for pure-Python code, enforced by a trace function.
+def _trace_deadline(collector: _Collector, began: float | None = None):
+    """A time limit for pure-Python code, enforced by a trace function, counted from `began` (else from now).
+
+    A check's actual, its expected (which may call solve too) and its verdict
+    share one limit, counted from the check's start, as in a worker process.
 
     Known limits of this fallback: CPython removes a trace function that raises,
     so a bare ``except:`` that swallows the first CheckTimeout inside a loop keeps
@@ -500,7 +503,8 @@ def _trace_deadline(collector: _Collector):
     process mode has neither limit.
     """
     limit = collector.limit()
-    deadline, clock, package = time.monotonic() + limit, time.monotonic, os.path.dirname(os.path.abspath(__file__))
+    start = time.monotonic() if began is None else began
+    deadline, clock, package = start + limit, time.monotonic, os.path.dirname(os.path.abspath(__file__))
 
     def tracer(frame, event, arg):
         if clock() > deadline and not frame.f_code.co_filename.startswith(package):

@@ -240,9 +240,9 @@ class Session:
         self._current, self._calls, self._mutation = ordinal, [], None
         self.capture.take()
         status, error, actual, passed = FAIL, None, None, False
-        started = time.perf_counter()
+        started, began = time.perf_counter(), time.monotonic()
         try:
-            actual = self._guarded(actual_thunk)
+            actual = self._guarded(actual_thunk, began)
         except _NotRun:
             status, error = ERROR, {"type": "NotRun", "message": self.not_run, "traceback": ""}
         except CheckTimeout as exc:
@@ -250,12 +250,12 @@ class Session:
         except BaseException as exc:  # noqa: BLE001 - includes SystemExit
             status, error = ERROR, error_payload(exc)
         if status == FAIL:
-            expected, expected_error = self._expected(expected_thunk)
+            expected, expected_error = self._expected(expected_thunk, began)  # the check's own limit covers it (it may call solve)
             if expected_error is not None:
-                status, error = ERROR, expected_error
+                status, error = (TIMEOUT if expected_error["type"] == "Timeout" else ERROR), expected_error
             else:
                 try:
-                    passed = self._guarded(lambda: self._verdict(label, actual, expected))
+                    passed = self._guarded(lambda: self._verdict(label, actual, expected), began)
                     status = PASS if passed else FAIL
                 except CheckTimeout as exc:
                     status, error = TIMEOUT, {"type": "Timeout", "message": str(exc), "traceback": ""}
@@ -276,10 +276,11 @@ class Session:
         result.update(call="; ".join(self._calls)[:_CALL_LIMIT], stdout=output, stdout_dropped=dropped, elapsed_ms=elapsed_ms)
         self.sink(("result", result))
 
-    def _guarded(self, thunk):
+    def _guarded(self, thunk, began: float | None = None):
+        """`thunk` under the in-process time limit, if any: counted from `began` (the check's start), else from now."""
         if self.guard is None:
             return thunk()
-        with self.guard():
+        with self.guard(began):
             return thunk()
 
     def _expected_ahead(self, thunk, independent: bool) -> Any:
@@ -291,9 +292,12 @@ class Session:
         except BaseException as exc:  # noqa: BLE001 - the record's own code; its check will say more
             return not_computed(f"computing it raised {type(exc).__name__}")
 
-    def _expected(self, expected_thunk) -> tuple[Any, dict | None]:
+    def _expected(self, expected_thunk, began: float | None = None) -> tuple[Any, dict | None]:
+        """The expected value, or the error computing it raised; under the time limit (it may call solve)."""
         try:
-            return expected_thunk(), None
+            return self._guarded(expected_thunk, began), None
+        except CheckTimeout as exc:
+            return None, {"type": "Timeout", "message": f"computing the expected value ran out of time: {exc}", "traceback": ""}
         except BaseException as exc:  # noqa: BLE001 - record code; report, don't die
             error = error_payload(exc)
             error["message"] = "the record's expected value could not be computed: " + error["message"]

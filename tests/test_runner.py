@@ -703,3 +703,26 @@ def test_a_correct_in_place_solve_passes_with_a_note(isolation):
     assert result.observations[3].mutation is None  # nothing to remove: nothing changed
     replayed = replay(record, "attempt", isolation=isolation)  # rebinds xs: the caller's list stays as it was
     assert [o.status for o in replayed.observations] == ["pass", "fail", "fail", "pass"]
+
+
+def test_in_process_an_expected_that_calls_solve_has_the_checks_limit(raw_record, write_record, tmp_path):
+    """The fallback (Pyodide, Windows) evaluated the expected with no limit: a looping solve there hung the kernel."""
+    import subprocess
+
+    from conftest import reseal
+
+    fixture = "check('short input',solve('x',['long']),('x',''))"
+    for impl in raw_record["implementations"].values():
+        impl["source"] = impl["source"].replace(fixture, fixture + "\ncheck('expected calls solve', ('x', ''), solve('x', ['long']))")
+    path = write_record(reseal(raw_record))
+    script = (
+        "import sys\nfrom failuremap_edu import run_checks\n"
+        "def solve(text, stops):\n    while text == 'x':\n        pass\n    return text, ''\n"
+        f"result = run_checks({str(path)!r}, solve, timeout=0.3, isolation='inprocess')\n"
+        "print([o.status for o in result.observations]); print(result.observations[-1].error.message)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env)
+    statuses, message = done.stdout.splitlines()
+    assert statuses == str(["fail", "pass", "fail", "pass", "pass", "timeout", "timeout"]), done.stderr
+    assert message.startswith("computing the expected value ran out of time: no result after 0.0375 s either")
