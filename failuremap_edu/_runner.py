@@ -41,7 +41,7 @@ from ._channel import Undecodable
 from ._fixtures import VARIANTS, CheckSite, FixtureScript, read_fixtures
 from ._records import Record, as_record
 from ._results import ERROR, STATUSES, TIMEOUT, CallResult, Comparison, ErrorInfo, Observation, RunResult
-from ._session import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, DEFAULT_TIMEOUT, CheckTimeout, OutputCapture, Plan, Session
+from ._session import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, DEFAULT_TIMEOUT, CheckTimeout, OutputCapture, Plan, Session, import_timeout_message
 from ._signature import Params, mismatch
 from ._solution import Solution, SolutionError, load_solution
 from ._values import not_computed, render_call, safe_repr
@@ -268,6 +268,8 @@ class _Collector:
         """The check under way: ordinal, site, label, expected (or why not), calls so far."""
         self.problem: ErrorInfo | None = None
         self.done = False
+        self.loading = False
+        """A solution file is being imported (between ``load`` and ``loaded``): the check limit applies."""
         self.timeouts: list[str] = []
         """The checks of this run that timed out, as ``check 2 ('label')``."""
 
@@ -306,6 +308,9 @@ class _Collector:
             self.current[4].append(message[2])
         elif kind == "result":
             self._add(_observation(message[1], self.current))
+        elif kind in ("load", "loaded"):
+            _require(len(message) == 1 and self.current is None and self.loading == (kind == "loaded"))
+            self.loading = kind == "load"
         elif kind in ("done", "problem"):
             self.problem = _error(message[1]) if kind == "problem" else self.problem
             self.done = True
@@ -408,7 +413,10 @@ def _drain(worker, plan: Plan, collector: _Collector) -> None:
     last_event = started = time.monotonic()
     limit = collector.limit()
     while True:
-        deadline = started + limit if collector.current is not None else last_event + setup_limit
+        if collector.current is not None:
+            deadline = started + limit
+        else:  # a solution file's import has the check limit; the record's own code outside the checks, the setup limit
+            deadline = last_event + (plan.timeout if collector.loading else setup_limit)
         try:
             beat = collector.heartbeat is not None and collector.current is not None
             messages = worker.messages(min(deadline, time.monotonic() + HEARTBEAT) if beat else deadline)
@@ -436,7 +444,10 @@ def _drain(worker, plan: Plan, collector: _Collector) -> None:
                 collector.heartbeat()  # the caller's code: outside our error handling
             continue
         if collector.current is None:
-            collector.problem = ErrorInfo("Timeout", f"the fixture code outside the checks took longer than {setup_limit:g} s")
+            if collector.loading:
+                collector.problem = ErrorInfo("Timeout", import_timeout_message(plan.solve.path, plan.timeout))
+            else:
+                collector.problem = ErrorInfo("Timeout", f"the fixture code outside the checks took longer than {setup_limit:g} s")
             collector.done = True
         else:
             collector.interrupt(TIMEOUT, collector.timeout_error(limit), (time.monotonic() - started) * 1000)

@@ -75,6 +75,11 @@ class Plan:
     recursion_limit: int = 1000
 
 
+def import_timeout_message(path: str, limit: float) -> str:
+    """What happened when a solution file's own code (outside solve) outran the time limit."""
+    return f"importing the solution file {path} took longer than {limit:g} s, the time limit: does its code outside solve loop?"
+
+
 class CheckTimeout(BaseException):
     """Raised inside a check (in-process mode only) when it overruns its time limit."""
 
@@ -184,18 +189,26 @@ class Session:
             return
         self.sink(("done", self.ordinal))
 
-    @staticmethod
-    def _load(solution: Solution) -> Callable:
-        """A learner's solution file, executed here, in the process that runs the checks."""
+    def _load(self, solution: Solution) -> Callable:
+        """A learner's solution file, executed here, in the process that runs the checks.
+
+        Its import runs under the check time limit: ``load`` and ``loaded`` tell the
+        supervisor when it starts and ends (in-process, the trace limit stops it).
+        """
         namespace: dict[str, Any] = {"__name__": "solution", "__file__": solution.path, "__builtins__": builtins}
+        self.sink(("load",))
         try:
-            exec(compile(solution.source, solution.path, "exec"), namespace)
+            code = compile(solution.source, solution.path, "exec", dont_inherit=True)  # as `python` runs it, not under our __future__
+            self._guarded(lambda: exec(code, namespace))
+        except CheckTimeout:
+            raise _LoadFailed({"type": "Timeout", "message": import_timeout_message(solution.path, self.plan.timeout), "traceback": ""}) from None
         except BaseException as exc:  # noqa: BLE001
             error = error_payload(exc)
             error["message"] = f"{solution.path} failed while loading: {error['message']}"
             raise _LoadFailed(error) from None
         if not callable(namespace.get("solve")):
             raise _LoadFailed({"type": "SolutionError", "message": f"{solution.path}: solve is not a function", "traceback": ""})
+        self.sink(("loaded",))
         return namespace["solve"]
 
     def wrap(self, solve: Callable) -> Callable:
