@@ -172,7 +172,7 @@ def try_call(
         _check_fits(record, fixtures, solve)
     code = (fixtures.setup(replay=implementation is not None), _CALL_CODE)
     plan = _plan(code, record, None if implementation else solve, variant, timeout, DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS)
-    plan = replace(plan, extra_globals={"__fm_args__": tuple(args), "__fm_kwargs__": dict(kwargs or {})})
+    plan = replace(plan, extra_globals={"__fm_args__": tuple(args), "__fm_kwargs__": dict(kwargs or {})}, sources=((fixtures.filename, fixtures.source),))
     collector = _Collector(plan)
     _execute(plan, collector, _mode(isolation))
     call = render_call(tuple(args), dict(kwargs or {}))
@@ -227,6 +227,7 @@ def _independent(sites: tuple[CheckSite, ...]) -> frozenset[int]:
 
 def _run(fixtures: FixtureScript, record: Record, solver: str, solve, variant: int, timeout: float, isolation, memory_mb: int, output_chars: int, progress=None, heartbeat=None) -> RunResult:
     plan = _plan(fixtures.program(replay=solve is None), record, solve, variant, timeout, memory_mb, output_chars, fixtures.sites)
+    plan = replace(plan, sources=((fixtures.filename, fixtures.source),))
     mode = _mode(isolation)
     started = time.perf_counter()
     collector = _Collector(plan, progress, heartbeat)

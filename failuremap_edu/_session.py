@@ -30,6 +30,7 @@ from __future__ import annotations
 import builtins
 import copy
 import io
+import linecache
 import sys
 import time
 import types
@@ -73,6 +74,8 @@ class Plan:
     cwd: str | None = None
     path: tuple[str, ...] = ()
     recursion_limit: int = 1000
+    sources: tuple[tuple[str, str], ...] = ()
+    """(filename, source) of the record's script, for tracebacks where the caller's linecache is not."""
 
 
 def import_timeout_message(path: str, limit: float) -> str:
@@ -170,6 +173,8 @@ class Session:
         g.update({"__name__": "__failuremap__", "__builtins__": builtins, "N": self.plan.variant, "__fm_variant__": self.plan.variant})
         g.update({"__fm_check__": self.check, "__fm_wrap__": self.wrap})
         g.update(self.plan.extra_globals or {})
+        for filename, source in self.plan.sources:  # tracebacks from record code quote its lines (in a worker too)
+            linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
         code = self.plan.code
         try:
             if isinstance(solve, Solution):

@@ -735,3 +735,12 @@ def test_a_solution_file_with_a_dataclass_runs_as_under_python(tmp_path):
                     "        p = Pair(s.start, s.end)\n        if out and p.a <= out[-1][1]:\n            out[-1][1] = max(out[-1][1], p.b)\n"
                     "        else:\n            out.append([p.a, p.b])\n    return out\n")
     assert run_checks(load_record(record_path("TR-000505")), load_solution(path)).summary() == "6/6 checks pass"
+
+
+@pytest.mark.parametrize("isolation", ["process", "inprocess"])
+def test_tracebacks_from_record_code_quote_its_lines(isolation):
+    """In a worker process the record's script was not in linecache: its frames had no source lines."""
+    record = load_record(record_path("TR-000303"))
+    error = replay(record, "attempt", isolation=isolation).observations[2].error
+    assert error.type == "KeyError"
+    assert error.traceback.splitlines()[1:3] == ['  File "<failuremap TR-000303 attempt>", line 9, in solve', "    if isinstance(defaults[key], dict):"]
