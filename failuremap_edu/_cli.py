@@ -52,7 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("record", metavar="RECORD", nargs="?", help="a packaged id or a path to a record JSON file")
     p.add_argument("-o", "--out", default=".", metavar="DIR", help="folder to write into (default: current folder)")
     p.add_argument("--instructor", action="store_true", help="the instructor version: reference filled in, hints open")
-    p.add_argument("--solution", metavar="FILE", help="reference solution for --instructor (packaged records have one)")
+    p.add_argument("--solution", metavar="FILE", help="reference solution for --instructor")
+    p.add_argument("--references", metavar="DIR", help="reference solutions as DIR/ID.py, for --instructor and --all-packaged "
+                   "(default: references/ of the failuremap_edu repository; the installed package has none)")
     p.add_argument("--all-packaged", action="store_true", help="write start-here, learner and instructor notebooks for every packaged record")
 
     p = commands.add_parser("workshop", help="build a learners' folder to publish, and a separate instructor's folder")
@@ -310,10 +312,13 @@ def _cmd_notebook(args) -> int:
     if args.solution and not args.instructor:
         print("failuremap-edu: error: --solution only applies with --instructor", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if args.references and not (args.instructor or args.all_packaged):
+        print("failuremap-edu: error: --references only applies with --instructor or --all-packaged", file=sys.stderr)
+        return EXIT_BAD_INPUT
     if args.all_packaged:
-        paths = write_all(Path(args.out))
+        paths = write_all(Path(args.out), references=args.references)
     elif args.record:
-        paths = [write_notebook(args.record, Path(args.out), instructor=args.instructor, solution_path=args.solution)]
+        paths = [write_notebook(args.record, Path(args.out), instructor=args.instructor, solution_path=args.solution, references=args.references)]
     else:
         print("failuremap-edu: error: give a RECORD, or --all-packaged", file=sys.stderr)
         return EXIT_BAD_INPUT
