@@ -335,3 +335,18 @@ def test_folder_hygiene(workshop):
     for target in re.findall(r"\]\(([^)]+)\)", (workshop / "README.md").read_text()):
         if not target.startswith("http"):
             assert (workshop / unquote(target)).exists(), target
+
+
+def test_from_an_installed_package_the_references_come_from_the_instructors_folder(tmp_path, capsys, monkeypatch):
+    """The installed package holds no reference solution: --solutions DIR gives them, and only the instructor's folder gets them."""
+    from failuremap_edu import _notebook
+
+    monkeypatch.setattr(_notebook, "references_dir", lambda: None)  # an installed wheel: no repository around it
+    code, stdout, _ = build(capsys, "FA-100786", "-o", tmp_path / "bare")
+    assert code == 0 and "no instructor notebook for FA-100786 (no reference solution: pass --solutions DIR with DIR/ID.py)" in stdout
+    assert not (tmp_path / "bare-instructor" / "solutions").exists()
+    code, stdout, _ = build(capsys, "FA-100786", "-o", tmp_path / "ws", "--solutions", ROOT / "references")
+    assert code == 0
+    assert leaks(tmp_path / "ws", BODIES) == []
+    found = leaks(tmp_path / "ws-instructor", BODIES)
+    assert "solutions/FA-100786.py: FA-100786 reference" in found and "notebooks/FA-100786.ipynb: FA-100786 reference" in found
