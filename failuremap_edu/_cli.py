@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     which = p.add_mutually_exclusive_group()
     which.add_argument("--variant", type=int, choices=range(1, 6), metavar="N", help="the variant N = 1..5 (default 1)")
     which.add_argument("--all-variants", action="store_true", help="run variants 1 to 5")
-    p.add_argument("--timeout", type=_positive_float, default=2.0, metavar="SECONDS", help="time limit per check (default 2)")
+    p.add_argument("--timeout", type=_positive_float, default=2.0, metavar="SECONDS", help="time limit per check, and for importing SOLUTION.py (default 2)")
     p.add_argument("--json", action="store_true", help="print JSON (schema in the README)")
     p.add_argument("--html", metavar="FILE", help="also write a standalone HTML report (no external assets)")
     p.add_argument("--plot", metavar="FILE", help="also write the status grid beside attempt and broken (.png or .svg)")
