@@ -65,7 +65,7 @@ test-fast: $(STAMP)
 	FAILUREMAP_PROGRESS=$(CURDIR)/$(VENV)/test-progress.jsonl $(BIN)/python -m pytest -m "not slow and not browser"
 
 notebooks: $(STAMP)
-	$(BIN)/failuremap-edu notebook --all-packaged -o notebooks
+	$(BIN)/failuremap-edu notebook --all-packaged -o notebooks --references references
 
 bench: $(STAMP) $(PYODIDE)
 	$(BIN)/python benchmarks/run_all.py

@@ -28,7 +28,7 @@ def main(rounds: int, limit: float) -> None:
     assert first.isolation == "inprocess", first.isolation
     for record_id in fm.list_records():
         record = fm.load_record(record_id)
-        solve = runpy.run_path(str(Path(fm.__file__).parent / "references" / f"{record_id}.py"))["solve"]
+        solve = runpy.run_path(str(Path(fm.__file__).parent.parent / "references" / f"{record_id}.py"))["solve"]
         fm.run_checks(record, solve)  # warm
         samples = []
         for _ in range(rounds):

@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     which = p.add_mutually_exclusive_group()
     which.add_argument("--variant", type=int, choices=range(1, 6), metavar="N", help="the variant N = 1..5 (default 1)")
     which.add_argument("--all-variants", action="store_true", help="run variants 1 to 5")
-    p.add_argument("--timeout", type=_positive_float, default=2.0, metavar="SECONDS", help="time limit per check (default 2)")
+    p.add_argument("--timeout", type=_positive_float, default=2.0, metavar="SECONDS", help="time limit per check, and for importing SOLUTION.py (default 2)")
     p.add_argument("--json", action="store_true", help="print JSON (schema in the README)")
     p.add_argument("--html", metavar="FILE", help="also write a standalone HTML report (no external assets)")
     p.add_argument("--plot", metavar="FILE", help="also write the status grid beside attempt and broken (.png or .svg)")
@@ -52,7 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("record", metavar="RECORD", nargs="?", help="a packaged id or a path to a record JSON file")
     p.add_argument("-o", "--out", default=".", metavar="DIR", help="folder to write into (default: current folder)")
     p.add_argument("--instructor", action="store_true", help="the instructor version: reference filled in, hints open")
-    p.add_argument("--solution", metavar="FILE", help="reference solution for --instructor (packaged records have one)")
+    p.add_argument("--solution", metavar="FILE", help="reference solution for --instructor")
+    p.add_argument("--references", metavar="DIR", help="reference solutions as DIR/ID.py, for --instructor and --all-packaged "
+                   "(default: references/ of the failuremap_edu repository; the installed package has none)")
     p.add_argument("--all-packaged", action="store_true", help="write start-here, learner and instructor notebooks for every packaged record")
 
     p = commands.add_parser("workshop", help="build a learners' folder to publish, and a separate instructor's folder")
@@ -311,10 +313,13 @@ def _cmd_notebook(args) -> int:
     if args.solution and not args.instructor:
         print("failuremap-edu: error: --solution only applies with --instructor", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if args.references and not (args.instructor or args.all_packaged):
+        print("failuremap-edu: error: --references only applies with --instructor or --all-packaged", file=sys.stderr)
+        return EXIT_BAD_INPUT
     if args.all_packaged:
-        paths = write_all(Path(args.out))
+        paths = write_all(Path(args.out), references=args.references)
     elif args.record:
-        paths = [write_notebook(args.record, Path(args.out), instructor=args.instructor, solution_path=args.solution)]
+        paths = [write_notebook(args.record, Path(args.out), instructor=args.instructor, solution_path=args.solution, references=args.references)]
     else:
         print("failuremap-edu: error: give a RECORD, or --all-packaged", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -32,7 +32,7 @@ from ._code import can_fall_off_end
 from ._download import solve_source
 from ._fixtures import VARIANTS, read_fixtures
 from ._hints import Hint, hint_ladder
-from ._progress import learner_id, log_run, short_id
+from ._progress import learner_id, log_run, short_id, shown_path
 from ._records import Record, load_record
 from ._results import CallResult, Comparison, Observation, RunResult
 from ._solution import SolutionError
@@ -403,16 +403,16 @@ class Exercise:
         when that is what ran), and pasting it back into the notebook cell, with
         the @fm.exercise line right above ``def solve``, works.
         """
-        r = self.record
+        r = self.record  # paths in it are relative to the notebook folder: a hand-in never names its learner's home
         learner = learner_id()
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.finished_at))
         stem = f"{r.id}-{short_id(learner)}-{stamp}"
         source = self.solve_source or "# The source of solve could not be read.\n"
         header = [
             f"# failuremap_edu export: {r.id} · {clip(r.title, 100, one_line=True)}",
-            f"# check again with: failuremap-edu check {r.id if r.packaged else _absolute(r.origin)} {stem}-solve.py"
+            f"# check again with: failuremap-edu check {r.id if r.packaged else shown_path(r.origin)} {stem}-solve.py"
             + (" --all-variants" if len(self.runs) > 1 else ""),
-            f"# in the notebook: paste it into the exercise cell, with the line @fm.exercise({_reference(r)!r}) right above def solve",
+            f"# in the notebook: paste it into the exercise cell, with the line @fm.exercise({r.id if r.packaged else shown_path(r.origin)!r}) right above def solve",
             f"# result: {self.summary()}",
         ]
         for run in self.runs:
@@ -447,13 +447,6 @@ def exercise(record: Record | str, **options: Any) -> Exercise:
     if found is None or found.record != loaded:
         found = _EXERCISES[key] = Exercise(loaded, **options)
     return found
-
-
-def _absolute(origin: str) -> str:
-    """A record file's path that works from wherever the download was saved."""
-    from pathlib import Path
-
-    return str(Path(origin).resolve())
 
 
 def _reference(record: Record) -> str:

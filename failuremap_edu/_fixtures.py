@@ -94,6 +94,8 @@ class FixtureScript:
     """The script's own ``N = ...`` value: the variant its recorded run used."""
     _statements: dict[str, list[ast.stmt]] = field(repr=False, compare=False)
     """The program variants as statements; each is compiled on first use (a catalog needs one)."""
+    source: str = field(default="", repr=False, compare=False)
+    """The whole script: a worker process registers it, so its tracebacks quote the lines too."""
 
     @property
     def static_count(self) -> int | None:
@@ -217,13 +219,16 @@ def _read(record_id: str, implementation: str, source: str, contract: Params, la
         uses_variant=uses_variant,
         default_variant=default_variant,
         _statements={"learner": kept_learner, "replay": kept_replay, "setup-learner": setup_learner, "setup-replay": setup_replay},
+        source=source,
     )
 
 
 def _compile(statements: list[ast.stmt], filename: str) -> CodeType:
     module = ast.Module(body=statements, type_ignores=[])
     ast.fix_missing_locations(module)
-    return compile(module, filename, "exec")
+    # dont_inherit: record code runs as `python` runs it, not under this module's
+    # `from __future__ import annotations` (a @dataclass would see string annotations).
+    return compile(module, filename, "exec", dont_inherit=True)
 
 
 def _is_check_call(node: ast.AST) -> bool:

@@ -44,6 +44,8 @@ def hint_ladder(record: Record, attempt: RunResult | None, broken: RunResult | N
     """
     hints: list[Hint] = []
     still_failing = None if yours is None else {o.index for o in yours.observations if o.status != PASS}
+    if still_failing == set() and not yours.passed:
+        still_failing = None  # nothing failed, but the run stopped (with no check, or some never reached): it says nothing yet
     own = None
     if attempt is not None and still_failing:
         own = next((o for o in yours.observations if o.status != PASS), None)

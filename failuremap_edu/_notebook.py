@@ -41,9 +41,29 @@ IMPORT = "import failuremap_edu as fm\n\n"
 """Each code cell starts with it: every cell works on its own after a kernel restart."""
 
 
-def reference_path(record_id: str) -> Path:
-    """Our own reference solution for a packaged record."""
-    return Path(__file__).resolve().parent / "references" / f"{record_id}.py"
+def references_dir() -> Path | None:
+    """Our reference solutions: ``references/`` of the failuremap_edu repository this package runs from.
+
+    They are the instructor's material, never part of the package learners install
+    (the wheel has none): in an installed package this is None, and an instructor
+    notebook takes ``--solution FILE`` or ``--references DIR`` (``DIR/ID.py``).
+    """
+    root = Path(__file__).resolve().parent.parent
+    if (root / "references").is_dir() and (root / "pyproject.toml").is_file():
+        return root / "references"
+    return None
+
+
+def reference_path(record_id: str, references: str | Path | None = None) -> Path | None:
+    """The reference solution ``ID.py`` in `references` (default: `references_dir`), or None where there is no such folder."""
+    folder = Path(references) if references is not None else references_dir()
+    return None if folder is None else folder / f"{record_id}.py"
+
+
+NO_REFERENCE = (
+    "{id}: no reference solution{where}; reference solutions are not part of the installed package, so pass --solution FILE, "
+    "or --references DIR with DIR/{id}.py (the references/ folder of the failuremap_edu repository, or a workshop's instructor folder's solutions/)"
+)
 
 
 def md(text: str, limit: int = TEXT_LIMIT) -> str:
@@ -446,8 +466,12 @@ def build_start_here(
     return nb
 
 
-def write_notebook(record_ref: str, out_dir: Path, *, instructor: bool = False, solution_path: str | None = None, platform: str = "server") -> Path:
-    """Build and write one notebook; a record given by path is copied beside it."""
+def write_notebook(record_ref: str, out_dir: Path, *, instructor: bool = False, solution_path: str | None = None, references: str | Path | None = None, platform: str = "server") -> Path:
+    """Build and write one notebook; a record given by path is copied beside it.
+
+    An instructor notebook's reference solution: `solution_path`, else
+    ``ID.py`` in `references` (default: `references_dir`).
+    """
     import nbformat
 
     record = load_record(record_ref)
@@ -464,9 +488,11 @@ def write_notebook(record_ref: str, out_dir: Path, *, instructor: bool = False, 
         ref = f"records/{record.id}.json"
     solution = None
     if instructor:
-        path = solution_path or (str(reference_path(record.id)) if record.packaged and reference_path(record.id).is_file() else None)
+        found = reference_path(record.id, references)
+        path = solution_path or (str(found) if found is not None and found.is_file() and (record.packaged or references is not None) else None)
         if path is None:
-            raise NotebookError(f"{record.id}: no reference solution is packaged for this record; pass --solution FILE")
+            where = f" in {references}" if references is not None else ""
+            raise NotebookError(NO_REFERENCE.format(id=record.id, where=where))
         try:
             solution = load_solution(path)
         except SolutionError as exc:
@@ -478,8 +504,11 @@ def write_notebook(record_ref: str, out_dir: Path, *, instructor: bool = False, 
     return path
 
 
-def write_all(out_dir: Path) -> list[Path]:
-    """The committed notebooks: start here, one learner notebook per packaged record, instructor versions."""
+def write_all(out_dir: Path, references: str | Path | None = None) -> list[Path]:
+    """The committed notebooks: start here, one learner notebook per packaged record, instructor versions.
+
+    The instructor versions take their reference solutions from `references` (default: `references_dir`).
+    """
     import nbformat
 
     out_dir = Path(out_dir)
@@ -487,7 +516,7 @@ def write_all(out_dir: Path) -> list[Path]:
     entries = []
     for record_id in list_records():
         written.append(write_notebook(record_id, out_dir))
-        written.append(write_notebook(record_id, out_dir / "instructor", instructor=True))
+        written.append(write_notebook(record_id, out_dir / "instructor", instructor=True, references=references))
         entries.append((record_id, load_record(record_id).title, f"{record_id}.ipynb"))
     start = out_dir / "00-start-here.ipynb"
     check_links(out_dir, start.name)

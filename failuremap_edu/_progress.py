@@ -57,6 +57,28 @@ def progress_path() -> Path:
     return Path(base) / "failuremap_edu" / "progress.jsonl"
 
 
+def shown_path(path: str | os.PathLike) -> str:
+    """A path as a hand-in may carry it: relative to the notebook folder (the working directory), never the home folder's name.
+
+    Inside the working directory: relative to it. Elsewhere in the home folder
+    (or when the working directory is above it): ``~/...``. Anywhere else: the
+    file name alone (an absolute path may name its user, ``/srv/class/jdoe/...``).
+    """
+    full, cwd, home = os.path.abspath(path), os.getcwd(), os.path.abspath(os.path.expanduser("~"))
+
+    def within(child: str, parent: str) -> bool:
+        try:
+            return os.path.commonpath([child, parent]) == parent
+        except ValueError:  # another drive (Windows)
+            return False
+
+    if within(full, cwd) and full != cwd and (within(cwd, home) or not within(full, home)):
+        return Path(os.path.relpath(full, cwd)).as_posix()
+    if within(full, home) and full != home:
+        return "~/" + Path(os.path.relpath(full, home)).as_posix()
+    return os.path.basename(full)
+
+
 def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")
 
@@ -346,7 +368,7 @@ def export_progress(out: Path, path: Path | None = None) -> dict:
         "format": EXPORT_FORMAT,
         "learner": learner_id(path),
         "exported": _now(),
-        "source": str(path or progress_path()),
+        "source": shown_path(path or progress_path()),  # the learner's home folder names them: never in a hand-in
         "attempts": attempts,
         "sources": sources,
         "latest": latest,

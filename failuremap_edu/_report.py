@@ -184,8 +184,23 @@ def read_results(path: Path) -> Handin:
 
 
 def _learner(data: dict, path: Path) -> str:
+    """The file's learner id; without one, the file is its own learner, by its whole path (two folders' results.json are two)."""
     learner = data.get("learner")
-    return learner if isinstance(learner, str) and learner else f"file:{path.name}"
+    return learner if isinstance(learner, str) and learner else f"file:{os.path.abspath(path)}"
+
+
+def _file_names(learners: list[str]) -> dict[str, str]:
+    """``file:NAME`` for learners known only by their file: the shortest end of its path that no other such file shares."""
+    parts = {x: Path(x[len("file:"):]).parts for x in learners if x.startswith("file:")}
+    names, depth, pending = {}, 1, dict(parts)
+    while pending:
+        shared = Counter(p[-depth:] for p in parts.values())
+        for learner, mine in list(pending.items()):
+            if shared[mine[-depth:]] == 1 or depth >= len(mine):
+                names[learner] = "file:" + "/".join(mine[-depth:])
+                del pending[learner]
+        depth += 1
+    return names
 
 
 def _from_export(path: Path, data: dict) -> Handin:
@@ -293,6 +308,7 @@ def build_report(paths: Iterable[str | os.PathLike], *, with_code: bool = False)
     runs, sources = _merge(handins)
     learners = sorted({r.learner for r in runs})
     names = _display_names(learners)
+    names.update(_file_names(learners))
     exercises = []
     for record in sorted({r.record for r in runs}):
         mine = [r for r in runs if r.record == record]

@@ -73,7 +73,8 @@ class Observation(Shown):
     """Bytes of output (UTF-8) left out beyond the budget."""
     elapsed_ms: float = 0.0
     mutation: str | None = None
-    """Set when solve modified an argument. Each call gets a fresh copy, so later checks are unaffected."""
+    """Set when solve modified an argument (compared with a snapshot taken before the call).
+    solve gets the fixture's own arguments, as under the record's harness, so later checks see the change."""
 
     def __repr__(self) -> str:
         return f"Observation({self.index}, {self.check!r}, {self.status})"

@@ -4,7 +4,8 @@
 Binder or by an nbgitpuller link to a JupyterHub: learner notebooks, a
 start-here notebook, a ``binder/`` configuration and a copy of this package for
 Binder to install. Nothing in DIR reveals an answer: no instructor notebook, and
-the package copy leaves out ``references/``. The instructor notebooks, the
+the package holds no reference solution (they are in the repository's
+``references/``, or ``--solutions DIR``). The instructor notebooks, the
 reference solutions and the notes go to a separate folder (``DIR-instructor``),
 unless the instructor asks for a self-study folder (``with_solutions``).
 
@@ -271,8 +272,8 @@ def write_workshop(
         given = Path(solutions_dir) / f"{record.id}.py" if solutions_dir else None
         if given is not None and given.is_file():
             solutions[record.id] = load_solution(given)
-        elif same_as_packaged and reference_path(record.id).is_file():
-            solutions[record.id] = load_solution(reference_path(record.id))
+        elif same_as_packaged and (ours := reference_path(record.id)) is not None and ours.is_file():
+            solutions[record.id] = load_solution(ours)  # from the repository's references/: the package holds none
 
     parent = out_dir.resolve().parent
     parent.mkdir(parents=True, exist_ok=True)

@@ -38,7 +38,7 @@ def mixed_stopping_solve(text, stops):
 
 
 def reference_solve(record_id: str):
-    """Our packaged reference solution, as a function."""
+    """Our reference solution (references/ of the repository), as a function."""
     import runpy
 
     from failuremap_edu._notebook import reference_path

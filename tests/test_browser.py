@@ -164,7 +164,7 @@ def replace_cell_source(page, cell, source: str) -> None:
 
 
 def reference_body(record_id: str) -> str:
-    text = (ROOT / "failuremap_edu" / "references" / f"{record_id}.py").read_text()
+    text = (ROOT / "references" / f"{record_id}.py").read_text()
     return text.split('"""', 2)[2].strip() + "\n"
 
 

@@ -242,7 +242,7 @@ def test_export_files_can_be_checked_again_and_pasted_back(tmp_path, capsys):
     stem = f"TR-000101-{short_id(learner_id())}-{time.strftime('%Y%m%d-%H%M%S', time.localtime(ex.finished_at))}"
     assert sorted(files) == [f"{stem}-results.json", f"{stem}-solve.py"]  # a class's hand-ins never clash
     py, results = files[f"{stem}-solve.py"], json.loads(files[f"{stem}-results.json"])
-    assert results["learner"] == learner_id() and f"failuremap-edu check {record_path('TR-000101')} {stem}-solve.py" in py
+    assert results["learner"] == learner_id() and f"failuremap-edu check tests/records/TR-000101.json {stem}-solve.py" in py  # from the notebook folder
     assert py.startswith("# failuremap_edu export: TR-000101")
     assert "# result: 6/6 checks pass" in py
     body = py.split("\n\n", 1)[1]  # after the header: the file as it would run
@@ -258,7 +258,7 @@ def test_export_files_can_be_checked_again_and_pasted_back(tmp_path, capsys):
         "    if PATTERN is None or reduce is None:\n        import sys\n        sys.exit(unused.exit)\n"
         "    return dict(sorted(counts.items(), key=rank_key)[:k])\n"
     ), body  # sys.exit's exit is an attribute, not a name solve needs; unused is a string constant, so it is written out
-    assert f"# in the notebook: paste it into the exercise cell, with the line @fm.exercise({str(record_path('TR-000101'))!r}) right above def solve" in py
+    assert f"# in the notebook: paste it into the exercise cell, with the line @fm.exercise('tests/records/TR-000101.json') right above def solve" in py
     assert "#   ✓ pass    alphabetical ties" in py  # one set of checks: no N= on every line
     assert results["summary"] == "6/6 checks pass" and results["runs"][0]["observations"][0]["status"] == "pass"
     exported = tmp_path / "TR-000101-solve.py"
@@ -331,3 +331,21 @@ def test_while_a_run_is_under_way_the_previous_runs_hints_are_not_shown(stopping
     assert during and all("You pass every check" not in text for text in during)
     assert all("Hints follow your latest run: they are back when these checks are done." in text for text in during)
     assert "You pass every check" not in stopping.text() and stopping.hints_shown == 1  # after the run: hints of this run
+def test_downloads_name_no_home_folder(tmp_path, monkeypatch):
+    """The .py header held /home/jdoe/...: the learner's user name, in a hand-in."""
+    import shutil
+
+    home = tmp_path / "home" / "jdoe"
+    (home / "course" / "records").mkdir(parents=True)
+    shutil.copy(record_path("TR-000101"), home / "course" / "records" / "TR-000101.json")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(home / "course")  # the notebook folder
+    ex = Exercise(str(home / "course" / "records" / "TR-000101.json"))  # the notebook named its record by its full path
+    ex.check(lambda tokens, k=2, *, normalize=False: {})
+    files = ex.export_files()
+    assert files and not [name for name, text in files.items() if "jdoe" in text]
+    py = next(text for name, text in files.items() if name.endswith("-solve.py"))
+    assert "# check again with: failuremap-edu check records/TR-000101.json " in py
+    assert "@fm.exercise('records/TR-000101.json')" in py
+    monkeypatch.chdir(tmp_path)  # the notebook folder is elsewhere: the home folder shows as ~
+    assert "failuremap-edu check ~/course/records/TR-000101.json " in next(t for n, t in ex.export_files().items() if n.endswith(".py"))

@@ -208,3 +208,16 @@ def test_a_check_in_a_compound_statements_header_is_counted(raw_record, write_re
     assert [s.dynamic for s in fx.sites] == [False] * 5
     result = run_checks(record, lambda text, stops: (text, ""), isolation="inprocess")
     assert fx.static_count == result.total == 5
+
+
+def test_record_code_does_not_inherit_our_future_imports():
+    """TR-000505 defines a @dataclass: under our `from __future__ import annotations` it stopped with AttributeError."""
+    import __future__
+
+    fx = read_fixtures(load_record(record_path("TR-000505")))
+    for replay in (True, False):
+        for code in (fx.program(replay), fx.setup(replay)):
+            assert not code.co_flags & __future__.annotations.compiler_flag
+    namespace = {"__name__": "__failuremap__", "__fm_variant__": 1, "__fm_check__": lambda *thunks: None, "__fm_wrap__": lambda f: f}
+    exec(fx.setup(True), namespace)
+    assert namespace["Span"](1, 2).end == 2 and namespace["Span"].__annotations__ == {"start": int, "end": int}

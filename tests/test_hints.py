@@ -118,3 +118,16 @@ def test_where_yours_fails_differently_the_second_hint_is_about_yours():
         "There your solve returns ('abab', 'a'). At [0]: expected 'ab', got 'abab'. (The attempt returns ('a', 'baba').)"
         " Work through that call by hand with your code and find the step where it goes wrong.",
     )
+
+
+def test_a_run_that_stopped_with_no_observation_is_not_a_pass():
+    """'You pass every check' was said for a run that stopped before any check (a solution file that failed to load)."""
+    stopping = load_record("FA-100786")
+    attempt, broken = replay(stopping, "attempt"), replay(stopping, "broken")
+    stopped = RunResult(stopping.id, "yours", 1, (), 2.0, "process", ErrorInfo("Timeout", "importing the solution file took too long"))
+    first = hint_ladder(stopping, attempt, broken, stopped)[0]
+    assert first.title == "Where to look first" and "You pass every check" not in first.text
+    assert hint_ladder(stopping, attempt, broken, stopped) == hint_ladder(stopping, attempt, broken)
+    reached = tuple(o for o in attempt.observations if o.status == "pass")[:1]  # one check passed, then the run stopped
+    partial = RunResult(stopping.id, "yours", 1, reached, 2.0, "process", ErrorInfo("RuntimeError", "the fixture code stopped"))
+    assert reached and "You pass every check" not in hint_ladder(stopping, attempt, broken, partial)[0].text

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_committed_notebooks_are_up_to_date(tmp_path):
-    fresh = write_all(tmp_path)
+    fresh = write_all(tmp_path, references=ROOT / "references")  # as `make notebooks` writes them
     committed_dir = ROOT / "notebooks"
     names = sorted(str(p.relative_to(tmp_path)) for p in fresh)
     assert names == ["00-start-here.ipynb", "FA-100061.ipynb", "FA-100786.ipynb", "instructor/FA-100061.ipynb", "instructor/FA-100786.ipynb"]
@@ -145,11 +145,37 @@ def test_generated_notebooks_of_other_records_pass_nbval(tmp_path):
     assert " passed" in proc.stdout and "failed" not in proc.stdout
 
 
+WHERE = ("reference solutions are not part of the installed package, so pass --solution FILE, or --references DIR with DIR/{id}.py "
+         "(the references/ folder of the failuremap_edu repository, or a workshop's instructor folder's solutions/)")
+
+
 def test_instructor_without_reference_is_a_clear_error(capsys, tmp_path):
     code = main(["notebook", str(record_path("TR-000101")), "-o", str(tmp_path), "--instructor"])
     err = capsys.readouterr().err
     assert code == 2
-    assert err == "failuremap-edu: error: TR-000101: no reference solution is packaged for this record; pass --solution FILE\n"
+    assert err == f"failuremap-edu: error: TR-000101: no reference solution; {WHERE.format(id='TR-000101')}\n"
+
+
+def test_an_installed_package_has_no_reference_and_says_where_to_get_one(capsys, tmp_path, monkeypatch):
+    """As a learner on a hub would run it: the installed package holds no reference solution to print."""
+    from failuremap_edu import _notebook
+
+    monkeypatch.setattr(_notebook, "references_dir", lambda: None)  # an installed wheel: no repository around it
+    assert main(["notebook", "FA-100786", "-o", str(tmp_path), "--instructor"]) == 2
+    assert capsys.readouterr().err == f"failuremap-edu: error: FA-100786: no reference solution; {WHERE.format(id='FA-100786')}\n"
+    assert not list(tmp_path.iterdir())
+    assert main(["notebook", "FA-100786", "-o", str(tmp_path), "--instructor", "--references", str(tmp_path / "none")]) == 2
+    assert f"FA-100786: no reference solution in {tmp_path / 'none'}; " in capsys.readouterr().err
+    assert main(["notebook", "FA-100786", "-o", str(tmp_path), "--instructor", "--references", str(ROOT / "references")]) == 0  # the instructor's folder
+    assert "def solve" in (tmp_path / "FA-100786.ipynb").read_text()
+    assert main(["notebook", "FA-100786", "-o", str(tmp_path), "--references", str(ROOT / "references")]) == 2
+    assert "--references only applies with --instructor or --all-packaged" in capsys.readouterr().err
+
+
+def test_reference_solutions_live_outside_the_package():
+    package = ROOT / "failuremap_edu"
+    assert not (package / "references").exists() and sorted(p.name for p in (ROOT / "references").glob("*.py")) == ["FA-100061.py", "FA-100786.py"]
+    assert "notebook --all-packaged -o notebooks --references references" in (ROOT / "Makefile").read_text()
 
 
 def test_instructor_with_a_wrong_reference_is_refused(capsys, tmp_path):

@@ -69,3 +69,27 @@ def test_make_test_fast_leaves_out_slow_and_browser_tests_and_make_test_does_not
     fast, full = pytest_lines("test-fast"), pytest_lines("test")
     assert len(fast) == 1 and fast[0].endswith('-m pytest -m "not slow and not browser"')
     assert len(full) == 1 and full[0].endswith("-m pytest")
+
+
+def test_the_wheel_holds_no_reference_solution(tmp_path):
+    """Reference solutions shipped in the wheel: on a hub, any learner could print ours with `notebook --instructor`."""
+    import zipfile
+    from pathlib import Path
+
+    import pytest
+
+    pytest.importorskip("hatchling", reason="hatchling, the build backend, comes with the test extra")
+    from hatchling.builders.wheel import WheelBuilder
+
+    root = Path(__file__).resolve().parents[1]
+    references = sorted((root / "references").glob("*.py"))
+    assert references, "the repository keeps its reference solutions in references/"
+    (wheel,) = WheelBuilder(str(root)).build(directory=str(tmp_path), versions=["standard"])
+    with zipfile.ZipFile(wheel) as zf:
+        names = zf.namelist()
+        bodies = [zf.read(n) for n in names]
+    assert "failuremap_edu/_runner.py" in names and "failuremap_edu/records/FA-100786.json" in names
+    assert not [n for n in names if "references" in n]
+    for reference in references:
+        solve = reference.read_bytes().split(b"def solve", 1)[1]
+        assert not [n for n, body in zip(names, bodies) if solve in body], reference.name

@@ -238,3 +238,23 @@ def test_export_of_a_log_from_before_labels(tmp_path):
     data = export_progress(tmp_path / "x.json", log)
     assert data["attempts"][0]["checks"] == [{"check": None, "status": "pass", "reason": None}, {"check": None, "status": "fail", "reason": None}]
     assert data["sources"] == {"ab" * 32: PASSING}
+
+
+def test_an_export_names_no_home_folder(tmp_path, monkeypatch):
+    """The export's "source" was /home/jdoe/.local/share/...: the learner's user name, in a hand-in."""
+    home = tmp_path / "home" / "jdoe"
+    (home / "course").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    monkeypatch.delenv("FAILUREMAP_PROGRESS", raising=False)
+    monkeypatch.chdir(home / "course")  # the notebook folder
+    log_run(run_result(["pass", "pass"]), PASSING)
+    data = export_progress(home / "course" / "out.json")
+    assert data["source"] == "~/.local/share/failuremap_edu/progress.jsonl"
+    assert "jdoe" not in (home / "course" / "out.json").read_text()
+    local = home / "course" / "progress.jsonl"  # a log inside the notebook folder: relative to it
+    log_run(run_result(["pass", "pass"]), PASSING, local)
+    assert export_progress(tmp_path / "x.json", local)["source"] == "progress.jsonl"
+    elsewhere = tmp_path / "srv" / "jdoe" / "log.jsonl"  # outside both: the file name alone
+    log_run(run_result(["pass", "pass"]), PASSING, elsewhere)
+    assert export_progress(tmp_path / "y.json", elsewhere)["source"] == "log.jsonl"

@@ -100,7 +100,7 @@ def test_none_gets_the_missing_return_hint_only_when_solve_can_fall_off_its_end(
 
 
 def test_a_mutation_is_noted_on_the_run_even_when_every_check_passes():
-    note = "solve modified its argument 'stops': it was ['<stop>'] and became []. Each check passes a fresh copy, so other checks are unaffected."
+    note = "solve modified its argument 'stops': it was ['<stop>'] and became []. The checks see the changed value, as the record's own harness does."
     result = run(obs(0, "pass", actual=("hello", "<st"), mutation=note), obs(1, "pass", actual=("hello", "<st"), mutation=note))
     assert render_run(result).splitlines() == ["2/2 checks pass", f"note: {note} (in 2 checks)"]
 

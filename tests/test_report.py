@@ -176,3 +176,18 @@ def test_instructor_runs_are_not_the_class(tmp_path):
     _, export = learner(tmp_path, "ann", [(("fail", "pass"), CODE.format(1, "ann"))], instructor_runs=2)
     (e,) = build_report([export]).exercises
     assert e.learners == 1 and e.checks[0].reasons == (("type", 1),) and e.reached_pass == 0
+
+
+def test_files_without_an_id_in_two_folders_are_two_learners(klass, tmp_path):
+    """Two hand-ins named results.json, in a folder each, were merged into one learner 'file:results.json'."""
+    folder, ids = klass
+    data = json.loads(next(folder.glob("*.json")).read_text())
+    data.pop("learner", None)
+    for who in ("eve", "fay"):
+        (folder / who).mkdir()
+        (folder / who / "results.json").write_text(json.dumps(data))
+    (folder / "solo.json").write_text(json.dumps(data))
+    report = build_report([folder])
+    anonymous = sorted(name for name in report.learners if name.startswith("file:"))
+    assert anonymous == ["file:eve/results.json", "file:fay/results.json", "file:solo.json"]
+    assert len(report.learners) == len(ids) + 3

@@ -98,11 +98,7 @@ def test_with_solutions_is_a_self_study_folder_and_a_rebuild_without_removes_the
     out = tmp_path / "self"
     code, stdout, _ = build(capsys, "FA-100786", "-o", out, "--with-solutions")
     assert code == 0 and "with reference solutions (self-study)" in stdout
-    assert leaks(out, BODIES) == [
-        "failuremap_edu/references/FA-100061.py: FA-100061 reference",
-        "failuremap_edu/references/FA-100786.py: FA-100786 reference",
-        "notebooks/instructor/FA-100786.ipynb: FA-100786 reference",
-    ]
+    assert leaks(out, BODIES) == ["notebooks/instructor/FA-100786.ipynb: FA-100786 reference"]  # the package holds none
     code, stdout, _ = build(capsys, "FA-100786", "-o", out)
     assert code == 0 and leaks(out, BODIES) == []
     assert not (out / "notebooks" / "instructor").exists() and not (out / "failuremap_edu" / "references").exists()
@@ -515,3 +511,16 @@ def test_without_a_hub_no_hub_config_and_no_nbgitpuller(tmp_path, capsys):
     assert build(capsys, "FA-100786", "-o", out)[0] == 0
     assert not (out.with_name("ws-instructor") / HUB_CONFIG).exists()
     assert "nbgitpuller" not in (out / "binder" / "requirements.txt").read_text()
+def test_from_an_installed_package_the_references_come_from_the_instructors_folder(tmp_path, capsys, monkeypatch):
+    """The installed package holds no reference solution: --solutions DIR gives them, and only the instructor's folder gets them."""
+    from failuremap_edu import _notebook
+
+    monkeypatch.setattr(_notebook, "references_dir", lambda: None)  # an installed wheel: no repository around it
+    code, stdout, _ = build(capsys, "FA-100786", "-o", tmp_path / "bare")
+    assert code == 0 and "no instructor notebook for FA-100786 (no reference solution: pass --solutions DIR with DIR/ID.py)" in stdout
+    assert not (tmp_path / "bare-instructor" / "solutions").exists()
+    code, stdout, _ = build(capsys, "FA-100786", "-o", tmp_path / "ws", "--solutions", ROOT / "references")
+    assert code == 0
+    assert leaks(tmp_path / "ws", BODIES) == []
+    found = leaks(tmp_path / "ws-instructor", BODIES)
+    assert "solutions/FA-100786.py: FA-100786 reference" in found and "notebooks/FA-100786.ipynb: FA-100786 reference" in found

@@ -42,7 +42,7 @@ from ._platform import INPROCESS, PROCESS, UNGUARDED, isolation_available
 from .._fixtures import VARIANTS, CheckSite, FixtureScript, read_fixtures
 from .._records import Record, as_record
 from .._results import ERROR, STATUSES, TIMEOUT, CallResult, Comparison, ErrorInfo, Observation, RunResult
-from ._session import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, DEFAULT_TIMEOUT, CheckTimeout, OutputCapture, Plan, Session
+from ._session import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, DEFAULT_TIMEOUT, CheckTimeout, OutputCapture, Plan, Session, import_timeout_message
 from .._signature import Params, mismatch
 from .._solution import Solution, SolutionError, load_solution
 from .._values import not_computed, render_call, safe_repr
@@ -161,7 +161,7 @@ def try_call(
         _check_fits(record, fixtures, solve)
     code = (fixtures.setup(replay=implementation is not None), _CALL_CODE)
     plan = _plan(code, record, None if implementation else solve, variant, timeout, DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS)
-    plan = replace(plan, extra_globals={"__fm_args__": tuple(args), "__fm_kwargs__": dict(kwargs or {})})
+    plan = replace(plan, extra_globals={"__fm_args__": tuple(args), "__fm_kwargs__": dict(kwargs or {})}, sources=((fixtures.filename, fixtures.source),))
     collector = _Collector(plan)
     _execute(plan, collector, _mode(isolation))
     call = render_call(tuple(args), dict(kwargs or {}))
@@ -219,6 +219,7 @@ def _independent(sites: tuple[CheckSite, ...]) -> frozenset[int]:
 
 def _run(fixtures: FixtureScript, record: Record, solver: str, solve, variant: int, timeout: float, isolation, memory_mb: int, output_chars: int, progress=None, heartbeat=None) -> RunResult:
     plan = _plan(fixtures.program(replay=solve is None), record, solve, variant, timeout, memory_mb, output_chars, fixtures.sites)
+    plan = replace(plan, sources=((fixtures.filename, fixtures.source),))
     mode = _mode(isolation)
     started = time.perf_counter()
     collector = _Collector(plan, progress, heartbeat)
@@ -260,6 +261,8 @@ class _Collector:
         """The check under way: ordinal, site, label, expected (or why not), calls so far."""
         self.problem: ErrorInfo | None = None
         self.done = False
+        self.loading = False
+        """A solution file is being imported (between ``load`` and ``loaded``): the check limit applies."""
         self.timeouts: list[str] = []
         """The checks of this run that timed out, as ``check 2 ('label')``."""
 
@@ -298,6 +301,9 @@ class _Collector:
             self.current[4].append(message[2])
         elif kind == "result":
             self._add(_observation(message[1], self.current))
+        elif kind in ("load", "loaded"):
+            _require(len(message) == 1 and self.current is None and self.loading == (kind == "loaded"))
+            self.loading = kind == "load"
         elif kind in ("done", "problem"):
             self.problem = _error(message[1]) if kind == "problem" else self.problem
             self.done = True
@@ -400,7 +406,10 @@ def _drain(worker, plan: Plan, collector: _Collector) -> None:
     last_event = started = time.monotonic()
     limit = collector.limit()
     while True:
-        deadline = started + limit if collector.current is not None else last_event + setup_limit
+        if collector.current is not None:
+            deadline = started + limit
+        else:  # a solution file's import has the check limit; the record's own code outside the checks, the setup limit
+            deadline = last_event + (plan.timeout if collector.loading else setup_limit)
         try:
             beat = collector.heartbeat is not None and collector.current is not None
             messages = worker.messages(min(deadline, time.monotonic() + HEARTBEAT) if beat else deadline)
@@ -428,7 +437,10 @@ def _drain(worker, plan: Plan, collector: _Collector) -> None:
                 collector.heartbeat()  # the caller's code: outside our error handling
             continue
         if collector.current is None:
-            collector.problem = ErrorInfo("Timeout", f"the fixture code outside the checks took longer than {setup_limit:g} s")
+            if collector.loading:
+                collector.problem = ErrorInfo("Timeout", import_timeout_message(plan.solve.path, plan.timeout))
+            else:
+                collector.problem = ErrorInfo("Timeout", f"the fixture code outside the checks took longer than {setup_limit:g} s")
             collector.done = True
         else:
             collector.interrupt(TIMEOUT, collector.timeout_error(limit), (time.monotonic() - started) * 1000)
@@ -483,8 +495,11 @@ def _run_in_process(plan: Plan, collector: _Collector, guarded: bool = True) -> 
 
 
 @contextlib.contextmanager
-def _trace_deadline(collector: _Collector):
-    """A time limit for pure-Python code, enforced by a trace function.
+def _trace_deadline(collector: _Collector, began: float | None = None):
+    """A time limit for pure-Python code, enforced by a trace function, counted from `began` (else from now).
+
+    A check's actual, its expected (which may call solve too) and its verdict
+    share one limit, counted from the check's start, as in a worker process.
 
     Known limits of this fallback: CPython removes a trace function that raises,
     so a bare ``except:`` that swallows the first CheckTimeout inside a loop keeps
@@ -492,7 +507,8 @@ def _trace_deadline(collector: _Collector):
     process mode has neither limit.
     """
     limit = collector.limit()
-    deadline, clock, package = time.monotonic() + limit, time.monotonic, os.path.dirname(os.path.abspath(__file__))
+    start = time.monotonic() if began is None else began
+    deadline, clock, package = start + limit, time.monotonic, os.path.dirname(os.path.abspath(__file__))
 
     def tracer(frame, event, arg):
         if clock() > deadline and not frame.f_code.co_filename.startswith(package):

@@ -15,9 +15,9 @@ on the actual (``check('a', (res := solve(x)), res)``) or have side effects, so
 the verdict always uses the expected evaluated after the actual. Ahead of the
 actual, only to be shown should the check time out or its process die, the
 expected is computed where that cannot differ from the harness's value: in a
-learner's run (that solve lives in its own namespace and gets deep copies, so
-it cannot change what the expected reads; not in a replay, where the record's
-solve shares the script's variables), for a check that binds no name the
+learner's run (that solve lives in its own namespace; not in a replay, where
+the record's solve shares the script's variables; it is the value before the
+call, should solve change its argument), for a check that binds no name the
 expected reads with ``:=`` (`Plan.independent`), and when every name the
 expected reads holds plain data or is a pure builtin such as ``len`` (checked
 just before). After a solve that raised, the expected is evaluated in order,
@@ -30,6 +30,7 @@ from __future__ import annotations
 import builtins
 import copy
 import io
+import linecache
 import sys
 import time
 import types
@@ -73,6 +74,13 @@ class Plan:
     cwd: str | None = None
     path: tuple[str, ...] = ()
     recursion_limit: int = 1000
+    sources: tuple[tuple[str, str], ...] = ()
+    """(filename, source) of the record's script, for tracebacks where the caller's linecache is not."""
+
+
+def import_timeout_message(path: str, limit: float) -> str:
+    """What happened when a solution file's own code (outside solve) outran the time limit."""
+    return f"importing the solution file {path} took longer than {limit:g} s, the time limit: does its code outside solve loop?"
 
 
 class CheckTimeout(BaseException):
@@ -165,6 +173,8 @@ class Session:
         g.update({"__name__": "__failuremap__", "__builtins__": builtins, "N": self.plan.variant, "__fm_variant__": self.plan.variant})
         g.update({"__fm_check__": self.check, "__fm_wrap__": self.wrap})
         g.update(self.plan.extra_globals or {})
+        for filename, source in self.plan.sources:  # tracebacks from record code quote its lines (in a worker too)
+            linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
         code = self.plan.code
         try:
             if isinstance(solve, Solution):
@@ -184,22 +194,35 @@ class Session:
             return
         self.sink(("done", self.ordinal))
 
-    @staticmethod
-    def _load(solution: Solution) -> Callable:
-        """A learner's solution file, executed here, in the process that runs the checks."""
+    def _load(self, solution: Solution) -> Callable:
+        """A learner's solution file, executed here, in the process that runs the checks.
+
+        Its import runs under the check time limit: ``load`` and ``loaded`` tell the
+        supervisor when it starts and ends (in-process, the trace limit stops it).
+        """
         namespace: dict[str, Any] = {"__name__": "solution", "__file__": solution.path, "__builtins__": builtins}
+        self.sink(("load",))
         try:
-            exec(compile(solution.source, solution.path, "exec"), namespace)
+            code = compile(solution.source, solution.path, "exec", dont_inherit=True)  # as `python` runs it, not under our __future__
+            self._guarded(lambda: exec(code, namespace))
+        except CheckTimeout:
+            raise _LoadFailed({"type": "Timeout", "message": import_timeout_message(solution.path, self.plan.timeout), "traceback": ""}) from None
         except BaseException as exc:  # noqa: BLE001
             error = error_payload(exc)
             error["message"] = f"{solution.path} failed while loading: {error['message']}"
             raise _LoadFailed(error) from None
         if not callable(namespace.get("solve")):
             raise _LoadFailed({"type": "SolutionError", "message": f"{solution.path}: solve is not a function", "traceback": ""})
+        self.sink(("loaded",))
         return namespace["solve"]
 
     def wrap(self, solve: Callable) -> Callable:
-        """Report every call as it starts, give it a deep copy of its arguments, and notice mutation."""
+        """Report every call as it starts, and notice mutation against a snapshot taken before it.
+
+        solve gets the fixture's own arguments, as the record's harness passes them:
+        an in-place contract (solve sorts its list, the check reads the list) is
+        judged as the harness judges it, for the record's solve and the learner's.
+        """
         session = self
 
         def solve_called_by_the_fixture(*args, **kwargs):  # the name is SOLVE_FRAME
@@ -210,12 +233,12 @@ class Session:
             if session.not_run is not None:
                 raise _NotRun
             try:
-                fresh_args, fresh_kwargs = copy.deepcopy((args, kwargs))
-            except Exception:  # noqa: BLE001 - uncopyable input: pass it as it is
-                fresh_args, fresh_kwargs = args, kwargs
-            result = solve(*fresh_args, **fresh_kwargs)
-            if session._mutation is None:
-                session._mutation = _describe_mutation(args, kwargs, fresh_args, fresh_kwargs, session.plan.param_names)
+                before = copy.deepcopy((args, kwargs))
+            except Exception:  # noqa: BLE001 - uncopyable input: no snapshot, no note
+                before = None
+            result = solve(*args, **kwargs)
+            if session._mutation is None and before is not None:
+                session._mutation = _describe_mutation(*before, args, kwargs, session.plan.param_names)
             return result
 
         solve_called_by_the_fixture.__wrapped__ = solve  # type: ignore[attr-defined]
@@ -235,9 +258,9 @@ class Session:
         self._current, self._calls, self._mutation = ordinal, [], None
         self.capture.take()
         status, error, actual, passed = FAIL, None, None, False
-        started = time.perf_counter()
+        started, began = time.perf_counter(), time.monotonic()
         try:
-            actual = self._guarded(actual_thunk)
+            actual = self._guarded(actual_thunk, began)
         except _NotRun:
             status, error = ERROR, {"type": "NotRun", "message": self.not_run, "traceback": ""}
         except CheckTimeout as exc:
@@ -245,12 +268,12 @@ class Session:
         except BaseException as exc:  # noqa: BLE001 - includes SystemExit
             status, error = ERROR, error_payload(exc)
         if status == FAIL:
-            expected, expected_error = self._expected(expected_thunk)
+            expected, expected_error = self._expected(expected_thunk, began)  # the check's own limit covers it (it may call solve)
             if expected_error is not None:
-                status, error = ERROR, expected_error
+                status, error = (TIMEOUT if expected_error["type"] == "Timeout" else ERROR), expected_error
             else:
                 try:
-                    passed = self._guarded(lambda: self._verdict(label, actual, expected))
+                    passed = self._guarded(lambda: self._verdict(label, actual, expected), began)
                     status = PASS if passed else FAIL
                 except CheckTimeout as exc:
                     status, error = TIMEOUT, {"type": "Timeout", "message": str(exc), "traceback": ""}
@@ -271,10 +294,11 @@ class Session:
         result.update(call="; ".join(self._calls)[:_CALL_LIMIT], stdout=output, stdout_dropped=dropped, elapsed_ms=elapsed_ms)
         self.sink(("result", result))
 
-    def _guarded(self, thunk):
+    def _guarded(self, thunk, began: float | None = None):
+        """`thunk` under the in-process time limit, if any: counted from `began` (the check's start), else from now."""
         if self.guard is None:
             return thunk()
-        with self.guard():
+        with self.guard(began):
             return thunk()
 
     def _expected_ahead(self, thunk, independent: bool) -> Any:
@@ -286,9 +310,12 @@ class Session:
         except BaseException as exc:  # noqa: BLE001 - the record's own code; its check will say more
             return not_computed(f"computing it raised {type(exc).__name__}")
 
-    def _expected(self, expected_thunk) -> tuple[Any, dict | None]:
+    def _expected(self, expected_thunk, began: float | None = None) -> tuple[Any, dict | None]:
+        """The expected value, or the error computing it raised; under the time limit (it may call solve)."""
         try:
-            return expected_thunk(), None
+            return self._guarded(expected_thunk, began), None
+        except CheckTimeout as exc:
+            return None, {"type": "Timeout", "message": f"computing the expected value ran out of time: {exc}", "traceback": ""}
         except BaseException as exc:  # noqa: BLE001 - record code; report, don't die
             error = error_payload(exc)
             error["message"] = "the record's expected value could not be computed: " + error["message"]
@@ -327,15 +354,16 @@ def _reads_plain_data(thunk: Callable, g: dict) -> bool:
     return True
 
 
-def _describe_mutation(args, kwargs, fresh_args, fresh_kwargs, names: tuple[str, ...]) -> str | None:
+def _describe_mutation(args, kwargs, after_args, after_kwargs, names: tuple[str, ...]) -> str | None:
+    """What solve changed in its arguments: the snapshot taken before the call against the arguments after it."""
     try:
-        changed = [(names[i] if i < len(names) else f"argument {i + 1}", before, after) for i, (before, after) in enumerate(zip(args, fresh_args))
+        changed = [(names[i] if i < len(names) else f"argument {i + 1}", before, after) for i, (before, after) in enumerate(zip(args, after_args))
                    if type(before) is not type(after) or before != after]
-        changed += [(k, kwargs[k], fresh_kwargs[k]) for k in kwargs if kwargs[k] != fresh_kwargs.get(k)]
+        changed += [(k, kwargs[k], after_kwargs[k]) for k in kwargs if kwargs[k] != after_kwargs.get(k)]
     except BaseException:  # noqa: BLE001 - a hostile __eq__: say nothing rather than guess
         return None
     if not changed:
         return None
     name, before, after = changed[0]
     return (f"solve modified its argument {name!r}: it was {safe_repr(before, 120)} and became {safe_repr(after, 120)}."
-            " Each check passes a fresh copy, so other checks are unaffected.")
+            " The checks see the changed value, as the record's own harness does.")

@@ -9,7 +9,8 @@ The shapes cover what the packaged records do not: defaults and keyword-only
 parameters, helpers and imports in the preamble, N-dependent fixtures inside a
 loop, dict and nested-list results, non-ASCII text, a harness that crashes, and
 assignment expressions (``:=``) inside check calls whose names later checks read:
-at module level, in a helper function and in a comprehension.
+at module level, in a helper function and in a comprehension; a ``@dataclass`` in the
+preamble; and an in-place contract (solve returns None, the checks read the argument).
 """
 
 from __future__ import annotations
@@ -201,6 +202,86 @@ check('lengths from a helper', last[1], list(range(1, N + 2)))
 singles = [check(f'single row of {k}', (one := solve([[7] * k])), ([[7] * k], [k])) for k in (1, N + 1)]
 check('comprehension keeps the last', one[1], [N + 1])
 check('empty batch', solve([]), ([], []))
+""",
+    ),
+    # A @dataclass in the preamble: record code must not inherit our `from __future__ import annotations`.
+    "TR-000505": dict(
+        title="Span merge: touching spans stay apart · dataclass record",
+        category="Data structures",
+        family="test-span-merge",
+        contract="Merge overlapping or touching Span(start, end) objects (end exclusive) and return them as a sorted "
+        "list of [start, end] pairs. An empty list gives [].",
+        contract_signature="spans",
+        abstract="Spans that only touch (one ends where the next starts) are not merged.",
+        failed_approach="Testing overlap with `<` instead of `<=` leaves touching spans apart.",
+        root_cause="With end-exclusive spans, touching is part of the contract: [1, 3) and [3, 5) cover [1, 5).",
+        preamble="from dataclasses import dataclass\n\n\n@dataclass(frozen=True)\nclass Span:\n    start: int\n    end: int\n",
+        attempt="""
+def solve(spans):
+    out = []
+    for s in sorted(spans, key=lambda s: (s.start, s.end)):
+        if out and s.start < out[-1][1]:
+            out[-1][1] = max(out[-1][1], s.end)
+        else:
+            out.append([s.start, s.end])
+    return out
+""",
+        broken="""
+def solve(spans):
+    return [[s.start, s.end] for s in spans]
+""",
+        reference="""
+def solve(spans):
+    out = []
+    for s in sorted(spans, key=lambda s: (s.start, s.end)):
+        if out and s.start <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], s.end)
+        else:
+            out.append([s.start, s.end])
+    return out
+""",
+        fixtures="""
+check('already apart', solve([Span(1, 2), Span(5, 6)]), [[1, 2], [5, 6]])
+check('overlap', solve([Span(1, 4), Span(2, 6)]), [[1, 6]])
+check('touching spans merge', solve([Span(1, 3), Span(3, 5)]), [[1, 5]])
+check('unsorted input', solve([Span(5, 6), Span(1, 2)]), [[1, 2], [5, 6]])
+check('chain of N touching spans', solve([Span(k, k + 1) for k in range(N + 1)]), [[0, N + 1]])
+check('empty', solve([]), [])
+""",
+    ),
+    # An in-place contract: solve returns None and the checks look at the argument afterwards.
+    "TR-000606": dict(
+        title="In-place dedupe: the list itself must change · in-place record",
+        category="Data structures",
+        family="test-inplace-dedupe",
+        contract="Remove repeated items from the list `xs` in place, keeping the first of each, and return None. "
+        "The caller's list object is the result.",
+        contract_signature="xs",
+        abstract="Rebinding the parameter builds a new list that the caller never sees.",
+        failed_approach="`xs = list(dict.fromkeys(xs))` looks like it changes xs, but only rebinds the local name.",
+        root_cause="An in-place contract is about the object the caller holds: assign to xs[:], never to xs.",
+        preamble="",
+        attempt="""
+def solve(xs):
+    xs = list(dict.fromkeys(xs))
+""",
+        broken="""
+def solve(xs):
+    xs.sort()
+""",
+        reference="""
+def solve(xs):
+    xs[:] = list(dict.fromkeys(xs))
+""",
+        fixtures="""
+data = [3, 1, 3, 2, 1]
+check('returns None', solve(data), None)
+check('first of each kept, in order', data, [3, 1, 2])
+words = ['b', 'a', 'b'] * N
+solve(words)
+check('strings, N times over', words, ['b', 'a'])
+same = [1, 2, 3]
+check('nothing to remove', (solve(same), same)[1], [1, 2, 3])
 """,
     ),
 }

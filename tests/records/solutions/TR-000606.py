@@ -1,0 +1,2 @@
+def solve(xs):
+    xs[:] = list(dict.fromkeys(xs))
