@@ -24,6 +24,7 @@ displayed: checks, replays and logging happen in `run()`.
 from __future__ import annotations
 
 import json
+import sys
 import time
 import types
 from typing import Any, Callable
@@ -408,13 +409,23 @@ class Exercise:
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.finished_at))
         stem = f"{r.id}-{short_id(learner)}-{stamp}"
         source = self.solve_source or "# The source of solve could not be read.\n"
-        header = [
-            f"# failuremap_edu export: {r.id} · {clip(r.title, 100, one_line=True)}",
-            f"# check again with: failuremap-edu check {r.id if r.packaged else shown_path(r.origin)} {stem}-solve.py"
-            + (" --all-variants" if len(self.runs) > 1 else ""),
-            f"# in the notebook: paste it into the exercise cell, with the line @fm.exercise({r.id if r.packaged else shown_path(r.origin)!r}) right above def solve",
-            f"# result: {self.summary()}",
-        ]
+        where = r.id if r.packaged else shown_path(r.origin)
+        again = f"failuremap-edu check {where} {stem}-solve.py" + (" --all-variants" if len(self.runs) > 1 else "")
+        paste = f"paste it into the exercise cell, with the line @fm.exercise({where!r}) right above def solve"
+        if sys.platform == "emscripten":  # a JupyterLite site: no terminal here, and its paths exist only in this browser
+            header = [
+                f"# failuremap_edu export: {r.id} · {clip(r.title, 100, one_line=True)}",
+                f"# check again on the site: {paste}",
+                f"# on a machine with failuremap-edu installed: {again}"
+                + ("" if r.packaged else f" (download {where} from the site's file browser first)"),
+            ]
+        else:
+            header = [
+                f"# failuremap_edu export: {r.id} · {clip(r.title, 100, one_line=True)}",
+                f"# check again with: {again}",
+                f"# in the notebook: {paste}",
+            ]
+        header.append(f"# result: {self.summary()}")
         for run in self.runs:
             variant = f"N={run.variant} " if self.uses_variant else ""
             header += [f"#   {variant}{STATUS_SYMBOLS[o.status]} {o.status:<7} {clip(o.check, 80, one_line=True)}" for o in run.observations]

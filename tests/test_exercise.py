@@ -349,3 +349,22 @@ def test_downloads_name_no_home_folder(tmp_path, monkeypatch):
     assert "@fm.exercise('records/TR-000101.json')" in py
     monkeypatch.chdir(tmp_path)  # the notebook folder is elsewhere: the home folder shows as ~
     assert "failuremap-edu check ~/course/records/TR-000101.json " in next(t for n, t in ex.export_files().items() if n.endswith(".py"))
+
+
+def test_a_download_in_the_browser_site_says_how_to_check_it_there_and_elsewhere(monkeypatch, tmp_path):
+    """In JupyterLite there is no terminal, and /drive/ exists only in the browser."""
+    import shutil
+    import sys
+
+    (tmp_path / "records").mkdir()
+    shutil.copy(record_path("TR-000101"), tmp_path / "records" / "TR-000101.json")
+    monkeypatch.chdir(tmp_path)  # the notebook folder (/drive in the site)
+    ex = Exercise("records/TR-000101.json")
+    ex.check(lambda tokens, k=2, *, normalize=False: {})
+    monkeypatch.setattr(sys, "platform", "emscripten")
+    py = next(text for name, text in ex.export_files().items() if name.endswith("-solve.py"))
+    lines = py.splitlines()
+    assert lines[1] == "# check again on the site: paste it into the exercise cell, with the line @fm.exercise('records/TR-000101.json') right above def solve"
+    assert lines[2].startswith("# on a machine with failuremap-edu installed: failuremap-edu check records/TR-000101.json ")
+    assert lines[2].endswith("(download records/TR-000101.json from the site's file browser first)")
+    assert "/drive" not in py and "check again with:" not in py
