@@ -19,23 +19,58 @@ EXIT_READER_LEFT = 141
 """128 + SIGPIPE: the reader of stdout went away (``| head``), as a shell reports it."""
 
 
+class _Formatter(argparse.HelpFormatter):
+    """A fixed width, so that --help and the README's synopsis read the same on every terminal."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=100, max_help_position=32)
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> None:  # one line, exit 2
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _shared_options() -> dict[str, argparse.ArgumentParser]:
+    """Options that several commands take, written once (argparse ``parents=``)."""
+    records_dir = argparse.ArgumentParser(add_help=False)
+    records_dir.add_argument("--records-dir", metavar="DIR", help="also include every record file in DIR")
+    title = argparse.ArgumentParser(add_help=False)
+    title.add_argument("--title", help="the workshop's title (the start-here notebook's heading)")
+    force = argparse.ArgumentParser(add_help=False)
+    force.add_argument("--force", action="store_true", help="overwrite a folder that was changed or not made by this command (files it does not write stay)")
+    as_json = argparse.ArgumentParser(add_help=False)
+    as_json.add_argument("--json", action="store_true", help="print JSON")
+    return {"records_dir": records_dir, "title": title, "force": force, "json": as_json}
+
+
+def synopsis(parser: argparse.ArgumentParser | None = None) -> str:
+    """Every command's usage line and what it does: the README's synopsis (tests/test_cli.py compares them)."""
+    parser = parser or build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    helps = {choice.dest: choice.help for choice in commands._choices_actions}
+    lines = []
+    for name, sub in commands.choices.items():
+        usage = sub.format_usage().removeprefix("usage: ").replace(" [-h]", "").rstrip("\n").splitlines()
+        lines += [usage[0], *(line[len("usage: "):] for line in usage[1:]), f"    # {helps.get(name, '')}"]
+    return "\n".join(lines) + "\n"
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="failuremap-edu", description="Learn how ML-systems code fails, one Failure Map record at a time.")
     parser.add_argument("--version", action="version", version=f"failuremap-edu {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
+    shared = _shared_options()
 
-    p = commands.add_parser("list", help="list the packaged records (or a folder of records)")
+    p = commands.add_parser("list", help="list the packaged records (or a folder of records)", parents=[shared["json"]])
     p.add_argument("--records-dir", metavar="DIR", help="list the record files in DIR instead")
-    p.add_argument("--json", action="store_true", help="print JSON")
 
-    p = commands.add_parser("show", help="show a record's contract, teaching text and checks (runs nothing)")
+    p = commands.add_parser("show", help="show a record's contract, teaching text and checks (runs nothing)", parents=[shared["json"]])
     p.add_argument("record", metavar="RECORD", help="a packaged id or a path to a record JSON file")
-    p.add_argument("--json", action="store_true", help="print JSON")
 
     p = commands.add_parser("check", help="run a record's checks against your solve")
     p.add_argument("record", metavar="RECORD", help="a packaged id or a path to a record JSON file")
@@ -57,11 +92,12 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default: references/ of the failuremap_edu repository; the installed package has none)")
     p.add_argument("--all-packaged", action="store_true", help="write start-here, learner and instructor notebooks for every packaged record")
 
-    p = commands.add_parser("workshop", help="build a learners' folder to publish, and a separate instructor's folder")
+    p = commands.add_parser(
+        "workshop", help="build a learners' folder to publish, and a separate instructor's folder",
+        parents=[shared["title"], shared["records_dir"], shared["force"]],
+    )
     p.add_argument("records", nargs="*", metavar="RECORD", help="packaged ids or paths")
     p.add_argument("-o", "--out", required=True, metavar="DIR", help="the learners' folder (no reference solutions in it)")
-    p.add_argument("--title", help="the workshop's title")
-    p.add_argument("--records-dir", metavar="DIR", help="also include every record file in DIR")
     p.add_argument("--solutions", metavar="DIR", help="reference solutions as DIR/ID.py, for instructor notebooks")
     p.add_argument("--instructor-dir", metavar="DIR", help="where instructor notebooks, solutions and notes go (default: OUT-instructor)")
     p.add_argument("--with-solutions", action="store_true", help="also put instructor notebooks and solutions in the learners' folder (self-study)")
@@ -69,32 +105,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--branch", metavar="NAME", help="its branch (default: the repository's default branch)")
     p.add_argument("--hub", metavar="URL", help="a JupyterHub with nbgitpuller: write a link per notebook (needs --repo)")
     p.add_argument("--env-repo", metavar="URL", help="a Binder environment repository: write Binder nbgitpuller links (needs --repo)")
-    p.add_argument("--force", action="store_true", help="overwrite an output folder that was changed or not made by this command (files it does not write stay)")
     p.add_argument("--lite", metavar="DIR", help="also build a JupyterLite site of the same exercises in DIR (no server needed; see README)")
 
-    p = commands.add_parser("lite", help="build a JupyterLite site: the exercises run in the browser, no server at all")
+    p = commands.add_parser(
+        "lite", help="build a JupyterLite site: the exercises run in the browser, no server at all",
+        parents=[shared["title"], shared["records_dir"], shared["force"]],
+    )
     p.add_argument("records", nargs="*", metavar="RECORD", help="packaged ids or paths (default: every packaged record)")
     p.add_argument("-o", "--out", required=True, metavar="DIR", help="the folder to build the site in")
-    p.add_argument("--title", help="the start-here notebook's title")
-    p.add_argument("--records-dir", metavar="DIR", help="also include every record file in DIR")
     p.add_argument("--pyodide", metavar="DIR", help="the npm pyodide package to serve (default: ./node_modules/pyodide)")
     p.add_argument("--wheels", metavar="DIR", help="where to keep the PyPI wheels the site serves (default: ~/.cache/failuremap_edu/lite-wheels)")
-    p.add_argument("--force", action="store_true", help="overwrite a folder that was changed or not made by this command (files it does not write stay)")
 
     p = commands.add_parser("export", help="write all logged runs and every distinct solve to one JSON file")
     p.add_argument("--out", metavar="FILE", help="JSON file to write (default: failuremap-export-LEARNER-TIME.json)")
 
-    p = commands.add_parser("report", help="a class report from learners' downloaded results and exports")
+    p = commands.add_parser("report", help="a class report from learners' downloaded results and exports", parents=[shared["json"]])
     p.add_argument("paths", nargs="+", metavar="FILE|DIR", help="results (.json) and exports; folders are searched for *.json")
-    p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--html", metavar="FILE", help="also write a standalone HTML page with a heatmap of checks by learners")
     p.add_argument("--with-code", action="store_true", help="include each learner's solve (left out by default)")
 
-    p = commands.add_parser("verify", help="replay attempt and broken and compare them with the recorded runs")
+    p = commands.add_parser("verify", help="replay attempt and broken and compare them with the recorded runs", parents=[shared["json"]])
     p.add_argument("records", nargs="*", metavar="RECORD", help="packaged ids or paths (default: all packaged records)")
     p.add_argument("--records-dir", metavar="DIR", help="also verify every record file in DIR")
     p.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: one per core)")
-    p.add_argument("--json", action="store_true", help="print JSON")
     return parser
 
 

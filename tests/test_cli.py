@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from conftest import record_path, solution_path
+from failuremap_edu import load_record, run_checks
 from failuremap_edu._cli import main
 
 from failuremap_edu._notebook import reference_path
@@ -304,3 +305,35 @@ def test_check_all_variants_plot_gets_the_whole_title_and_runs_by_variant(capsys
     assert code == 0 and seen["title"] == f"{record.id}: {record.title}"  # never cut short ('· case')
     assert seen["names"] == ["broken", "attempt", "yours"] * 5
     assert [r.variant for r in seen["runs"]] == [v for v in range(1, 6) for _ in range(3)]
+
+
+def _readme() -> str:
+    from pathlib import Path
+
+    return (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_readme_synopsis_is_the_parsers_own():
+    """Generated from argparse: a command or option added without the README fails here (and `workshop`'s
+    options can no longer end up under `lite`)."""
+    from failuremap_edu._cli import synopsis
+
+    text = _readme()
+    block = text[text.index("```text\n", text.index("## Command line")) + len("```text\n"):]
+    block = block[: block.index("```\n")]
+    assert block == synopsis(), "run: python -c 'from failuremap_edu._cli import synopsis; print(synopsis(), end=\"\")' and paste it"
+    assert block.count("failuremap-edu list ") == 1
+
+
+def test_the_readmes_json_example_has_the_outputs_keys_and_values():
+    import json as _json
+
+    from failuremap_edu._results import ISOLATIONS
+
+    text = _readme()
+    start = text.index("```json\n", text.index("### `check --json` schema")) + len("```json\n")
+    example = _json.loads(text[start : text.index("```\n", start)])
+    run = example["runs"][0]
+    assert run["isolation"] in ISOLATIONS
+    real = run_checks(load_record("FA-100786"), lambda text, stops: (text, ""))
+    assert set(run) == set(real.to_json()) and set(run["observations"][0]) == set(real.to_json()["observations"][0])
