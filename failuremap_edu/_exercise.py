@@ -32,7 +32,7 @@ from typing import Any, Callable
 from ._code import can_fall_off_end
 from ._download import solve_source
 from ._fixtures import VARIANTS, read_fixtures
-from ._hints import Hint, hint_ladder
+from ._hints import Hint, HintLadder, hint_ladder
 from ._progress import learner_id, log_run, short_id, shown_path
 from ._records import Record, load_record
 from ._results import CallResult, Comparison, Observation, RunResult
@@ -278,6 +278,10 @@ class Exercise:
             yours = next((r for r in self.runs if r.variant == variant), None)
             self._hints[variant] = hint_ladder(self.record, attempt, broken, yours)
         return self._hints[variant]
+
+    def all_hints(self) -> HintLadder:
+        """Every hint at once, as a display object (the instructor notebook shows them so)."""
+        return HintLadder(self.hints)
 
     def reveal_hint(self) -> None:
         self.hints_shown = min(self.hints_shown + 1, len(self.hints))

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ._diff import diff
+from ._display import Shown
 from ._records import Record
 from ._results import ERROR, FAIL, PASS, TIMEOUT, Observation, RunResult
 from ._values import safe_repr
@@ -26,6 +27,16 @@ class Hint:
 
     title: str
     text: str
+
+
+@dataclass(frozen=True)
+class HintLadder(Shown):
+    """Every hint at once, for an instructor's screen: HTML (it reflows, and keeps whitespace) with a text form."""
+
+    _text_renderer = "render._text:hint_ladder_text"
+    _html_renderer = "render._html:hint_ladder_html"
+
+    hints: tuple[Hint, ...]
 
 
 def hint_ladder(record: Record, attempt: RunResult | None, broken: RunResult | None = None, yours: RunResult | None = None) -> tuple[Hint, ...]:

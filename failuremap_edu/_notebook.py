@@ -20,7 +20,7 @@ from pathlib import Path
 from ._errors import InputError
 from ._exercise import Exercise
 from ._fixtures import VARIANTS, read_fixtures
-from ._hints import hint_ladder
+from ._hints import HintLadder, hint_ladder
 from ._output import check_links
 from ._records import Record, list_records, load_record
 from .runner import parse_call_arguments, replay, run_checks
@@ -382,11 +382,7 @@ def _instructor_notebook(record: Record, record_ref: str, solution: Solution):
     cells.code(f"{IMPORT}fm.watch_it_fail({record_ref!r})", result=_bundle(_verified_story(r)), tags=(CHECK_OUTPUT,))
     hints = hint_ladder(r, replay(r, "attempt", fixtures.default_variant), replay(r, "broken", fixtures.default_variant))
     cells.markdown("## 3. The hints\n\nThe hints learners can open in their panel, one at a time, all at once here.")
-    cells.code(
-        f"{IMPORT}for number, hint in enumerate(fm.exercise({record_ref!r}, {options}).hints, 1):\n    print(f'Hint {{number}}: {{hint.title}}: {{hint.text}}')",
-        output="\n".join(f"Hint {i}: {h.title}: {h.text}" for i, h in enumerate(hints, 1)),
-        tags=(CHECK_OUTPUT,),
-    )
+    cells.code(f"{IMPORT}fm.exercise({record_ref!r}, {options}).all_hints()", result=_bundle(HintLadder(hints)), tags=(CHECK_OUTPUT,))
 
     ref_imports, solve_body = _split_imports(_reference_body(solution))
     reference_preamble = list(dict.fromkeys(preamble + ref_imports))

@@ -173,3 +173,15 @@ def test_html_parses_cleanly_and_contains_no_unescaped_input(expected, actual, l
     o = Observation(index=0, check=label, status="fail", passed=False, expected=expected, actual=actual, call=repr(actual)[:50])
     html = observation_html(o, css=False)
     assert_safe(html)
+
+
+def test_a_hint_ladder_is_an_ordered_list_with_every_hint_escaped():
+    from failuremap_edu._hints import Hint, HintLadder
+    from failuremap_edu.render._html import hint_ladder_html
+
+    ladder = HintLadder((Hint("Where to look first", "solve('a  b') <here>"), Hint("Root cause", "x & y")))
+    assert hint_ladder_html(ladder, css=False) == (
+        '<div class="fm-root"><ol><li><strong>Where to look first:</strong> solve(&#x27;a  b&#x27;) &lt;here&gt;</li>'
+        "<li><strong>Root cause:</strong> x &amp; y</li></ol></div>"
+    )
+    assert ladder._repr_mimebundle_()["text/plain"] == "Hint 1: Where to look first: solve('a  b') <here>\nHint 2: Root cause: x & y"

@@ -23,6 +23,7 @@ from ._style import STATUS_CSS, STATUS_SYMBOLS
 
 __all__ = [
     "CSS",
+    "hint_ladder_html",
     "call_html",
     "checks_html",
     "comparison_html",
@@ -278,6 +279,12 @@ def checks_html(runs: Sequence[RunResult], budget: Budget | None = None, css: bo
         if run.problem is not None:
             parts.append(f"<p>The run stopped: {_code(str(run.problem))}</p>")
     return _root("".join(parts), css)
+
+
+def hint_ladder_html(ladder, css: bool = True) -> str:
+    """All hints of a `HintLadder`, in order."""
+    items = "".join(f"<li><strong>{_e(h.title)}:</strong> {_e(h.text)}</li>" for h in ladder.hints)
+    return _root(f"<ol>{items}</ol>", css)
 
 
 def hints_html(hints, shown: int, css: bool = True) -> str:

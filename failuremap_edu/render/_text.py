@@ -22,6 +22,7 @@ from ._style import STATUS_SYMBOLS
 __all__ = [
     "COMPARISON_NOTE",
     "diff_text",
+    "hint_ladder_text",
     "render_comparison",
     "render_diff",
     "render_hints",
@@ -315,6 +316,11 @@ def render_story(story) -> str:
         lines.append(f"  {name}:")
         lines += ["    " + terminal_safe(line, 300) for line in source.splitlines()]
     return "\n".join(lines)
+
+
+def hint_ladder_text(ladder) -> str:
+    """All hints of a `HintLadder`, numbered."""
+    return "\n".join(terminal_safe(f"Hint {i}: {h.title}: {h.text}", 2_000) for i, h in enumerate(ladder.hints, 1))
 
 
 def render_hints(hints, shown: int) -> str:
