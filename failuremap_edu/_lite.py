@@ -443,14 +443,14 @@ def build_site(
     from ._notebook import build_start_here, write_notebook
     from ._records import load_record
 
+    records = [load_record(ref) for ref in refs]  # bad input fails here, before anything is looked for or built
+    out_dir = Path(out_dir)
+    check_target(out_dir, None, force, MANIFEST, "lite")  # a folder that is not our site: refused before the build
     wanted = kernel_pyodide_version()
     pyodide = find_pyodide(pyodide_dir)
     lock = _check_pyodide(pyodide, wanted)
     python = lock["info"]["python"]
     cache = Path(wheels_dir) if wheels_dir else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "failuremap_edu" / "lite-wheels"
-    records = [load_record(ref) for ref in refs]  # bad input fails here, before anything is built
-    out_dir = Path(out_dir)
-    check_target(out_dir, None, force, MANIFEST, "lite")  # a folder that is not our site: refused before the build
 
     beside = out_dir.resolve().parent
     beside.mkdir(parents=True, exist_ok=True)
