@@ -12,7 +12,7 @@ import textwrap
 
 import unicodedata
 
-from ._diff import Budget, Diff, TextDetail, diff
+from ._diff import Budget, Diff, LineDetail, TextDetail, diff
 from ._fixtures import FixtureScript
 from ._records import Record
 from ._results import FAIL, PASS, TIMEOUT, Observation, RunResult, check_labels
@@ -127,6 +127,53 @@ def text_sides(detail: TextDetail) -> tuple[str, str]:
     )
 
 
+def line_rows(detail: LineDetail) -> list[tuple[str, str, object]]:
+    """The rows of a line diff as (side, line, edit): side is "expected", "got", "" for a
+    line both texts have, or "…" for lines left out; `edit` is the LineEdit (None for "…").
+
+    A changed line appears twice, expected then got; a line only one text has, once.
+    """
+    rows: list[tuple[str, str, object]] = []
+    following = 1  # the next line of expected that the rows have not reached yet
+    for edit in detail.edits:
+        if edit.expected_line > following:
+            rows.append(("…", "", None))
+        if edit.op == "insert":
+            rows.append(("got", edit.actual, edit))
+            following = max(following, edit.expected_line)
+            continue
+        following = edit.expected_line + 1
+        if edit.op == "equal":
+            rows.append(("", edit.expected, edit))
+        elif edit.op == "delete":
+            rows.append(("expected", edit.expected, edit))
+        else:
+            rows.append(("expected", edit.expected, edit))
+            rows.append(("got", edit.actual, edit))
+    if detail.omitted or following <= detail.expected_lines:
+        rows.append(("…", "", None))
+    return rows
+
+
+def render_lines(detail: LineDetail, indent: str) -> list[str]:
+    """A line diff as text: each line quoted after its side, changed characters of a changed line in ⟦ ⟧."""
+    lines = []
+    for side, text, edit in line_rows(detail):
+        if side == "…":
+            lines.append(f"{indent}    {'':10}…")
+            continue
+        if edit.op == "replace" and edit.text is not None:
+            expected, got = text_sides(edit.text)
+            shown = expected if side == "expected" else got
+        else:
+            shown = f"'{visible(text)}'"
+        label = f"{side}:" if side else ""
+        lines.append(terminal_safe(f"{indent}    {label:10}{shown}", 1_000))
+    if detail.omitted:
+        lines[-1] += f" ({detail.omitted:,} more lines of the diff)"
+    return lines
+
+
 def render_diff(result: Diff, indent: str = "  ") -> list[str]:
     """The differences as lines: a path, the reason, and for strings the two marked windows."""
     lines: list[str] = []
@@ -139,6 +186,8 @@ def render_diff(result: Diff, indent: str = "  ") -> list[str]:
             expected, got = text_sides(d.text)
             lines.append(terminal_safe(f"{indent}    expected: {expected}", 1_000))
             lines.append(terminal_safe(f"{indent}    got:      {got}", 1_000))
+        if d.lines is not None:
+            lines += render_lines(d.lines, indent)
     if result.omitted:
         lines.append(f"{indent}- … and {result.omitted:,} more difference{'s' if result.omitted != 1 else ''}")
     return lines

@@ -61,7 +61,7 @@ def edits(expected, actual):
     [
         ("abc", "abxc", "got has an extra 'x' at index 2"),
         ("hello world", "hello  world", "got has an extra U+0020 SPACE at index 6"),
-        ("a\nb", "a \nb", "got has an extra U+0020 SPACE at index 1"),
+        ("a\nb", "a \nb", "line 1: got has an extra U+0020 SPACE at index 1"),
         ("ab", "b", "got is missing 'a' at index 0"),
         ("abc", "ab", "got is missing 'c' at index 2"),
         ("hello world", "hello wrld", "got is missing 'o' at index 7"),

@@ -38,7 +38,8 @@ def test_failing_check_explains_why():
     [
         ("abc", "abxc", ["- got has an extra 'x' at index 2", "    expected: 'ab⟦⟧c'", "    got:      'ab⟦x⟧c'"]),
         ("hello world", "hello  world", ["- got has an extra U+0020 SPACE at index 6", "    expected: 'hello ⟦⟧world'", "    got:      'hello ⟦␣⟧world'"]),
-        ("a\nb", "a \nb", ["- got has an extra U+0020 SPACE at index 1", "    expected: 'a⟦⟧\\nb'", "    got:      'a⟦␣⟧\\nb'"]),
+        ("a\nb", "a \nb", ["- line 1: got has an extra U+0020 SPACE at index 1", "    expected: 'a⟦⟧'", "    got:      'a⟦␣⟧'", "              'b'"]),
+        ("ab\n", "a b\n", ["- got has an extra U+0020 SPACE at index 1", "    expected: 'a⟦⟧b\\n'", "    got:      'a⟦␣⟧b\\n'"]),
         ("ab", "b", ["- got is missing 'a' at index 0", "    expected: '⟦a⟧b'", "    got:      '⟦⟧b'"]),
         ("e", "e\u0301", ["- got has an extra U+0301 COMBINING ACUTE ACCENT at index 1", "    expected: 'e⟦⟧'", "    got:      'e⟦◌\u0301⟧'"]),
         ("x" * 40 + "abc", "x" * 40 + "abd", ["- at index 42, expected 'c' but got 'd'", "    expected: …" + "x" * 30 + "ab⟦c⟧'", "    got:      …" + "x" * 30 + "ab⟦d⟧'"]),
