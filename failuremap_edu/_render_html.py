@@ -16,7 +16,7 @@ from typing import Sequence
 
 from ._diff import Budget, Diff, LineDetail, TextDetail, diff
 from ._records import Record
-from ._render_text import expected_text, first_reason, line_rows, outcome_text, printed_summary, run_notes, story_sentences, visible
+from ._render_text import expected_text, line_rows, outcome_text, printed_summary, run_notes, story_reasons, story_sentences, visible
 from ._results import FAIL, PASS, CallResult, Observation, RunResult, check_labels
 from ._values import STATUS_SYMBOLS, safe_repr
 
@@ -255,10 +255,7 @@ def story_html(story, css: bool = True) -> str:
         rows = []
         for item in failing:
             outcomes = "".join(
-                f"<li><strong>{_e(name)}</strong> {_e(outcome_text(o))}"
-                + (f"<br><span>{_e(first_reason(o))}</span>" if first_reason(o) else "")
-                + "</li>"
-                for name, o in item.outcomes
+                f"<li><strong>{_e(name)}</strong> {_e(outcome_text(o))}" + _story_reasons_html(o) + "</li>" for name, o in item.outcomes
             )
             call = f"<dt>call</dt><dd>{_code(item.call)}</dd>" if item.call else ""
             rows.append(
@@ -271,6 +268,14 @@ def story_html(story, css: bool = True) -> str:
         "".join(f"<details><summary>The code of {_e(name)}</summary><pre>{_e(source)}</pre></details>" for name, source in story.sources)
     )
     return _root("".join(parts), css)
+
+
+def _story_reasons_html(o: Observation) -> str:
+    """Why a check fails in watch it fail: the panel's differences, one line or the whole list."""
+    reason, explained = story_reasons(o)
+    if explained is not None:
+        return diff_html(explained)
+    return f"<br><span>{_e(reason)}</span>" if reason else ""
 
 
 def report_html(record: Record, runs: Sequence[RunResult], names: Sequence[str] | None = None) -> str:

@@ -305,6 +305,24 @@ def first_reason(o: Observation) -> str:
     return f"{d.path}: {d.message}" if d.path else d.message
 
 
+def story_reasons(o: Observation, budget: Budget | None = None) -> tuple[str, Diff | None]:
+    """Why a failed check fails, for watch it fail: the same differences as the panel, under the same budget.
+
+    One difference that needs no picture comes back as one line (and no Diff); several,
+    or a text window, a line diff or a hint, as the Diff to draw in full.
+    """
+    if o.status != FAIL:
+        return "", None
+    explained = diff(o.expected, o.actual, budget or Budget())
+    if not explained.differences and not explained.hint:
+        return "", None
+    if len(explained.differences) == 1 and not explained.omitted and not explained.hint:
+        d = explained.differences[0]
+        if d.text is None and d.lines is None:
+            return (f"{d.path}: {d.message}" if d.path else d.message), None
+    return "", explained
+
+
 def story_sentences(story) -> list[str]:
     """What the story's table means and what to trust about it, in plain words."""
     sentences = [COMPARISON_NOTE]
@@ -350,8 +368,10 @@ def render_story(story) -> str:
         lines.append(terminal_safe(f"  {item.check}" + (f": {item.call}" if item.call else ""), 600))
         lines.append(terminal_safe(f"    expected: {safe_repr(item.expected, 300)}", 600))
         for name, o in item.outcomes:
-            reason = first_reason(o)
-            lines.append(terminal_safe(f"    {name} {outcome_text(o)}" + (f" ({reason})" if reason else ""), 1_000))
+            reason, explained = story_reasons(o)
+            lines.append(terminal_safe(f"    {name} {outcome_text(o)}" + (f" ({reason})" if reason else ":" if explained else ""), 1_000))
+            if explained is not None:
+                lines += render_diff(explained, "      ")
     lines += ["", "The code that fails:"]
     for name, source in story.sources:
         lines.append(f"  {name}:")
