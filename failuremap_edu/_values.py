@@ -156,7 +156,8 @@ def _repr(value: Any) -> str:
 def _middle_clip(value: Any, limit: int) -> str:
     if type(value) in (str, bytes) and len(value) > limit:
         half = max(limit // 2 - 4, 4)
-        return f"{_repr(value[:half])[:-1]} … {_repr(value[-half:])[1:]}"
+        # escapes (\n, \x00) make a repr longer than its text: cut the reprs, not only the text
+        return f"{_repr(value[:half])[:-1][: half + 2]} … {_repr(value[-half:])[1:][-(half + 1):]}"
     if type(value) in (list, tuple, dict, set, frozenset) and len(value) > limit:
         return safe_repr(value, limit)
     text = safe_repr(value, max(limit * 4, 1_000))

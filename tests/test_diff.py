@@ -233,3 +233,12 @@ def test_nan_inside_containers_follows_identity_like_the_harness():
     nan = float("nan")
     assert diff([nan], [nan]).equal  # [nan] == [nan] is True: same object
     assert not diff(nan, nan).equal  # nan == nan is False
+
+
+def test_items_whose_clipped_reprs_match_are_still_compared_by_value():
+    long = "x" * 300
+    changed = long[:150] + "y" + long[151:]
+    result = diff([long, "b", "c"], [changed, "c"])
+    assert [(d.path, d.kind) for d in result.differences] == [("", "length"), ("[0]", "text"), ("[1]", "missing")]
+    assert result.differences[1].message == "at index 150, expected 'x' but got 'y'"
+    assert not any(d.kind == "order" for d in diff([long, "b"], ["b", changed]).differences)
