@@ -413,9 +413,12 @@ class _Walker:
             # 'b1', got 'a1'", not a character index inside an item index.
             self.add(Difference(path, "value", f"expected {exp!r}, got {act!r}", self.r(exp), self.r(act)))
             return
-        if not reasons and _several_lines(exp, act, budget):
-            lines = _line_detail(exp, act, budget)
-            self.add(Difference(path, "text", describe_lines(lines), self.r(exp), self.r(act), lines=lines))
+        lines = _line_detail(exp, act, budget) if not reasons and _several_lines(exp, act, budget) else None
+        if lines is not None:
+            message = describe_lines(lines)
+            if exp.endswith("\n") != act.endswith("\n"):
+                message += f"; {'got' if act.endswith(chr(10)) else 'expected'} ends with a line break, the other does not"
+            self.add(Difference(path, "text", message, self.r(exp), self.r(act), lines=lines))
             return
         detail = _text_detail(exp, act, budget)
         message = describe_text(detail)
@@ -773,45 +776,88 @@ def _several_lines(exp: str, act: str, budget: Budget) -> bool:
     return len(exp.splitlines()) > 1 or len(act.splitlines()) > 1
 
 
-def _line_detail(exp: str, act: str, budget: Budget) -> LineDetail:
-    """difflib's line opcodes, grouped with one line of context, kept within `budget.text_lines`.
+def _line_detail(exp: str, act: str, budget: Budget) -> LineDetail | None:
+    """The lines of two texts aligned as difflib's ndiff aligns them, changed lines with one
+    line of context, kept within `budget.text_lines`; None when no line differs (only the
+    final line break: the character diff shows that).
 
-    Lines keep their line breaks while they are compared (a missing final line break
-    is a difference), and lose them for display.
+    Lines are compared without their final ``\n`` (so a line break added after the last
+    line does not make that line differ). In a block of changed lines of different
+    sizes, a line is paired with its most similar counterpart, as ndiff pairs them.
     """
     e_lines, a_lines = exp.splitlines(keepends=True), act.splitlines(keepends=True)
-    matcher = difflib.SequenceMatcher(None, e_lines, a_lines, autojunk=False)
-    groups = list(matcher.get_grouped_opcodes(1))
-    edits: list[LineEdit] = []
-    every: list[LineEdit] = []  # the kept ones and the rest, for counting runs
-
-    def keep(edit: LineEdit) -> None:
-        every.append(edit)
-        if len(edits) < budget.text_lines:
-            edits.append(edit)
+    e_keys, a_keys = [_no_break(x) for x in e_lines], [_no_break(x) for x in a_lines]
+    if e_keys == a_keys:
+        return None
+    opcodes: list[tuple[str, int, int, int, int]] = []
+    for op, e1, e2, a1, a2 in difflib.SequenceMatcher(None, e_keys, a_keys, autojunk=False).get_opcodes():
+        if op == "replace" and e2 - e1 != a2 - a1 and (e2 - e1) * (a2 - a1) <= 2_500:
+            _pair_lines(e_keys, a_keys, e1, e2, a1, a2, opcodes)
+        else:
+            opcodes.append((op, e1, e2, a1, a2))
+    rows: list[tuple[str, int, int]] = []  # (op, expected line, got line), 0-based, one per shown line
+    for op, e1, e2, a1, a2 in opcodes:
+        if op == "equal" or (op == "replace" and e2 - e1 == a2 - a1):
+            rows += [(op, i, j) for i, j in zip(range(e1, e2), range(a1, a2))]
+        else:
+            rows += [("delete", i, a1) for i in range(e1, e2)]
+            rows += [("insert", e2, j) for j in range(a1, a2)]
+    changed = [k for k, row in enumerate(rows) if row[0] != "equal"]
+    near = sorted({k + d for k in changed for d in (-1, 0, 1) if 0 <= k + d < len(rows)})
 
     def shown(line: str) -> str:
-        line = line[:-1] if line.endswith("\n") else line
+        line = _no_break(line)
         return line if len(line) <= budget.text_window else line[: budget.text_window - 1] + "…"
 
-    for group in groups:
-        for op, e1, e2, a1, a2 in group:
-            if op == "equal":
-                for i, j in zip(range(e1, e2), range(a1, a2)):
-                    keep(LineEdit("equal", shown(e_lines[i]), shown(a_lines[j]), i + 1, j + 1))
-            elif op == "replace" and e2 - e1 == a2 - a1:
-                for i, j in zip(range(e1, e2), range(a1, a2)):
-                    e_line, a_line = e_lines[i], a_lines[j]
-                    if e_line.endswith("\n") and a_line.endswith("\n"):  # the same line break: not part of the change
-                        e_line, a_line = e_line[:-1], a_line[:-1]
-                    detail = _text_detail(e_line, a_line, budget) if len(edits) < budget.text_lines else None
-                    keep(LineEdit("replace", shown(e_lines[i]), shown(a_lines[j]), i + 1, j + 1, detail))
-            else:
-                for i in range(e1, e2):
-                    keep(LineEdit("delete", shown(e_lines[i]), "", i + 1, a1 + 1))
-                for j in range(a1, a2):
-                    keep(LineEdit("insert", "", shown(a_lines[j]), e2 + 1, j + 1))
+    edits: list[LineEdit] = []
+    every: list[LineEdit] = []  # the kept ones and the rest, for counting runs
+    for k in near:
+        op, i, j = rows[k]
+        kept = len(edits) < budget.text_lines
+        if op == "equal":
+            edit = LineEdit("equal", shown(e_lines[i]), shown(a_lines[j]), i + 1, j + 1)
+        elif op == "replace":
+            detail = _text_detail(_no_break(e_lines[i]), _no_break(a_lines[j]), budget) if kept else None
+            edit = LineEdit("replace", shown(e_lines[i]), shown(a_lines[j]), i + 1, j + 1, detail)
+        elif op == "delete":
+            edit = LineEdit("delete", shown(e_lines[i]), "", i + 1, j + 1)
+        else:
+            edit = LineEdit("insert", "", shown(a_lines[j]), i + 1, j + 1)
+        every.append(edit)
+        if kept:
+            edits.append(edit)
     return LineDetail(tuple(edits), len(_line_runs(every)), len(every) - len(edits), len(e_lines), len(a_lines))
+
+
+def _no_break(line: str) -> str:
+    return line[:-1] if line.endswith("\n") else line
+
+
+def _pair_lines(e: list[str], a: list[str], e1: int, e2: int, a1: int, a2: int, out: list) -> None:
+    """ndiff's pairing of a changed block: the most similar pair of lines (ratio above 0.75)
+    is a changed line, and the lines before and after it are paired the same way."""
+    if e1 >= e2 or a1 >= a2:
+        if e2 > e1:
+            out.append(("delete", e1, e2, a1, a1))
+        if a2 > a1:
+            out.append(("insert", e2, e2, a1, a2))
+        return
+    best, pair = 0.75, None
+    matcher = difflib.SequenceMatcher(autojunk=False)
+    for j in range(a1, a2):
+        matcher.set_seq2(a[j])
+        for i in range(e1, e2):
+            matcher.set_seq1(e[i])
+            if matcher.real_quick_ratio() > best and matcher.quick_ratio() > best and matcher.ratio() > best:
+                best, pair = matcher.ratio(), (i, j)
+    if pair is None:
+        out.append(("delete", e1, e2, a1, a1))
+        out.append(("insert", e2, e2, a1, a2))
+        return
+    i, j = pair
+    _pair_lines(e, a, e1, i, a1, j, out)
+    out.append(("replace", i, i + 1, j, j + 1))
+    _pair_lines(e, a, i + 1, e2, j + 1, a2, out)
 
 
 def _line_range(first: int, count: int) -> str:

@@ -143,7 +143,7 @@ def lines_diff_html(detail: LineDetail) -> str:
             shown = f"'<mark class=\"fm-chg\">{_e(visible(text))}</mark>'" if text else "''"
         rows.append(f"<span>{side}</span><code>{shown}</code>")
     if detail.omitted:
-        rows.append(f'<span></span><span class="fm-muted">{detail.omitted:,} more lines of the diff</span>')
+        rows.append(f'<span></span><span class="fm-muted">{detail.omitted:,} more line{"s" if detail.omitted != 1 else ""} of the diff</span>')
     if gaps:
         rows.append(f'<span></span><span class="fm-muted fm-legend">{_e(GAP_LEGEND)}</span>')
     return f'<div class="fm-textdiff">{"".join(rows)}</div>'

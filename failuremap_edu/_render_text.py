@@ -170,7 +170,7 @@ def render_lines(detail: LineDetail, indent: str) -> list[str]:
         label = f"{side}:" if side else ""
         lines.append(terminal_safe(f"{indent}    {label:10}{shown}", 1_000))
     if detail.omitted:
-        lines[-1] += f" ({detail.omitted:,} more lines of the diff)"
+        lines[-1] += f" ({detail.omitted:,} more line{'s' if detail.omitted != 1 else ''} of the diff)"
     return lines
 
 
