@@ -126,6 +126,9 @@ class LineDetail:
     """Lines of the diff (changed or context) not kept because of the budget."""
     expected_lines: int
     actual_lines: int
+    runs: tuple[tuple[LineEdit, int], ...] = ()
+    """The first runs of changed lines (each run's first line and its length), counted over
+    every changed line, kept or not: what the message names."""
 
 
 @dataclass(frozen=True)
@@ -791,8 +794,8 @@ def _line_detail(exp: str, act: str, budget: Budget) -> LineDetail | None:
         return None
     opcodes: list[tuple[str, int, int, int, int]] = []
     for op, e1, e2, a1, a2 in difflib.SequenceMatcher(None, e_keys, a_keys, autojunk=False).get_opcodes():
-        if op == "replace" and e2 - e1 != a2 - a1 and (e2 - e1) * (a2 - a1) <= 2_500:
-            _pair_lines(e_keys, a_keys, e1, e2, a1, a2, opcodes)
+        if op == "replace" and e2 - e1 != a2 - a1 and (e2 - e1) * (a2 - a1) <= 400:
+            _pair_lines(e_keys, a_keys, e1, e2, a1, a2, opcodes, [_PAIRING_WORK])
         else:
             opcodes.append((op, e1, e2, a1, a2))
     rows: list[tuple[str, int, int]] = []  # (op, expected line, got line), 0-based, one per shown line
@@ -826,17 +829,24 @@ def _line_detail(exp: str, act: str, budget: Budget) -> LineDetail | None:
         every.append(edit)
         if kept:
             edits.append(edit)
-    return LineDetail(tuple(edits), len(_line_runs(every)), len(every) - len(edits), len(e_lines), len(a_lines))
+    runs = _line_runs(every)
+    summary = tuple((run[0], len(run)) for run in runs[:3])
+    return LineDetail(tuple(edits), len(runs), len(every) - len(edits), len(e_lines), len(a_lines), summary)
 
 
 def _no_break(line: str) -> str:
     return line[:-1] if line.endswith("\n") else line
 
 
-def _pair_lines(e: list[str], a: list[str], e1: int, e2: int, a1: int, a2: int, out: list) -> None:
+_PAIRING_WORK = 4_000
+"""Line pairs a changed block may weigh (ndiff's pairing is cubic); then the rest is left unpaired."""
+
+
+def _pair_lines(e: list[str], a: list[str], e1: int, e2: int, a1: int, a2: int, out: list, work: list[int]) -> None:
     """ndiff's pairing of a changed block: the most similar pair of lines (ratio above 0.75)
     is a changed line, and the lines before and after it are paired the same way."""
-    if e1 >= e2 or a1 >= a2:
+    work[0] -= (e2 - e1) * (a2 - a1)
+    if e1 >= e2 or a1 >= a2 or work[0] < 0:
         if e2 > e1:
             out.append(("delete", e1, e2, a1, a1))
         if a2 > a1:
@@ -855,9 +865,9 @@ def _pair_lines(e: list[str], a: list[str], e1: int, e2: int, a1: int, a2: int, 
         out.append(("insert", e2, e2, a1, a2))
         return
     i, j = pair
-    _pair_lines(e, a, e1, i, a1, j, out)
+    _pair_lines(e, a, e1, i, a1, j, out, work)
     out.append(("replace", i, i + 1, j, j + 1))
-    _pair_lines(e, a, i + 1, e2, j + 1, a2, out)
+    _pair_lines(e, a, i + 1, e2, j + 1, a2, out, work)
 
 
 def _line_range(first: int, count: int) -> str:
@@ -880,10 +890,8 @@ def _line_runs(edits) -> list[list[LineEdit]]:
 
 def describe_lines(detail: LineDetail) -> str:
     """The changed lines in plain words: which lines got has extra, is missing, or has changed."""
-    runs = _line_runs(detail.edits)
     parts: list[str] = []
-    for run in runs[:3]:
-        first, n = run[0], len(run)
+    for first, n in detail.runs[:3]:
         if first.op == "insert":
             parts.append(f"got has {'an extra line' if n == 1 else f'{n:,} extra lines'} at {_line_range(first.actual_line, n)}")
         elif first.op == "delete":

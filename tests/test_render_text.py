@@ -164,7 +164,7 @@ def test_a_line_diff_beyond_its_budget_counts_what_it_leaves_out():
     from failuremap_edu._diff import Budget
 
     assert render_diff(diff("\n".join(map(str, range(20))), "\n".join(map(str, range(1, 21))), Budget(text_lines=2)), "") == [
-        "- 2 changes: got is missing line 1 of expected; and 1 more",
+        "- 2 changes: got is missing line 1 of expected; got has an extra line at line 20",
         "    expected: '0'",
         "              '1'",
         "              … (2 more lines of the diff)",
