@@ -247,7 +247,12 @@ def _fields(value: Any, depth: int, budget: list[int], active: set[int]) -> tupl
     kind = type(value)
     try:
         if dataclasses.is_dataclass(kind):
-            names = [f.name for f in dataclasses.fields(kind) if f.compare]
+            # Not dataclasses.fields(): for a class that travelled by value to the worker, its
+            # fields' markers are copies that fields() does not recognise; their names still tell.
+            names = [
+                f.name for f in kind.__dataclass_fields__.values()
+                if getattr(getattr(f, "_field_type", None), "name", "_FIELD") == "_FIELD" and f.compare
+            ]
         elif isinstance(getattr(kind, "__attrs_attrs__", None), tuple):
             names = [a.name for a in kind.__attrs_attrs__ if getattr(a, "eq", True)]
         elif isinstance(value, tuple) and isinstance(getattr(kind, "_fields", None), tuple):
