@@ -320,13 +320,18 @@ class _Walker:
             message = f"expected {_type_word(exp)}, got {_type_word(act)}"
             opaque, other = (act, exp) if isinstance(act, Opaque) else (exp, act)
             plain = opaque.plain is not None and type(opaque.plain) is type(other)
+            sequences = type(opaque.plain) in (list, tuple) and type(other) in (list, tuple)
             if plain:
                 message += f", which == compares as {_type_word(other)}"
+            elif sequences:  # a named tuple against a list: never equal, but the items can still be compared
+                message += " (and a tuple never equals a list, even with the same items)"
             self.add(Difference(path, "opaque", message, e, a))
-            if plain:
+            if plain or sequences:
                 pair = (exp, act.plain) if opaque is act else (exp.plain, act)
-                if not _same(*pair, False) or not _same_types_inside(*pair, self.budget.max_items):
+                if plain and (not _same(*pair, False) or not _same_types_inside(*pair, self.budget.max_items)):
                     self.compare(*pair, path, depth + 1)
+                elif sequences and not (_same(list(pair[0]), list(pair[1]), False) and _same_types_inside(list(pair[0]), list(pair[1]), self.budget.max_items)):
+                    self._sequence(*pair, path, depth)
             return
         sequences = (list, tuple)
         equal_anyway = _same(exp, act, False)

@@ -179,6 +179,7 @@ PAIRS: list[tuple[str, Any, Any]] = [
     ("named tuple against tuple", (0, 3), Span(0, 4)),
     ("tuple against named tuple", Span(0, 3), (0, 4)),
     ("named tuples in a list", [Span(0, 3), Span(4, 6)], [Span(0, 3), Span(4, 7)]),
+    ("list against named tuple", [0, 3], Span(0, 4)),
     # long sequences
     ("long list last item", long_a, long_b),
     ("long list of rows last item", wide, wide_changed),
@@ -342,10 +343,13 @@ def check_lines(e: str, a: str, d: Difference) -> None:
             assert shown(e_lines[x.expected_line - 1]).startswith(x.expected.rstrip("…")), f"line {x.expected_line} is not expected's"
         if x.op in ("equal", "replace", "insert"):
             assert shown(a_lines[x.actual_line - 1]).startswith(x.actual.rstrip("…")), f"line {x.actual_line} is not got's"
-        if x.op == "equal":
-            assert e_lines[x.expected_line - 1] == a_lines[x.actual_line - 1]
+        if x.op == "equal":  # lines are compared without their final line break
+            assert shown(e_lines[x.expected_line - 1]) == shown(a_lines[x.actual_line - 1])
         if x.op == "replace":
-            assert e_lines[x.expected_line - 1] != a_lines[x.actual_line - 1]
+            assert shown(e_lines[x.expected_line - 1]) != shown(a_lines[x.actual_line - 1])
+    if e.endswith("\n") != a.endswith("\n"):  # ... and a difference there is said in words
+        assert "ends with a line break, the other does not" in d.message
+    assert [shown(x) for x in e_lines] != [shown(x) for x in a_lines], "a line diff of texts whose lines are the same"
     for first, last in re.findall(r"lines? ([\d,]+)(?:–([\d,]+))? differs?", d.message):
         for n in range(int(first), int(last or first) + 1):
             assert n > len(e_lines) or n > len(a_lines) or e_lines[n - 1] != a_lines[n - 1] or len(e_lines) != len(a_lines), f"line {n} does not differ"
@@ -478,6 +482,7 @@ def test_no_explanation_is_false(name, expected, actual):
     check_diff(expected, actual, result, exp, act)
     for d in result.differences:
         assert d.message and len(d.expected) <= 160 and len(d.actual) <= 160
+    assert len("\n".join(render_diff(result))) < 4_000  # the budget bounds what is shown, whatever the values
 
 
 def test_there_are_enough_pairs_in_every_category():
@@ -508,6 +513,12 @@ def why(expected, actual) -> list[str]:
         pytest.param(
             Span(0, 3), (0, 4),
             ["- expected a test_diff_pairs.Span object, got a tuple, which == compares as a tuple", "- [1]: expected 3, got 4"], id="named tuple against tuple",
+        ),
+        pytest.param(
+            [0, 3], Span(0, 4),
+            ["- expected a list, got a test_diff_pairs.Span object (and a tuple never equals a list, even with the same items)",
+             "- [1]: expected 3, got 4"],
+            id="list against named tuple, then the items",
         ),
         pytest.param(Config({"a": 1, "b": 2}), Config({"a": 1, "b": 3}), ["- ['b']: expected 2, got 3"], id="mapping class"),
         pytest.param(
