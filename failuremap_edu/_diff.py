@@ -840,7 +840,7 @@ def _line_detail(exp: str, act: str, budget: Budget) -> LineDetail | None:
 
 
 def _no_break(line: str) -> str:
-    return line[:-1] if line.endswith("\n") else line
+    return line.removesuffix("\n")
 
 
 _PAIRING_WORK = 4_000

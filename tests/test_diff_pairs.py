@@ -26,7 +26,6 @@ from failuremap_edu._diff import Diff, Difference, diff
 from failuremap_edu._render_text import render_diff
 from failuremap_edu._values import Opaque, portable
 
-
 # ----------------------------------------------------------------- the values
 
 
@@ -336,7 +335,7 @@ def check_lines(e: str, a: str, d: Difference) -> None:
     assert (lines.expected_lines, lines.actual_lines) == (len(e_lines), len(a_lines))
 
     def shown(line):
-        return line[:-1] if line.endswith("\n") else line
+        return line.removesuffix("\n")
 
     for x in lines.edits:
         if x.op in ("equal", "replace", "delete"):
@@ -465,7 +464,7 @@ def check_complete(exp, act, result: Diff) -> None:
     named = [d.path for d in result.differences]
     for path, x, y in children:
         if not deep_same(x, y):
-            assert any(p == path or p.startswith(path + "[") or p.startswith(path + ".") for p in named), f"{path} differs but is not named"
+            assert any(p == path or p.startswith((path + "[", path + ".")) for p in named), f"{path} differs but is not named"
 
 
 def _eq(a, b) -> bool:
@@ -559,8 +558,8 @@ def why(expected, actual) -> list[str]:
         pytest.param("spam", "eggs", ["- at index 0, expected 'spam' but got 'eggs'", "    expected: '⟦spam⟧'", "    got:      '⟦eggs⟧'"], id="whole words"),
         pytest.param(
             collections.OrderedDict(a=1, b=2), collections.OrderedDict(b=2, a=1),
-            ["- the same keys and values in a different order: an OrderedDict compares the order of its keys too; "
-             "expected keys ['a', 'b'], got ['b', 'a']"],
+            [("- the same keys and values in a different order: an OrderedDict compares the order of its keys too; "
+              "expected keys ['a', 'b'], got ['b', 'a']")],
             id="ordered dict order",
         ),
         pytest.param(frozenset({0, 1}), {0, 2}, ["- missing member 1", "- extra member 2"], id="frozenset against set"),
