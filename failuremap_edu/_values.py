@@ -81,16 +81,21 @@ class Opaque:
     """(name, plain value) of each field its ``==`` compares, for a dataclass, attrs instance or named tuple."""
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Opaque) or self.type_name != other.type_name:
+        if not isinstance(other, Opaque) or self.type_name != other.type_name or (self.fields is None) != (other.fields is None):
             return False
-        if self.fields is not None and other.fields is not None:  # decide on the values, not on a repr
+        if self.fields is not None:  # decide on the values, not on a repr
             return self.fields == other.fields
         if self.plain is not None and other.plain is not None and self.plain != other.plain:
             return False  # equal reprs (an address reused, a clipped repr) do not make equal values
         return self.repr == other.repr
 
     def __hash__(self) -> int:
-        return hash(self.type_name)
+        if self.fields is not None:
+            try:
+                return hash((self.type_name, self.fields))
+            except TypeError:  # a field holds a list: equal stand-ins still hash alike
+                return hash(self.type_name)
+        return hash((self.type_name, self.repr))
 
     def __repr__(self) -> str:
         return self.repr

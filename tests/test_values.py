@@ -120,3 +120,16 @@ def test_a_hostile_field_leaves_only_the_repr():
 
     out = portable(Sly.__new__(Sly))
     assert type(out) is Opaque and out.fields is None
+
+
+@dataclasses.dataclass(frozen=True)
+class Key:
+    a: int
+    b: int
+
+
+def test_many_stand_ins_in_a_set_hash_apart():
+    out = portable({Key(i, i + 1) for i in range(5_000)} | {Pair(i, i) for i in range(5_000)})
+    assert len(out) == 10_000 and len({hash(x) for x in out}) > 9_000
+    equal = portable(Span(1, [2], note="a")), portable(Span(1, [2], note="b"))
+    assert equal[0] == equal[1] and hash(equal[0]) == hash(equal[1])
