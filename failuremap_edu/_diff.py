@@ -319,10 +319,11 @@ class _Walker:
         if isinstance(act, Opaque) or isinstance(exp, Opaque):
             message = f"expected {_type_word(exp)}, got {_type_word(act)}"
             opaque, other = (act, exp) if isinstance(act, Opaque) else (exp, act)
-            plain = opaque.plain is not None and type(opaque.plain) is type(other)
+            sets = (set, frozenset)
+            plain = opaque.plain is not None and (type(opaque.plain) is type(other) or type(opaque.plain) in sets and type(other) in sets)
             sequences = type(opaque.plain) in (list, tuple) and type(other) in (list, tuple)
             if plain:
-                message += f", which == compares as {_type_word(other)}"
+                message += f", which == compares as {'a set' if type(other) in sets else _type_word(other)}"
             elif sequences:  # a named tuple against a list: never equal, but the items can still be compared
                 message += " (and a tuple never equals a list, even with the same items)"
             self.add(Difference(path, "opaque", message, e, a))

@@ -153,6 +153,7 @@ PAIRS: list[tuple[str, Any, Any]] = [
     ("keys view", {"a": 1, "b": 2}.keys(), {"a": 1, "c": 2}.keys()),
     ("items view", {"a": 1}.items(), {"a": 2}.items()),
     ("keys view against set", {"a", "b"}, {"a": 1, "c": 2}.keys()),
+    ("keys view against frozenset", frozenset({"a", "b"}), {"a": 1, "c": 2}.keys()),
     # sets
     ("set members", {1, 2}, {2, 3}),
     ("frozenset against set", frozenset({0, 1}), {0, 2}),
