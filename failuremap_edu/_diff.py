@@ -24,7 +24,7 @@ from typing import Any
 from ._display import Shown
 from ._values import Opaque, safe_repr
 
-__all__ = ["Budget", "Diff", "Difference", "TextDetail", "TextEdit", "describe_char", "describe_text", "diff"]
+__all__ = ["Budget", "Diff", "Difference", "LineDetail", "LineEdit", "TextDetail", "TextEdit", "describe_char", "describe_text", "diff"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,10 @@ class Budget:
     """Strings longer than this skip whole-string checks such as Unicode normalization."""
     align_items: int = 400
     """Sequences up to this length are aligned to find missing and extra items."""
+    text_lines: int = 40
+    """Lines a line diff keeps (changed lines and one line of context around them)."""
+    line_align: int = 5_000
+    """Texts of up to this many lines (and at most `text_analysis` characters) get a line diff."""
 
 
 DEFAULT_BUDGET = Budget()
@@ -95,6 +99,40 @@ class TextDetail:
 
 
 @dataclass(frozen=True)
+class LineEdit:
+    """One line of a line diff: the same in both texts, only in one, or changed."""
+
+    op: str
+    """``equal``, ``delete`` (only in expected), ``insert`` (only in got) or ``replace``."""
+    expected: str
+    """The expected line, without its line break ("" for ``insert``)."""
+    actual: str
+    """The got line ("" for ``delete``)."""
+    expected_line: int
+    """Its line number in expected (1-based; for ``insert``, the line it comes before)."""
+    actual_line: int
+    text: TextDetail | None = None
+    """For ``replace``: where the two lines differ, character by character."""
+
+
+@dataclass(frozen=True)
+class LineDetail:
+    """Two texts of several lines compared line by line, as difflib's ndiff does."""
+
+    edits: tuple[LineEdit, ...]
+    """Changed lines with a line of context around each change; renderers show a gap where line numbers jump."""
+    changes: int
+    """How many groups of changed lines there are, including any beyond the budget."""
+    omitted: int
+    """Lines of the diff (changed or context) not kept because of the budget."""
+    expected_lines: int
+    actual_lines: int
+    runs: tuple[tuple[LineEdit, int], ...] = ()
+    """The first runs of changed lines (each run's first line and its length), counted over
+    every changed line, kept or not: what the message names."""
+
+
+@dataclass(frozen=True)
 class Difference:
     """One reason why expected and actual are not the same."""
 
@@ -110,6 +148,8 @@ class Difference:
     actual: str = ""
     """A short repr of the actual part (empty for ``missing``)."""
     text: TextDetail | None = None
+    lines: LineDetail | None = None
+    """For texts of several lines: the line diff (then `text` is None)."""
 
 
 @dataclass(frozen=True)
@@ -220,12 +260,50 @@ class _Walker:
         elif te in (set, frozenset):
             self._set(exp, act, path)
         elif te is Opaque:
-            if exp.plain is not None and act.plain is not None:
-                self.compare(exp.plain, act.plain, path, depth + 1)
-            else:
-                self.add(Difference(path, "value", f"expected {exp.repr}, got {act.repr}", self.r(exp), self.r(act)))
+            self._opaque(exp, act, path, depth)
         else:
             self.add(Difference(path, "value", f"expected {self.r(exp)}, got {self.r(act)}", self.r(exp), self.r(act)))
+
+    def _opaque(self, exp: Opaque, act: Opaque, path: str, depth: int) -> None:
+        """Two stand-ins: by their fields (dataclass, attrs, named tuple), else by their plain equivalents."""
+        named_tuples = exp.plain is not None and act.plain is not None
+        if exp.fields is not None and act.fields is not None:
+            e_fields, a_fields = dict(exp.fields), dict(act.fields)
+            if exp.type_name != act.type_name and not named_tuples:
+                self.add(Difference(path, "type", f"expected {_type_word(exp)}, got {_type_word(act)}", self.r(exp), self.r(act)))
+            if named_tuples and list(e_fields) != list(a_fields):
+                self.compare(exp.plain, act.plain, path, depth + 1)  # == compares them as tuples
+                return
+            for name, e in e_fields.items():
+                if name not in a_fields:
+                    self.add(Difference(f"{path}.{name}", "missing", f"missing field {name} (expected value {self.r(e)})", self.r(e), ""))
+                    continue
+                a = a_fields[name]
+                if not _same(e, a, False) or not _same_types_inside(e, a, self.budget.max_items):
+                    self.compare(e, a, f"{path}.{name}", depth + 1)
+            for name, a in a_fields.items():
+                if name not in e_fields:
+                    self.add(Difference(f"{path}.{name}", "extra", f"extra field {name} (got value {self.r(a)})", "", self.r(a)))
+            return
+        if exp.plain is not None and act.plain is not None:
+            e_plain, a_plain = exp.plain, act.plain
+            if (
+                type(e_plain) is dict and type(a_plain) is dict and e_plain == a_plain and list(e_plain) != list(a_plain)
+            ):
+                ordered = exp.type_name == act.type_name == "collections.OrderedDict"
+                why = ": an OrderedDict compares the order of its keys too" if ordered else ""
+                self.add(Difference(
+                    path, "order",
+                    f"the same keys and values in a different order{why}; expected keys {self.r(list(e_plain))}, got {self.r(list(a_plain))}",
+                    self.r(exp), self.r(act),
+                ))
+                return
+            self.compare(e_plain, a_plain, path, depth + 1)
+            return
+        if exp.type_name != act.type_name:
+            self.add(Difference(path, "type", f"expected {_type_word(exp)}, got {_type_word(act)}", self.r(exp), self.r(act)))
+            return
+        self.add(Difference(path, "value", f"expected {exp.repr}, got {act.repr}", self.r(exp), self.r(act)))
 
     # -- types -----------------------------------------------------------------
 
@@ -237,16 +315,33 @@ class _Walker:
         if exp is None:
             self.add(Difference(path, "none", f"expected None, got {_type_word(act)}", e, a))
             return
-        if isinstance(act, Opaque):
+        if type(exp) in (set, frozenset) and type(act) in (set, frozenset):
+            # A frozenset equals a set with the same members: only the members can differ.
+            self._set(exp, act, path)
+            return
+        if isinstance(act, Opaque) or isinstance(exp, Opaque):
             message = f"expected {_type_word(exp)}, got {_type_word(act)}"
-            if act.plain is not None and type(act.plain) is type(exp):
-                message += f" (a subclass of {type(exp).__name__}; the harness compares it as one)"
+            opaque, other = (act, exp) if isinstance(act, Opaque) else (exp, act)
+            sets = (set, frozenset)
+            plain = opaque.plain is not None and (type(opaque.plain) is type(other) or type(opaque.plain) in sets and type(other) in sets)
+            sequences = type(opaque.plain) in (list, tuple) and type(other) in (list, tuple)
+            if plain:
+                message += f", which == compares as {'a set' if type(other) in sets else _type_word(other)}"
+            elif sequences:  # a named tuple against a list: never equal, but the items can still be compared
+                message += " (and a tuple never equals a list, even with the same items)"
             self.add(Difference(path, "opaque", message, e, a))
+            if plain or sequences:
+                pair = (exp, act.plain) if opaque is act else (exp.plain, act)
+                if plain and (not _same(*pair, False) or not _same_types_inside(*pair, self.budget.max_items)):
+                    self.compare(*pair, path, depth + 1)
+                elif sequences and not (_same(list(pair[0]), list(pair[1]), False) and _same_types_inside(list(pair[0]), list(pair[1]), self.budget.max_items)):
+                    self._sequence(*pair, path, depth)
             return
         sequences = (list, tuple)
         equal_anyway = _same(exp, act, False)
         if type(exp) in sequences and type(act) in sequences:
-            same_items = list(exp) == list(act)
+            # "The same items" only when they are, types inside included ((1,) against [1.0] is not).
+            same_items = _same(list(exp), list(act), False) and _same_types_inside(list(exp), list(act), self.budget.max_items)
             note = (
                 ": the items are the same, but a tuple never equals a list, so == fails"
                 if same_items
@@ -303,9 +398,21 @@ class _Walker:
 
     def _bytes(self, exp: bytes, act: bytes, path: str) -> None:
         index = _common_prefix(exp, act)
-        message = f"bytes differ at index {index}"
-        if len(exp) != len(act):
-            message += f" (expected {len(exp)} bytes, got {len(act)})"
+        if index == min(len(exp), len(act)):  # one is the other plus more bytes at the end
+            rest = act[index:] if len(act) > len(exp) else exp[index:]
+            what = f"{len(rest):,} bytes {self.r(rest)}" if len(rest) > 1 else f"the byte {_byte(rest[0])}"
+            if len(act) > len(exp):
+                message = f"got has {'an extra byte ' + _byte(rest[0]) if len(rest) == 1 else what.replace('bytes', 'extra bytes', 1)} at index {index}"
+            else:
+                message = f"got is missing {what} at index {index}"
+        else:
+            message = f"at index {index}, expected the byte {_byte(exp[index])} but got {_byte(act[index])}"
+            if len(exp) != len(act):
+                message += f" (expected {len(exp):,} bytes, got {len(act):,})"
+            elif len(exp) <= self.budget.text_analysis:
+                count = sum(1 for x, y in zip(exp, act) if x != y)
+                if count > 1:
+                    message += f"; {count:,} bytes differ in all"
         self.add(Difference(path, "value", message, self.r(exp), self.r(act)))
 
     # -- text --------------------------------------------------------------------
@@ -317,6 +424,13 @@ class _Walker:
             # A short string inside a container is one value to a learner: "expected
             # 'b1', got 'a1'", not a character index inside an item index.
             self.add(Difference(path, "value", f"expected {exp!r}, got {act!r}", self.r(exp), self.r(act)))
+            return
+        lines = _line_detail(exp, act, budget) if not reasons and _several_lines(exp, act, budget) else None
+        if lines is not None:
+            message = describe_lines(lines)
+            if exp.endswith("\n") != act.endswith("\n"):
+                message += f"; {'got' if act.endswith(chr(10)) else 'expected'} ends with a line break, the other does not"
+            self.add(Difference(path, "text", message, self.r(exp), self.r(act), lines=lines))
             return
         detail = _text_detail(exp, act, budget)
         message = describe_text(detail)
@@ -333,7 +447,7 @@ class _Walker:
         budget = self.budget
         # Only lists: a tuple is a record whose positions mean different things, and
         # "the same items in another order" would send the learner swapping them.
-        if type(exp) is list and type(act) is list and 1 < len(exp) == len(act) <= budget.align_items and _same_items(exp, act):
+        if type(exp) is list and type(act) is list and 1 < len(exp) == len(act) <= budget.align_items and _same_items(exp, act, budget.max_items):
             self.add(Difference(path, "order", f"the same items in a different order: expected {self.r(exp)}, got {self.r(act)}", self.r(exp), self.r(act)))
             return
         if len(exp) != len(act):
@@ -378,8 +492,8 @@ class _Walker:
             return False
         for op, e1, e2, a1, a2 in matcher.get_opcodes():
             if op == "equal":
-                for i, j in zip(range(e1, e2), range(a1, a2)):
-                    if not _same_types_inside(exp[i], act[j], self.budget.max_items):
+                for i, j in zip(range(e1, e2), range(a1, a2)):  # equal clipped reprs: the values decide
+                    if not _same(exp[i], act[j], False) or not _same_types_inside(exp[i], act[j], self.budget.max_items):
                         self.compare(exp[i], act[j], f"{path}[{j}]", depth + 1)
                 continue
             if op == "replace" and e2 - e1 == a2 - a1:
@@ -516,11 +630,28 @@ def _short_and_plain(text: str) -> bool:
     )
 
 
-def _same_items(exp, act) -> bool:
-    """The same items, counted with their types, in another order."""
+def _same_items(exp, act, limit: int) -> bool:
+    """The same items, counted with their types, in another order: decided on the values.
+
+    Clipped reprs only group the candidates; each item must then be equal, with the
+    same types inside, to an item of the other side not matched yet.
+    """
     try:
-        return sorted(map(_align_key, exp)) == sorted(map(_align_key, act))
-    except Exception:  # noqa: BLE001 - a repr that fails: say nothing about order
+        groups: dict[str, list] = {}
+        for item in act:
+            groups.setdefault(_align_key(item), []).append(item)
+        for item in exp:
+            candidates = groups.get(_align_key(item))
+            if not candidates:
+                return False
+            for n, other in enumerate(candidates):
+                if _same(item, other, False) and _same_types_inside(item, other, limit):
+                    del candidates[n]
+                    break
+            else:
+                return False
+        return True
+    except Exception:  # noqa: BLE001 - a repr or == that fails: say nothing about order
         return False
 
 
@@ -576,10 +707,14 @@ def _text_detail(exp: str, act: str, budget: Budget) -> TextDetail:
     prefix = _common_prefix(exp, act)
     suffix = _common_suffix(exp, act, prefix)
     e_mid, a_mid = exp[prefix : len(exp) - suffix], act[prefix : len(act) - suffix]
+    opcodes = [("replace", 0, len(e_mid), 0, len(a_mid))]
     if len(e_mid) + len(a_mid) <= budget.text_align:
-        opcodes = difflib.SequenceMatcher(None, e_mid, a_mid, autojunk=False).get_opcodes()
-    else:
-        opcodes = [("replace", 0, len(e_mid), 0, len(a_mid))]
+        aligned = difflib.SequenceMatcher(None, e_mid, a_mid, autojunk=False).get_opcodes()
+        shared = sum(e2 - e1 for op, e1, e2, _, _ in aligned if op == "equal")
+        # Words that differ entirely ('spam', 'eggs') are one replacement, not edits around a
+        # shared letter: the edits are kept only when at least a third of the middle is shared.
+        if 6 * shared >= len(e_mid) + len(a_mid) or sum(op != "equal" for op, *_ in aligned) <= 1:
+            opcodes = aligned
     context = budget.text_context
     start = max(0, prefix - context)
     edits: list[TextEdit] = []
@@ -636,3 +771,148 @@ def _invisible_reasons(exp: str, act: str, index: int, budget: Budget) -> list[s
     elif small and exp.lower() == act.lower():
         reasons.append(_CASE_ONLY)
     return reasons
+
+
+def _byte(value: int) -> str:
+    """``b'a' (0x61)``: one byte as a bytes literal and in hex."""
+    return f"{bytes([value])!r} (0x{value:02x})"
+
+
+def _several_lines(exp: str, act: str, budget: Budget) -> bool:
+    """Texts that get a line diff: one of them has several lines, and both are small enough."""
+    if max(len(exp), len(act)) > budget.text_analysis:
+        return False
+    counts = (exp.count("\n"), act.count("\n"))
+    if max(counts) > budget.line_align:
+        return False
+    return len(exp.splitlines()) > 1 or len(act.splitlines()) > 1
+
+
+def _line_detail(exp: str, act: str, budget: Budget) -> LineDetail | None:
+    """The lines of two texts aligned as difflib's ndiff aligns them, changed lines with one
+    line of context, kept within `budget.text_lines`; None when no line differs (only the
+    final line break: the character diff shows that).
+
+    Lines are compared without their final ``\n`` (so a line break added after the last
+    line does not make that line differ). In a block of changed lines of different
+    sizes, a line is paired with its most similar counterpart, as ndiff pairs them.
+    """
+    e_lines, a_lines = exp.splitlines(keepends=True), act.splitlines(keepends=True)
+    e_keys, a_keys = [_no_break(x) for x in e_lines], [_no_break(x) for x in a_lines]
+    if e_keys == a_keys:
+        return None
+    opcodes: list[tuple[str, int, int, int, int]] = []
+    for op, e1, e2, a1, a2 in difflib.SequenceMatcher(None, e_keys, a_keys, autojunk=False).get_opcodes():
+        if op == "replace" and e2 - e1 != a2 - a1 and (e2 - e1) * (a2 - a1) <= 400:
+            _pair_lines(e_keys, a_keys, e1, e2, a1, a2, opcodes, [_PAIRING_WORK])
+        else:
+            opcodes.append((op, e1, e2, a1, a2))
+    rows: list[tuple[str, int, int]] = []  # (op, expected line, got line), 0-based, one per shown line
+    for op, e1, e2, a1, a2 in opcodes:
+        if op == "equal" or (op == "replace" and e2 - e1 == a2 - a1):
+            rows += [(op, i, j) for i, j in zip(range(e1, e2), range(a1, a2))]
+        else:
+            rows += [("delete", i, a1) for i in range(e1, e2)]
+            rows += [("insert", e2, j) for j in range(a1, a2)]
+    changed = [k for k, row in enumerate(rows) if row[0] != "equal"]
+    near = sorted({k + d for k in changed for d in (-1, 0, 1) if 0 <= k + d < len(rows)})
+
+    def shown(line: str) -> str:
+        line = _no_break(line)
+        return line if len(line) <= budget.text_window else line[: budget.text_window - 1] + "…"
+
+    edits: list[LineEdit] = []
+    every: list[LineEdit] = []  # the kept ones and the rest, for counting runs
+    for k in near:
+        op, i, j = rows[k]
+        kept = len(edits) < budget.text_lines
+        if op == "equal":
+            edit = LineEdit("equal", shown(e_lines[i]), shown(a_lines[j]), i + 1, j + 1)
+        elif op == "replace":
+            detail = _text_detail(_no_break(e_lines[i]), _no_break(a_lines[j]), budget) if kept else None
+            edit = LineEdit("replace", shown(e_lines[i]), shown(a_lines[j]), i + 1, j + 1, detail)
+        elif op == "delete":
+            edit = LineEdit("delete", shown(e_lines[i]), "", i + 1, j + 1)
+        else:
+            edit = LineEdit("insert", "", shown(a_lines[j]), i + 1, j + 1)
+        every.append(edit)
+        if kept:
+            edits.append(edit)
+    runs = _line_runs(every)
+    summary = tuple((run[0], len(run)) for run in runs[:3])
+    return LineDetail(tuple(edits), len(runs), len(every) - len(edits), len(e_lines), len(a_lines), summary)
+
+
+def _no_break(line: str) -> str:
+    return line.removesuffix("\n")
+
+
+_PAIRING_WORK = 4_000
+"""Line pairs a changed block may weigh (ndiff's pairing is cubic); then the rest is left unpaired."""
+
+
+def _pair_lines(e: list[str], a: list[str], e1: int, e2: int, a1: int, a2: int, out: list, work: list[int]) -> None:
+    """ndiff's pairing of a changed block: the most similar pair of lines (ratio above 0.75)
+    is a changed line, and the lines before and after it are paired the same way."""
+    work[0] -= (e2 - e1) * (a2 - a1)
+    if e1 >= e2 or a1 >= a2 or work[0] < 0:
+        if e2 > e1:
+            out.append(("delete", e1, e2, a1, a1))
+        if a2 > a1:
+            out.append(("insert", e2, e2, a1, a2))
+        return
+    best, pair = 0.75, None
+    matcher = difflib.SequenceMatcher(autojunk=False)
+    for j in range(a1, a2):
+        matcher.set_seq2(a[j])
+        for i in range(e1, e2):
+            matcher.set_seq1(e[i])
+            if matcher.real_quick_ratio() > best and matcher.quick_ratio() > best and matcher.ratio() > best:
+                best, pair = matcher.ratio(), (i, j)
+    if pair is None:
+        out.append(("delete", e1, e2, a1, a1))
+        out.append(("insert", e2, e2, a1, a2))
+        return
+    i, j = pair
+    _pair_lines(e, a, e1, i, a1, j, out, work)
+    out.append(("replace", i, i + 1, j, j + 1))
+    _pair_lines(e, a, i + 1, e2, j + 1, a2, out, work)
+
+
+def _line_range(first: int, count: int) -> str:
+    return f"line {first:,}" if count == 1 else f"lines {first:,}–{first + count - 1:,}"
+
+
+def _line_runs(edits) -> list[list[LineEdit]]:
+    """Changed lines grouped into runs: consecutive lines with the same edit."""
+    runs: list[list[LineEdit]] = []
+    for edit in edits:
+        if edit.op == "equal":
+            continue
+        last = runs[-1][-1] if runs else None
+        if last is not None and last.op == edit.op and edit.expected_line - last.expected_line <= 1 and edit.actual_line - last.actual_line <= 1:
+            runs[-1].append(edit)
+        else:
+            runs.append([edit])
+    return runs
+
+
+def describe_lines(detail: LineDetail) -> str:
+    """The changed lines in plain words: which lines got has extra, is missing, or has changed."""
+    parts: list[str] = []
+    for first, n in detail.runs[:3]:
+        if first.op == "insert":
+            parts.append(f"got has {'an extra line' if n == 1 else f'{n:,} extra lines'} at {_line_range(first.actual_line, n)}")
+        elif first.op == "delete":
+            parts.append(f"got is missing {_line_range(first.expected_line, n)} of expected")
+        else:
+            where = f" ({_line_range(first.actual_line, n)} in got)" if first.actual_line != first.expected_line else ""
+            if n == 1 and first.text is not None:  # one changed line: say how, within the line
+                parts.append(f"{_line_range(first.expected_line, n)}{where}: {describe_text(first.text)}")
+            else:
+                parts.append(f"{_line_range(first.expected_line, n)} differ{'s' if n == 1 else ''}{where}")
+    if detail.changes > len(parts):
+        parts.append(f"and {detail.changes - len(parts):,} more")
+    if detail.changes == 1:
+        return parts[0]
+    return f"{detail.changes:,} changes: " + "; ".join(parts)

@@ -8,6 +8,8 @@ diff, the renderers and the exercise show values with `safe_repr` and text with
 
 from __future__ import annotations
 
+import collections.abc
+import dataclasses
 import os
 import traceback
 import unicodedata
@@ -59,19 +61,34 @@ class Opaque:
 
     A generator, an open file, an instance of a class defined in the notebook, or a
     value too large to send back is described instead: its type, its repr, and,
-    when it is a subclass of a plain container (a namedtuple, an OrderedDict), the
-    plain equivalent so that diffs can still look inside.
+    when it is a subclass of a plain container (a namedtuple, an OrderedDict) or
+    another `Mapping`, or a dict's keys or items view, the plain equivalent so that
+    diffs can still look inside. A dataclass, an attrs instance or a named tuple
+    also brings its fields by name, so that diffs can name the differing field.
     """
 
     type_name: str
     repr: str
     reason: str
     plain: Any = None
+    fields: tuple[tuple[str, Any], ...] | None = None
+    """(name, plain value) of each field its ``==`` compares, for a dataclass, attrs instance or named tuple."""
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Opaque) and (self.type_name, self.repr) == (other.type_name, other.repr)
+        if not isinstance(other, Opaque) or self.type_name != other.type_name or (self.fields is None) != (other.fields is None):
+            return False
+        if self.fields is not None:  # decide on the values, not on a repr
+            return self.fields == other.fields
+        if self.plain is not None and other.plain is not None and self.plain != other.plain:
+            return False  # equal reprs (an address reused, a clipped repr) do not make equal values
+        return self.repr == other.repr
 
     def __hash__(self) -> int:
+        if self.fields is not None:
+            try:
+                return hash((self.type_name, self.fields))
+            except TypeError:  # a field holds a list: equal stand-ins still hash alike
+                return hash(self.type_name)
         return hash((self.type_name, self.repr))
 
     def __repr__(self) -> str:
@@ -138,7 +155,8 @@ def _repr(value: Any) -> str:
 def _middle_clip(value: Any, limit: int) -> str:
     if type(value) in (str, bytes) and len(value) > limit:
         half = max(limit // 2 - 4, 4)
-        return f"{_repr(value[:half])[:-1]} … {_repr(value[-half:])[1:]}"
+        # escapes (\n, \x00) make a repr longer than its text: cut the reprs, not only the text
+        return f"{_repr(value[:half])[:-1][: half + 2]} … {_repr(value[-half:])[1:][-(half + 1):]}"
     if type(value) in (list, tuple, dict, set, frozenset) and len(value) > limit:
         return safe_repr(value, limit)
     text = safe_repr(value, max(limit * 4, 1_000))
@@ -200,7 +218,9 @@ def _portable(value: Any, depth: int, budget: list[int], active: set[int]) -> An
             return Opaque(_type_name(kind), safe_repr(value), "holds values that cannot be sent back")
         finally:
             active.discard(id(value))
-    return Opaque(_type_name(kind), safe_repr(value), "not a plain value", _plain_equivalent(value, depth, budget, active))
+    plain = _plain_equivalent(value, depth, budget, active)
+    fields = _fields(value, depth, budget, active)
+    return Opaque(_type_name(kind), safe_repr(value), "not a plain value", plain, fields)
 
 
 def _plain_equivalent(value: Any, depth: int, budget: list[int], active: set[int]) -> Any:
@@ -210,7 +230,40 @@ def _plain_equivalent(value: Any, depth: int, budget: list[int], active: set[int
                 return _portable(base(value), depth + 1, budget, active)
             except BaseException:  # noqa: BLE001 - a hostile subclass
                 return None
+    # Compared as what they are: a Mapping as a dict (Mapping.__eq__ does), a keys or
+    # items view as a set (a view equals a set with the same members).
+    for abc, base in ((collections.abc.Mapping, dict), (collections.abc.KeysView, set), (collections.abc.ItemsView, set)):
+        if isinstance(value, abc):
+            try:
+                return _portable(base(value.items() if base is dict else value), depth + 1, budget, active)
+            except BaseException:  # noqa: BLE001 - unhashable items, a hostile class
+                return None
     return None
+
+
+def _fields(value: Any, depth: int, budget: list[int], active: set[int]) -> tuple[tuple[str, Any], ...] | None:
+    """The fields that a dataclass's, an attrs class's or a named tuple's ``==`` compares, by name."""
+    kind = type(value)
+    try:
+        if dataclasses.is_dataclass(kind):
+            # Not dataclasses.fields(): for a class that travelled by value to the worker, its
+            # fields' markers are copies that fields() does not recognise; their names still tell.
+            names = [
+                f.name for f in kind.__dataclass_fields__.values()
+                if getattr(getattr(f, "_field_type", None), "name", "_FIELD") == "_FIELD" and f.compare
+            ]
+        elif isinstance(getattr(kind, "__attrs_attrs__", None), tuple):
+            names = [a.name for a in kind.__attrs_attrs__ if getattr(a, "eq", True)]
+        elif isinstance(value, tuple) and isinstance(getattr(kind, "_fields", None), tuple):
+            names = list(kind._fields)
+            if len(names) != len(value):
+                return None
+            return tuple((str(n), _portable(v, depth + 1, budget, active)) for n, v in zip(names, tuple(value)))
+        else:
+            return None
+        return tuple((name, _portable(getattr(value, name), depth + 1, budget, active)) for name in names)
+    except BaseException:  # noqa: BLE001 - a hostile property or class: no fields, only the repr
+        return None
 
 
 def _type_name(kind: type) -> str:

@@ -61,3 +61,11 @@ def test_only_plain_data_is_accepted_from_a_worker():
     with pytest.raises(pickle.UnpicklingError, match="refusing posix.system"):
         safe_loads(pickle.dumps(os.system))
     assert safe_loads(pickle.dumps({"a": {1, 2}, "b": frozenset({3})})) == {"a": {1, 2}, "b": frozenset({3})}
+
+
+def test_a_stand_in_with_fields_and_a_plain_equivalent_comes_back_whole():
+    from failuremap_edu._values import Opaque
+
+    sent = Opaque("Span", "Span(start=1, end=2)", "not a plain value", None, (("start", 1), ("end", [2, {3}])))
+    back = safe_loads(pickle.dumps([sent, Opaque("Pair", "Pair(a=1)", "not a plain value", (1,), (("a", 1),))]))
+    assert back[0].fields == (("start", 1), ("end", [2, {3}])) and back[1].plain == (1,) and back[1].fields == (("a", 1),)

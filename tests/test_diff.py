@@ -62,7 +62,7 @@ def edits(expected, actual):
     [
         ("abc", "abxc", "got has an extra 'x' at index 2"),
         ("hello world", "hello  world", "got has an extra U+0020 SPACE at index 6"),
-        ("a\nb", "a \nb", "got has an extra U+0020 SPACE at index 1"),
+        ("a\nb", "a \nb", "line 1: got has an extra U+0020 SPACE at index 1"),
         ("ab", "b", "got is missing 'a' at index 0"),
         ("abc", "ab", "got is missing 'c' at index 2"),
         ("hello world", "hello wrld", "got is missing 'o' at index 7"),
@@ -234,3 +234,12 @@ def test_nan_inside_containers_follows_identity_like_the_harness():
     nan = float("nan")
     assert diff([nan], [nan]).equal  # [nan] == [nan] is True: same object
     assert not diff(nan, nan).equal  # nan == nan is False
+
+
+def test_items_whose_clipped_reprs_match_are_still_compared_by_value():
+    long = "x" * 300
+    changed = long[:150] + "y" + long[151:]
+    result = diff([long, "b", "c"], [changed, "c"])
+    assert [(d.path, d.kind) for d in result.differences] == [("", "length"), ("[0]", "text"), ("[1]", "missing")]
+    assert result.differences[1].message == "at index 150, expected 'x' but got 'y'"
+    assert not any(d.kind == "order" for d in diff([long, "b"], ["b", changed]).differences)

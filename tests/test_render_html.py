@@ -185,3 +185,49 @@ def test_a_hint_ladder_is_an_ordered_list_with_every_hint_escaped():
         "<li><strong>Root cause:</strong> x &amp; y</li></ol></div>"
     )
     assert ladder._repr_mimebundle_()["text/plain"] == "Hint 1: Where to look first: solve('a  b') <here>\nHint 2: Root cause: x & y"
+def test_a_line_diff_is_one_grid_of_lines_after_their_side():
+    from failuremap_edu.render._html import lines_diff_html
+
+    assert lines_diff_html(diff("a\nb\nc\nd\n", "a\nX\nb\nc \nd\n").differences[0].lines) == (
+        '<div class="fm-textdiff">'
+        "<span></span><code class=\"fm-muted\">'a'</code>"
+        "<span>got</span><code>'<mark class=\"fm-chg\">X</mark>'</code>"
+        "<span></span><code class=\"fm-muted\">'b'</code>"
+        '<span>expected</span><code>\'c<mark class="fm-gap" title="nothing here: got has extra characters">&nbsp;</mark>\'</code>'
+        '<span>got</span><code>\'c<mark class="fm-chg">␣</mark>\'</code>'
+        "<span></span><code class=\"fm-muted\">'d'</code>"
+        + LEGEND + "</div>"
+    )
+    # lines left out show as "…"; a line only expected has is marked whole
+    html = lines_diff_html(diff("\n".join("abcdefgh"), "\n".join("abcefgh")).differences[0].lines)
+    assert html == (
+        '<div class="fm-textdiff"><span></span><code class="fm-muted">…</code>'
+        "<span></span><code class=\"fm-muted\">'c'</code>"
+        "<span>expected</span><code>'<mark class=\"fm-chg\">d</mark>'</code>"
+        "<span></span><code class=\"fm-muted\">'e'</code>"
+        '<span></span><code class="fm-muted">…</code></div>'
+    )
+    assert_safe(html)
+
+
+def test_a_line_diff_beyond_its_budget_says_how_many_lines_are_left_out():
+    from failuremap_edu._diff import Budget
+    from failuremap_edu.render._html import diff_html
+
+    html = diff_html(diff("\n".join(map(str, range(20))), "\n".join(map(str, range(1, 21))), Budget(text_lines=2)))
+    assert html.endswith('<span></span><span class="fm-muted">2 more lines of the diff</span></div></li></ul>')
+    assert_safe(html)
+
+
+def test_watch_it_fail_lists_every_difference_as_the_panel_does():
+    from failuremap_edu.render._html import _story_reasons_html
+
+    o = Observation(index=0, check="spans", status="fail", passed=False, expected=[(0, 3), (4, 6)], actual=[[0, 3], [4, 7]])
+    assert _story_reasons_html(o) == (
+        '<ul class="fm-why">'
+        "<li><code>[0]</code>: expected a tuple, got a list: the items are the same, but a tuple never equals a list, so == fails</li>"
+        "<li><code>[1]</code>: expected a tuple, got a list (and a tuple never equals a list, even with the same items)</li>"
+        "<li><code>[1][1]</code>: expected 6, got 7</li></ul>"
+    )
+    one = Observation(index=0, check="one", status="fail", passed=False, expected=[1, 2], actual=[1, 3])
+    assert _story_reasons_html(one) == "<br><span>[1]: expected 2, got 3</span>"

@@ -38,7 +38,8 @@ def test_failing_check_explains_why():
     [
         ("abc", "abxc", ["- got has an extra 'x' at index 2", "    expected: 'ab⟦⟧c'", "    got:      'ab⟦x⟧c'"]),
         ("hello world", "hello  world", ["- got has an extra U+0020 SPACE at index 6", "    expected: 'hello ⟦⟧world'", "    got:      'hello ⟦␣⟧world'"]),
-        ("a\nb", "a \nb", ["- got has an extra U+0020 SPACE at index 1", "    expected: 'a⟦⟧\\nb'", "    got:      'a⟦␣⟧\\nb'"]),
+        ("a\nb", "a \nb", ["- line 1: got has an extra U+0020 SPACE at index 1", "    expected: 'a⟦⟧'", "    got:      'a⟦␣⟧'", "              'b'"]),
+        ("ab\n", "a b\n", ["- got has an extra U+0020 SPACE at index 1", "    expected: 'a⟦⟧b\\n'", "    got:      'a⟦␣⟧b\\n'"]),
         ("ab", "b", ["- got is missing 'a' at index 0", "    expected: '⟦a⟧b'", "    got:      '⟦⟧b'"]),
         ("e", "e\u0301", ["- got has an extra U+0301 COMBINING ACUTE ACCENT at index 1", "    expected: 'e⟦⟧'", "    got:      'e⟦◌\u0301⟧'"]),
         ("x" * 40 + "abc", "x" * 40 + "abd", ["- at index 42, expected 'c' but got 'd'", "    expected: …" + "x" * 30 + "ab⟦c⟧'", "    got:      …" + "x" * 30 + "ab⟦d⟧'"]),
@@ -142,3 +143,65 @@ def test_result_reprs():
     assert repr(r) == "RunResult('FA-100786', solver='yours', variant=1, '1/1 checks pass')"
     assert repr(r.observations[0]) == "Observation(0, 'partial marker held', pass)"
     assert str(r) == "1/1 checks pass"
+
+
+def test_text_of_several_lines_gets_a_line_diff_labelled_expected_and_got():
+    o = obs(0, "fail", check="report", expected="loss 0.5\nacc 0.9\n", actual="loss 0.5\nlr 0.1\nacc 0.8\n", call="solve()")
+    assert render_observation(o) == """\
+✗ fail: report (record line 11)
+  call:     solve()
+  expected: 'loss 0.5\\nacc 0.9\\n'
+  got:      'loss 0.5\\nlr 0.1\\nacc 0.8\\n'
+  why:
+    - 2 changes: got has an extra line at line 2; line 2 (line 3 in got): at index 6, expected '9' but got '8'
+                  'loss 0.5'
+        got:      'lr 0.1'
+        expected: 'acc 0.⟦9⟧'
+        got:      'acc 0.⟦8⟧'"""
+
+
+def test_a_line_diff_beyond_its_budget_counts_what_it_leaves_out():
+    from failuremap_edu._diff import Budget
+
+    assert render_diff(diff("\n".join(map(str, range(20))), "\n".join(map(str, range(1, 21))), Budget(text_lines=2)), "") == [
+        "- 2 changes: got is missing line 1 of expected; got has an extra line at line 20",
+        "    expected: '0'",
+        "              '1'",
+        "              … (2 more lines of the diff)",
+    ]
+    assert render_diff(diff("a\nb\nc", "a\nc", Budget(text_lines=2)), "")[-1] == "              … (1 more line of the diff)"
+
+
+def test_a_dataclass_is_explained_field_by_field():
+    import dataclasses
+
+    from failuremap_edu._values import portable
+
+    @dataclasses.dataclass
+    class Window:
+        start: int
+        end: int
+
+    o = obs(0, "fail", check="window", expected=portable(Window(0, 4)), actual=portable(Window(1, 4)), call="solve(4)")
+    assert render_observation(o).splitlines()[2:] == [
+        "  expected: test_a_dataclass_is_explained_field_by_field.<locals>.Window(start=0, end=4)",
+        "  got:      test_a_dataclass_is_explained_field_by_field.<locals>.Window(start=1, end=4)",
+        "  why:",
+        "    - .start: expected 0, got 1",
+    ]
+
+
+def test_watch_it_fail_shows_every_difference_under_the_panel_budget():
+    from failuremap_edu._diff import Budget
+    from failuremap_edu.render._text import story_reasons
+
+    o = obs(0, "fail", expected=[(0, 3), (4, 6)], actual=[[0, 3], [4, 7]])
+    reason, explained = story_reasons(o)
+    assert reason == "" and render_diff(explained, "      ") == [
+        "      - [0]: expected a tuple, got a list: the items are the same, but a tuple never equals a list, so == fails",
+        "      - [1]: expected a tuple, got a list (and a tuple never equals a list, even with the same items)",
+        "      - [1][1]: expected 6, got 7",
+    ]
+    assert story_reasons(obs(0, "fail", expected=[1, 2], actual=[1, 3])) == ("[1]: expected 2, got 3", None)
+    _, bounded = story_reasons(obs(0, "fail", expected=list(range(30)), actual=list(range(1, 31))), Budget(max_differences=2))
+    assert len(bounded.differences) == 2 and bounded.omitted == 28

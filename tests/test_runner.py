@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import threading
 import time
+import urllib.parse
 import warnings
 
 import pytest
@@ -754,3 +756,27 @@ def test_tracebacks_from_record_code_quote_its_lines(isolation):
     error = replay(record, "attempt", isolation=isolation).observations[2].error
     assert error.type == "KeyError"
     assert error.traceback.splitlines()[1:3] == ['  File "<failuremap TR-000303 attempt>", line 9, in solve', "    if isinstance(defaults[key], dict):"]
+@dataclasses.dataclass
+class _Split:
+    emit: str
+    held: str
+
+
+def _dataclass(text, stops):
+    return _Split(text, "")
+
+
+def _named_tuple(text, stops):
+    # an importable named tuple: one defined in a notebook cannot travel to the worker yet (__slots__)
+    return urllib.parse.DefragResult(text, "")
+
+
+def test_a_dataclass_and_a_named_tuple_come_back_with_their_fields(stopping):
+    from failuremap_edu._diff import diff
+
+    o = run_checks(stopping, _dataclass).observations[0]
+    assert o.actual.type_name.endswith("_Split") and [name for name, _ in o.actual.fields] == ["emit", "held"]
+    o = next(o for o in run_checks(stopping, _named_tuple).observations if o.status == "fail")
+    assert dict(o.actual.fields) == {"url": o.actual.plain[0], "fragment": ""}
+    first = diff(o.expected, o.actual).differences[0]
+    assert first.message == "expected a tuple, got a urllib.parse.DefragResult object, which == compares as a tuple"

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-
 from failuremap_edu._values import clip, render_call, safe_repr
-
 
 def test_clip_keeps_short_text_and_marks_a_cut():
     assert clip("abc", 3) == "abc"
@@ -33,3 +31,92 @@ def test_a_sys_exit_says_what_happened_and_what_to_do():
         assert payload["message"] == (
             f"solve called {shown} (or exit()), which would end a whole program; here it only ended this call of solve. Return a value instead."
         )
+
+
+# ------------------------------------------------ values that travel as fields
+
+import collections
+import dataclasses
+
+import pytest
+
+from failuremap_edu._values import Opaque, portable
+
+
+@dataclasses.dataclass
+class Span:
+    start: int
+    end: int
+    note: str = dataclasses.field(default="", compare=False)
+
+
+Pair = collections.namedtuple("Pair", "left right")
+
+
+class Frozen(collections.abc.Mapping):
+    def __init__(self, data):
+        self._data = dict(data)
+
+    def __getitem__(self, key):
+        return self._data[key]
+
+    def __iter__(self):
+        return iter(self._data)
+
+    def __len__(self):
+        return len(self._data)
+
+
+def test_a_dataclass_travels_with_the_fields_its_eq_compares():
+    out = portable(Span(1, [2, 3], note="ignored by =="))
+    assert type(out) is Opaque and out.type_name.endswith("Span") and out.plain is None
+    assert out.fields == (("start", 1), ("end", [2, 3]))
+    assert out == portable(Span(1, [2, 3], note="other")) and out != portable(Span(1, [2, 4]))
+
+
+def test_attrs_and_named_tuples_travel_with_their_fields():
+    attrs = pytest.importorskip("attrs")
+    Box = attrs.define(type("Box", (), {"__annotations__": {"w": int, "h": int}}))
+    assert portable(Box(1, 2)).fields == (("w", 1), ("h", 2))
+    out = portable(Pair(1, (2,)))
+    assert out.plain == (1, (2,)) and out.fields == (("left", 1), ("right", (2,)))
+
+
+def test_mappings_and_dict_views_travel_with_a_plain_equivalent():
+    assert portable(Frozen({"a": [1]})).plain == {"a": [1]}
+    assert portable({"a": 1}.keys()).plain == {"a"}
+    assert portable({"a": 1}.items()).plain == {("a", 1)}
+    assert portable({"a": [1]}.items()).plain is None  # unhashable items: no set, only the repr
+
+
+def test_equal_reprs_do_not_make_equal_stand_ins():
+    same_repr = Opaque("M", "<M>", "not a plain value", {"a": 1})
+    assert same_repr != Opaque("M", "<M>", "not a plain value", {"a": 2})
+    assert same_repr == Opaque("M", "<M>", "not a plain value", {"a": 1})
+
+
+def test_a_hostile_field_leaves_only_the_repr():
+    @dataclasses.dataclass
+    class Sly:
+        x: int
+
+        def __getattribute__(self, name):
+            if name == "x":
+                raise RuntimeError("no")
+            return object.__getattribute__(self, name)
+
+    out = portable(Sly.__new__(Sly))
+    assert type(out) is Opaque and out.fields is None
+
+
+@dataclasses.dataclass(frozen=True)
+class Key:
+    a: int
+    b: int
+
+
+def test_many_stand_ins_in_a_set_hash_apart():
+    out = portable({Key(i, i + 1) for i in range(5_000)} | {Pair(i, i) for i in range(5_000)})
+    assert len(out) == 10_000 and len({hash(x) for x in out}) > 9_000
+    equal = portable(Span(1, [2], note="a")), portable(Span(1, [2], note="b"))
+    assert equal[0] == equal[1] and hash(equal[0]) == hash(equal[1])

@@ -14,9 +14,9 @@ from __future__ import annotations
 from html import escape
 from typing import Sequence
 
-from .._diff import Budget, Diff, TextDetail, diff
+from .._diff import Budget, Diff, LineDetail, TextDetail, diff
 from .._records import Record
-from ._text import expected_text, first_reason, outcome_text, printed_summary, run_notes, story_sentences, visible
+from ._text import expected_text, line_rows, outcome_text, printed_summary, run_notes, story_reasons, story_sentences, visible
 from .._results import FAIL, PASS, CallResult, Observation, RunResult, check_labels
 from .._values import safe_repr
 from ._style import STATUS_CSS, STATUS_SYMBOLS
@@ -29,6 +29,7 @@ __all__ = [
     "comparison_html",
     "diff_html",
     "hints_html",
+    "lines_diff_html",
     "observation_html",
     "playground_html",
     "report_html",
@@ -88,6 +89,19 @@ def text_diff_html(detail: TextDetail) -> str:
     replaced or extra part is highlighted and underlined, and where one side has
     nothing the other has, an outlined empty box of the same width marks the spot.
     """
+    expected, got, gaps = _marked_sides(detail)
+    # A learner read the dashed box as a character of its own: say what it is, once, under the two lines.
+    legend = f'<span></span><span class="fm-muted fm-legend">{_e(GAP_LEGEND)}</span>' if gaps else ""
+    return (
+        '<div class="fm-textdiff">'
+        f'<span>expected</span><code>{expected}</code>'
+        f'<span>got</span><code>{got}</code>'
+        f"{legend}</div>"
+    )
+
+
+def _marked_sides(detail: TextDetail) -> tuple[str, str, bool]:
+    """The expected and got windows as HTML with the edits marked, and whether there is an empty box."""
     expected, got = ["'" if not detail.clipped_before else "…"], ["'" if not detail.clipped_before else "…"]
     for edit in detail.edits:
         if edit.op == "equal":
@@ -107,15 +121,34 @@ def text_diff_html(detail: TextDetail) -> str:
                 side.append(f'<mark class="fm-gap" title="{gap_title}">' + "&nbsp;" * width + "</mark>")
     expected.append("…" if detail.expected_clipped else "'")
     got.append("…" if detail.actual_clipped else "'")
-    # A learner read the dashed box as a character of its own: say what it is, once, under the two lines.
     gaps = any(edit.op != "equal" and not (edit.expected and edit.actual) for edit in detail.edits)
-    legend = f'<span></span><span class="fm-muted fm-legend">{_e(GAP_LEGEND)}</span>' if gaps else ""
-    return (
-        '<div class="fm-textdiff">'
-        f'<span>expected</span><code>{"".join(expected)}</code>'
-        f'<span>got</span><code>{"".join(got)}</code>'
-        f"{legend}</div>"
-    )
+    return "".join(expected), "".join(got), gaps
+
+
+def lines_diff_html(detail: LineDetail) -> str:
+    """A line diff in one monospace grid: each line after its side ("expected", "got", or
+    nothing for a line both have, dimmed), a line only one side has highlighted whole, the
+    changed characters of a changed line marked as in `text_diff_html`, "…" for lines left out."""
+    rows, gaps = [], False
+    for side, text, edit in line_rows(detail):
+        if side == "…":
+            rows.append('<span></span><code class="fm-muted">…</code>')
+            continue
+        if side == "":
+            rows.append(f"<span></span><code class=\"fm-muted\">'{_e(visible(text))}'</code>")
+            continue
+        if edit.op == "replace" and edit.text is not None:
+            expected, got, gap = _marked_sides(edit.text)
+            gaps |= gap
+            shown = expected if side == "expected" else got
+        else:
+            shown = f"'<mark class=\"fm-chg\">{_e(visible(text))}</mark>'" if text else "''"
+        rows.append(f"<span>{side}</span><code>{shown}</code>")
+    if detail.omitted:
+        rows.append(f'<span></span><span class="fm-muted">{detail.omitted:,} more line{"s" if detail.omitted != 1 else ""} of the diff</span>')
+    if gaps:
+        rows.append(f'<span></span><span class="fm-muted fm-legend">{_e(GAP_LEGEND)}</span>')
+    return f'<div class="fm-textdiff">{"".join(rows)}</div>'
 
 
 GAP_LEGEND = "a dashed box holds nothing: it marks where the other line has characters this one lacks"
@@ -131,6 +164,8 @@ def diff_html(result: Diff) -> str:
         item = f"{where}{_e(d.message)}"
         if d.text is not None:
             item += text_diff_html(d.text)
+        if d.lines is not None:
+            item += lines_diff_html(d.lines)
         items.append(f"<li>{item}</li>")
     if result.omitted:
         items.append(f"<li>… and {result.omitted:,} more difference{'s' if result.omitted != 1 else ''}</li>")
@@ -222,10 +257,7 @@ def story_html(story, css: bool = True) -> str:
         rows = []
         for item in failing:
             outcomes = "".join(
-                f"<li><strong>{_e(name)}</strong> {_e(outcome_text(o))}"
-                + (f"<br><span>{_e(first_reason(o))}</span>" if first_reason(o) else "")
-                + "</li>"
-                for name, o in item.outcomes
+                f"<li><strong>{_e(name)}</strong> {_e(outcome_text(o))}" + _story_reasons_html(o) + "</li>" for name, o in item.outcomes
             )
             call = f"<dt>call</dt><dd>{_code(item.call)}</dd>" if item.call else ""
             rows.append(
@@ -238,6 +270,14 @@ def story_html(story, css: bool = True) -> str:
         "".join(f"<details><summary>The code of {_e(name)}</summary><pre>{_e(source)}</pre></details>" for name, source in story.sources)
     )
     return _root("".join(parts), css)
+
+
+def _story_reasons_html(o: Observation) -> str:
+    """Why a check fails in watch it fail: the panel's differences, one line or the whole list."""
+    reason, explained = story_reasons(o)
+    if explained is not None:
+        return diff_html(explained)
+    return f"<br><span>{_e(reason)}</span>" if reason else ""
 
 
 def report_html(record: Record, runs: Sequence[RunResult], names: Sequence[str] | None = None) -> str:

@@ -12,7 +12,7 @@ import textwrap
 
 import unicodedata
 
-from .._diff import Budget, Diff, TextDetail, diff
+from .._diff import Budget, Diff, LineDetail, TextDetail, diff
 from .._fixtures import FixtureScript
 from .._records import Record
 from .._results import FAIL, PASS, TIMEOUT, Observation, RunResult, check_labels
@@ -133,6 +133,51 @@ def text_sides(detail: TextDetail) -> tuple[str, str]:
 def diff_text(result: Diff) -> str:
     """A diff as text: ``no difference``, or its lines (what ``str(diff)`` gives)."""
     return "\n".join(render_diff(result, indent="")) if not result.equal else "no difference"
+def line_rows(detail: LineDetail) -> list[tuple[str, str, object]]:
+    """The rows of a line diff as (side, line, edit): side is "expected", "got", "" for a
+    line both texts have, or "…" for lines left out; `edit` is the LineEdit (None for "…").
+
+    A changed line appears twice, expected then got; a line only one text has, once.
+    """
+    rows: list[tuple[str, str, object]] = []
+    following = 1  # the next line of expected that the rows have not reached yet
+    for edit in detail.edits:
+        if edit.expected_line > following:
+            rows.append(("…", "", None))
+        if edit.op == "insert":
+            rows.append(("got", edit.actual, edit))
+            following = max(following, edit.expected_line)
+            continue
+        following = edit.expected_line + 1
+        if edit.op == "equal":
+            rows.append(("", edit.expected, edit))
+        elif edit.op == "delete":
+            rows.append(("expected", edit.expected, edit))
+        else:
+            rows.append(("expected", edit.expected, edit))
+            rows.append(("got", edit.actual, edit))
+    if detail.omitted or following <= detail.expected_lines:
+        rows.append(("…", "", None))
+    return rows
+
+
+def render_lines(detail: LineDetail, indent: str) -> list[str]:
+    """A line diff as text: each line quoted after its side, changed characters of a changed line in ⟦ ⟧."""
+    lines = []
+    for side, text, edit in line_rows(detail):
+        if side == "…":
+            lines.append(f"{indent}    {'':10}…")
+            continue
+        if edit.op == "replace" and edit.text is not None:
+            expected, got = text_sides(edit.text)
+            shown = expected if side == "expected" else got
+        else:
+            shown = f"'{visible(text)}'"
+        label = f"{side}:" if side else ""
+        lines.append(terminal_safe(f"{indent}    {label:10}{shown}", 1_000))
+    if detail.omitted:
+        lines[-1] += f" ({detail.omitted:,} more line{'s' if detail.omitted != 1 else ''} of the diff)"
+    return lines
 
 
 def render_diff(result: Diff, indent: str = "  ") -> list[str]:
@@ -147,6 +192,8 @@ def render_diff(result: Diff, indent: str = "  ") -> list[str]:
             expected, got = text_sides(d.text)
             lines.append(terminal_safe(f"{indent}    expected: {expected}", 1_000))
             lines.append(terminal_safe(f"{indent}    got:      {got}", 1_000))
+        if d.lines is not None:
+            lines += render_lines(d.lines, indent)
     if result.omitted:
         lines.append(f"{indent}- … and {result.omitted:,} more difference{'s' if result.omitted != 1 else ''}")
     return lines
@@ -264,6 +311,24 @@ def first_reason(o: Observation) -> str:
     return f"{d.path}: {d.message}" if d.path else d.message
 
 
+def story_reasons(o: Observation, budget: Budget | None = None) -> tuple[str, Diff | None]:
+    """Why a failed check fails, for watch it fail: the same differences as the panel, under the same budget.
+
+    One difference that needs no picture comes back as one line (and no Diff); several,
+    or a text window, a line diff or a hint, as the Diff to draw in full.
+    """
+    if o.status != FAIL:
+        return "", None
+    explained = diff(o.expected, o.actual, budget or Budget())
+    if not explained.differences and not explained.hint:
+        return "", None
+    if len(explained.differences) == 1 and not explained.omitted and not explained.hint:
+        d = explained.differences[0]
+        if d.text is None and d.lines is None:
+            return (f"{d.path}: {d.message}" if d.path else d.message), None
+    return "", explained
+
+
 def story_sentences(story) -> list[str]:
     """What the story's table means and what to trust about it, in plain words."""
     sentences = [COMPARISON_NOTE]
@@ -309,8 +374,10 @@ def render_story(story) -> str:
         lines.append(terminal_safe(f"  {item.check}" + (f": {item.call}" if item.call else ""), 600))
         lines.append(terminal_safe(f"    expected: {safe_repr(item.expected, 300)}", 600))
         for name, o in item.outcomes:
-            reason = first_reason(o)
-            lines.append(terminal_safe(f"    {name} {outcome_text(o)}" + (f" ({reason})" if reason else ""), 1_000))
+            reason, explained = story_reasons(o)
+            lines.append(terminal_safe(f"    {name} {outcome_text(o)}" + (f" ({reason})" if reason else ":" if explained else ""), 1_000))
+            if explained is not None:
+                lines += render_diff(explained, "      ")
     lines += ["", "The code that fails:"]
     for name, source in story.sources:
         lines.append(f"  {name}:")
