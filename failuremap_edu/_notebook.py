@@ -25,6 +25,7 @@ from ._records import Record, list_records, load_record
 from ._runner import parse_call_arguments, replay, run_checks
 from ._solution import Solution, SolutionError, load_solution, solution_from_source
 from ._story import watch_it_fail
+from ._values import text_safe
 
 __all__ = ["NotebookError", "build_notebook", "build_start_here", "reference_path", "write_all", "write_notebook"]
 
@@ -419,8 +420,24 @@ def write_notebook(record_ref: str, out_dir: Path, *, instructor: bool = False, 
             raise NotebookError(str(exc)) from None
     nb = build_notebook(record, ref, instructor=instructor, solution=solution)
     path = out_dir / f"{record.id}.ipynb"
-    path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+    path.write_text(_writes(nb), encoding="utf-8")
     return path
+
+
+def _writes(nb) -> str:
+    """The notebook's JSON, every string in it first made writable (`text_safe`: a lone surrogate shows as ``\\ud800``)."""
+    import nbformat
+
+    def clean(value):
+        if isinstance(value, str):
+            return text_safe(value)
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        if isinstance(value, dict):
+            return type(value)((clean(k), clean(v)) for k, v in value.items())
+        return value
+
+    return nbformat.writes(clean(nb)) + "\n"
 
 
 def write_all(out_dir: Path) -> list[Path]:
@@ -435,6 +452,6 @@ def write_all(out_dir: Path) -> list[Path]:
         written.append(write_notebook(record_id, out_dir / "instructor", instructor=True))
         entries.append((record_id, load_record(record_id).title, f"{record_id}.ipynb"))
     start = out_dir / "00-start-here.ipynb"
-    start.write_text(nbformat.writes(build_start_here(entries)) + "\n", encoding="utf-8")
+    start.write_text(_writes(build_start_here(entries)), encoding="utf-8")
     written.insert(0, start)
     return written

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ._results import RunResult
+from ._values import text_safe
 
 __all__ = [
     "ProgressOverview",
@@ -193,7 +194,7 @@ def log_run(result: RunResult, solve_source: str | None = None, path: Path | Non
     }
     if instructor:
         entry["instructor"] = True
-    line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8")
+    line = (text_safe(json.dumps(entry, ensure_ascii=False)) + "\n").encode("utf-8")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         _append(target, line)
@@ -257,7 +258,7 @@ class ProgressOverview:
         lines += [f"{record_id:<12} {latest:<22} {runs}" for record_id, _, latest, runs in self.rows]
         if self.skipped:
             lines.append(f"({self.skipped} unreadable line{'s' if self.skipped != 1 else ''} in {self.path} skipped)")
-        return "\n".join(lines)
+        return text_safe("\n".join(lines))
 
     def _repr_html_(self) -> str:
         from html import escape
@@ -267,7 +268,7 @@ class ProgressOverview:
             for record_id, title, latest, runs in self.rows
         )
         note = f"<p>{self.skipped} unreadable lines skipped.</p>" if self.skipped else ""
-        return (
+        return text_safe(
             f'<div class="fm-root"><p>{escape(self.since())}</p><table><thead><tr><th>exercise</th><th>title</th><th>latest run</th><th>runs</th></tr></thead>'
             f"<tbody>{body}</tbody></table>{note}</div>"
         )
@@ -352,5 +353,5 @@ def export_progress(out: Path, path: Path | None = None) -> dict:
         "latest": latest,
         "skipped_lines": skipped,
     }
-    out.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    out.write_text(text_safe(json.dumps(data, ensure_ascii=False, indent=1)) + "\n", encoding="utf-8")
     return data

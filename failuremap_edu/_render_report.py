@@ -15,7 +15,7 @@ from html import escape
 from ._render_plot import STATUS_STYLE
 from ._render_text import terminal_safe
 from ._report import ClassReport, ExerciseStats
-from ._values import clip
+from ._values import clip, text_safe
 
 __all__ = ["heatmap_figure", "report_page", "report_text"]
 
@@ -61,7 +61,7 @@ def report_text(report: ClassReport) -> str:
             )
         if report.with_code:
             for name, source in sorted(e.code.items()):
-                lines += [f"  -- code of {name}:"] + ["    " + line for line in terminal_safe(source, 20_000).splitlines()]
+                lines += [terminal_safe(f"  -- code of {name}:", 400)] + ["    " + line for line in terminal_safe(source, 20_000).splitlines()]
     return "\n".join(lines)
 
 
@@ -104,7 +104,7 @@ def report_page(report: ClassReport, title: str = "Class report") -> str:
         )
         if report.with_code:
             parts += [f"<h3>Code of {escape(name)}</h3><pre>{escape(source)}</pre>" for name, source in sorted(e.code.items())]
-    return (
+    return text_safe(
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>{''.join(parts)}</body></html>\n"
     )
