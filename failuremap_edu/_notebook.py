@@ -51,8 +51,23 @@ def md(text: str, limit: int = TEXT_LIMIT) -> str:
     text = " ".join(str(text).split())
     if len(text) > limit:
         text = text[: limit - 1] + f"… ({len(text) - limit + 1:,} more characters not shown)"
-    text = html.escape(text, quote=False)
+    text = html.escape(text_safe(text), quote=False)
     return re.sub(r"([\\`*_\[\]{}#|$~])", r"\\\1", text)
+
+
+def code_span(text: str, limit: int = 300) -> str:
+    """Record text as one Markdown code span, shown verbatim, that nothing inside it can end.
+
+    CommonMark ends a code span only at a run of backquotes as long as the one
+    that opened it: the fence is one longer than the longest run in `text`. Inside,
+    nothing is Markdown, HTML or math (JupyterLab leaves ``$`` in code spans alone).
+    """
+    text = " ".join(text_safe(str(text)).split())
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 @dataclass
@@ -225,7 +240,7 @@ def _header(cells: _Cells, record: Record, kind: str) -> None:
         "The outputs you see were stored when this notebook was made, so you can read it before running anything. "
         "*Run → Run All Cells* runs it for you."
     )
-    cells.markdown(f"## The contract\n\n`solve({md(r.contract_signature, 300).replace(chr(92), '')})`\n\n{md(r.contract)}")
+    cells.markdown(f"## The contract\n\n{code_span(f'solve({r.contract_signature})', 300)}\n\n{md(r.contract)}")
 
 
 def _verified_story(record: Record):
