@@ -344,7 +344,7 @@ class Exercise:
         elif self.playground_message and self.playground_input:
             lines.append(f"Playground: {self.playground_message}")
         text = "\n".join(lines)
-        return terminal_safe(text, len(text) + 1)  # a plain python prompt prints it: no escape sequence, no lone surrogate
+        return terminal_safe(text, 1 << 62)  # a plain python prompt prints it: no escape sequence, no lone surrogate; never clipped
 
     def _variant_words(self) -> str:
         if not self.uses_variant:

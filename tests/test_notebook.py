@@ -163,3 +163,22 @@ def test_instructor_with_a_wrong_reference_is_refused(capsys, tmp_path):
 def test_cli_notebook_writes_one(capsys, tmp_path):
     assert main(["notebook", "FA-100061", "-o", str(tmp_path)]) == 0
     assert capsys.readouterr().out.strip() == str(tmp_path / "FA-100061.ipynb")
+
+
+@pytest.mark.parametrize("signature", [
+    "text: '`) [click](javascript:alert(1)) `', stops",
+    "text: '``$x$ <b>bold</b> `', stops",
+])
+def test_the_contract_signature_cannot_escape_its_code_span(signature, raw_record, write_record, tmp_path):
+    """A backquote in `contract_signature` used to end the code span: what followed was live Markdown."""
+    import html as html_module
+
+    import mistune
+
+    raw_record["contract_signature"] = signature
+    path = write_notebook(str(write_record(raw_record)), tmp_path)
+    (cell,) = [c for c in cells_of(path) if c.cell_type == "markdown" and c.source.startswith("## The contract")]
+    html = mistune.html(cell.source)
+    assert "<a " not in html and "<b>" not in html
+    code = re.findall(r"<code>(.*?)</code>", html)
+    assert [html_module.unescape(c) for c in code] == [f"solve({signature})"]  # verbatim, whole, and the only code span

@@ -173,3 +173,13 @@ def test_html_parses_cleanly_and_contains_no_unescaped_input(expected, actual, l
     o = Observation(index=0, check=label, status="fail", passed=False, expected=expected, actual=actual, call=repr(actual)[:50])
     html = observation_html(o, css=False)
     assert_safe(html)
+
+
+def test_lone_surrogates_are_escaped_in_every_piece_of_html():
+    record = load_record("FA-100786")
+    observation = Observation(0, "label \ud800", "error", False, None, ("a\ud800", ""), error=ErrorInfo("ValueError", "bad \ud800 message"))
+    run = RunResult(record.id, "yours", 1, (observation,), 2.0, "process")
+    for html in (report_html(record, [run]), run_html(run), observation_html(observation)):
+        html.encode("utf-8")
+        assert "label \\ud800" in html or "bad \\ud800 message" in html
+    assert "bad \\ud800 message" in run_html(run) and "&#x27;a\\ud800&#x27;" in run_html(run)

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from failuremap_edu._values import STATUS_SYMBOLS, clip, render_call, safe_repr
+from failuremap_edu._values import STATUS_SYMBOLS, clip, render_call, safe_repr, text_safe
 
 
 def test_clip_keeps_short_text_and_marks_a_cut():
@@ -46,3 +46,13 @@ def test_a_sys_exit_says_what_happened_and_what_to_do():
         assert payload["message"] == (
             f"solve called {shown} (or exit()), which would end a whole program; here it only ended this call of solve. Return a value instead."
         )
+
+
+def test_text_safe_shows_lone_surrogates_as_escapes_every_writer_can_write():
+    import json
+
+    text = "a\ud800b\udfff"
+    assert text_safe(text) == "a\\ud800b\\udfff" and text_safe(text).encode("utf-8")
+    assert text_safe("plain · ✓ 😀") == "plain · ✓ 😀"  # everything an encoding can write stays as it is
+    data = {"label \udc00": ["x\ud800"]}
+    assert json.loads(text_safe(json.dumps(data, ensure_ascii=False))) == data  # in JSON, the escape is JSON's own
