@@ -142,6 +142,11 @@ def _positive_float(text: str) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):  # the last line of defence: a character no encoding can write shows escaped
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError, OSError):  # not a TextIOWrapper (captured), or closed
+            pass
     args = build_parser().parse_args(argv)
     from ._errors import InputError
 
@@ -150,18 +155,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # here, not at exit: a closed pipe must reach the handler below
         return code
     except InputError as exc:
-        print(f"failuremap-edu: error: {exc}", file=sys.stderr)
+        _error(exc)
         return EXIT_BAD_INPUT
     except BrokenPipeError:  # before OSError, its base class
         return _reader_left()
     except OSError as exc:
         if not exc.filename:
             raise
-        print(f"failuremap-edu: error: {exc.filename}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        _error(f"{exc.filename}: cannot write: {exc.strerror or exc}")
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("failuremap-edu: interrupted", file=sys.stderr)
         return 130
+
+
+def _terminal(text: object, limit: int = 4_000) -> str:
+    """Anything from outside (file names, messages, record text) as a terminal may show it: escapes escaped."""
+    from .render._text import terminal_safe
+
+    return terminal_safe(str(text), limit)
+
+
+def _error(message: object) -> None:
+    """One line on stderr, naming the problem; nothing in it reaches the terminal raw."""
+    print(_terminal(f"failuremap-edu: error: {message}"), file=sys.stderr)
 
 
 def _reader_left() -> int:
@@ -185,8 +202,9 @@ def _reader_left() -> int:
 
 
 def _emit_json(data) -> None:
-    json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
-    sys.stdout.write("\n")
+    from ._values import text_safe
+
+    sys.stdout.write(text_safe(json.dumps(data, ensure_ascii=False, indent=2)) + "\n")
 
 
 def _cmd_list(args) -> int:
@@ -200,7 +218,7 @@ def _cmd_list(args) -> int:
         try:
             record = load_record(ref)
         except RecordError as exc:
-            print(f"failuremap-edu: error: {exc}", file=sys.stderr)
+            _error(exc)
             status = EXIT_BAD_INPUT
             continue
         rows.append(record)
@@ -317,7 +335,7 @@ def _cmd_verify(args) -> int:
     for entry in verify_many(refs, args.jobs, ProgressBar("verifying")):
         entries.append(entry)
         if entry.error is not None:
-            print(f"failuremap-edu: error: {entry.error}", file=sys.stderr)
+            _error(entry.error)
         elif not args.json:
             print(terminal_safe(str(entry.report), limit=20_000))
     bad_input = any(e.error is not None for e in entries)
@@ -357,7 +375,7 @@ def _cmd_notebook(args) -> int:
         print("failuremap-edu: error: give a RECORD, or --all-packaged", file=sys.stderr)
         return EXIT_BAD_INPUT
     for path in paths:
-        print(path)
+        print(_terminal(path))
     return EXIT_OK
 
 
@@ -377,7 +395,7 @@ def _cmd_workshop(args) -> int:
         repo=args.repo, branch=args.branch, hub=args.hub, env_repo=args.env_repo, force=args.force,
     )
     for warning in ws.warnings:
-        print(f"failuremap-edu: warning: {warning}", file=sys.stderr)
+        print(_terminal(f"failuremap-edu: warning: {warning}"), file=sys.stderr)
     n = len(ws.exercises)
     kind = "with reference solutions (self-study)" if ws.with_solutions else "no reference solutions in it"
     print(f"{args.out}: {n} exercise{'s' if n != 1 else ''}, {len(ws.learner_notebooks)} notebooks for learners ({kind})")
@@ -430,8 +448,10 @@ def _cmd_export(args) -> int:
     out = args.out or f"failuremap-export-{file_tag()}.json"
     data = export_progress(Path(out))
     print(
-        f"{out}: {len(data['attempts'])} runs, {len(data['sources'])} distinct solves, latest of {len(data['latest'])} exercises "
-        f"(learner {data['learner'][:6]}, from {progress_path()})"
+        _terminal(
+            f"{out}: {len(data['attempts'])} runs, {len(data['sources'])} distinct solves, latest of {len(data['latest'])} exercises "
+            f"(learner {data['learner'][:6]}, from {progress_path()})"
+        )
     )
     return EXIT_OK
 
@@ -442,7 +462,7 @@ def _cmd_report(args) -> int:
 
     report = build_report(args.paths, with_code=args.with_code)
     for problem in report.problems:
-        print(f"failuremap-edu: error: {problem}", file=sys.stderr)
+        _error(problem)
     if args.html:
         with open(args.html, "w", encoding="utf-8") as fh:
             fh.write(report_page(report))

@@ -38,7 +38,7 @@ from ._records import Record, load_record
 from ._results import CallResult, Comparison, Observation, RunResult
 from ._solution import SolutionError
 from .runner import DEFAULT_TIMEOUT, SHORT_LIMIT, parse_call_arguments, replay, run_checks, try_call, warm_up
-from ._values import clip, safe_repr
+from ._values import clip, safe_repr, text_safe
 from .render._style import STATUS_SYMBOLS
 
 __all__ = ["ALL_VARIANTS", "Exercise", "PlainFront", "exercise", "use_front"]
@@ -371,7 +371,7 @@ class Exercise:
 
     def text(self) -> str:
         """The panel's state as plain text: what a static viewer, nbval or a screen reader gets."""
-        from .render._text import render_hints, run_notes
+        from .render._text import render_hints, run_notes, terminal_safe
 
         lines = [f"{self.record.id} · {clip(self.record.title, 100, one_line=True)}{self._variant_words()}", self.summary()]
         shown = self.partial if self.running else self.runs
@@ -389,7 +389,8 @@ class Exercise:
             lines += [f"  {who}: {status} {clip(value, 120, one_line=True)}" for who, status, value in self.playground_rows]
         elif self.playground_message and self.playground_input:
             lines.append(f"Playground: {self.playground_message}")
-        return "\n".join(lines)
+        text = "\n".join(lines)
+        return terminal_safe(text, 1 << 62)  # a plain python prompt prints it: no escape sequence, no lone surrogate; never clipped
 
     def _variant_words(self) -> str:
         if not self.uses_variant:
@@ -433,9 +434,9 @@ class Exercise:
         for run in self.runs:
             variant = f"N={run.variant} " if self.uses_variant else ""
             header += [f"#   {variant}{STATUS_SYMBOLS[o.status]} {o.status:<7} {clip(o.check, 80, one_line=True)}" for o in run.observations]
-        py = "\n".join(header) + "\n\n" + source.strip() + "\n"
+        py = text_safe("\n".join(header) + "\n\n" + source.strip() + "\n")
         data = {"record": r.id, "learner": learner, "checked_at": stamp, "summary": self.summary(), "solve": source, "runs": [run.to_json() for run in self.runs]}
-        return {f"{stem}-solve.py": py, f"{stem}-results.json": json.dumps(data, ensure_ascii=False, indent=1) + "\n"}
+        return {f"{stem}-solve.py": py, f"{stem}-results.json": text_safe(json.dumps(data, ensure_ascii=False, indent=1)) + "\n"}
 
     def __repr__(self) -> str:
         return f"Exercise({self.record.id!r}, {self.summary()!r})"

@@ -26,6 +26,7 @@ from ._records import Record, list_records, load_record
 from .runner import parse_call_arguments, replay, run_checks
 from ._solution import Solution, SolutionError, load_solution, solution_from_source
 from ._story import watch_it_fail
+from ._values import text_safe
 
 __all__ = ["NotebookError", "build_notebook", "build_start_here", "reference_path", "write_all", "write_notebook"]
 
@@ -71,8 +72,23 @@ def md(text: str, limit: int = TEXT_LIMIT) -> str:
     text = " ".join(str(text).split())
     if len(text) > limit:
         text = text[: limit - 1] + f"… ({len(text) - limit + 1:,} more characters not shown)"
-    text = html.escape(text, quote=False)
+    text = html.escape(text_safe(text), quote=False)
     return re.sub(r"([\\`*_\[\]{}#|$~])", r"\\\1", text)
+
+
+def code_span(text: str, limit: int = 300) -> str:
+    """Record text as one Markdown code span, shown verbatim, that nothing inside it can end.
+
+    CommonMark ends a code span only at a run of backquotes as long as the one
+    that opened it: the fence is one longer than the longest run in `text`. Inside,
+    nothing is Markdown, HTML or math (JupyterLab leaves ``$`` in code spans alone).
+    """
+    text = " ".join(text_safe(str(text)).split())
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 @dataclass
@@ -296,7 +312,7 @@ def _header(cells: _Cells, record: Record, kind: str) -> None:
         "The outputs you see were stored when this notebook was made, so you can read it before running anything. "
         "*Run → Run All Cells* runs it for you."
     )
-    cells.markdown(f"## The contract\n\n`solve({md(r.contract_signature, 300).replace(chr(92), '')})`\n\n{md(r.contract)}")
+    cells.markdown(f"## The contract\n\n{code_span(f'solve({r.contract_signature})', 300)}\n\n{md(r.contract)}")
 
 
 def _verified_story(record: Record):
@@ -468,7 +484,6 @@ def write_notebook(record_ref: str, out_dir: Path, *, instructor: bool = False, 
     An instructor notebook's reference solution: `solution_path`, else
     ``ID.py`` in `references` (default: `references_dir`).
     """
-    import nbformat
 
     record = load_record(record_ref)
     out_dir = Path(out_dir)
@@ -496,8 +511,24 @@ def write_notebook(record_ref: str, out_dir: Path, *, instructor: bool = False, 
     nb = build_notebook(record, ref, instructor=instructor, solution=solution, platform=platform)
     path = out_dir / f"{record.id}.ipynb"
     check_links(out_dir, path.name)
-    path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+    path.write_text(_writes(nb), encoding="utf-8")
     return path
+
+
+def _writes(nb) -> str:
+    """The notebook's JSON, every string in it first made writable (`text_safe`: a lone surrogate shows as ``\\ud800``)."""
+    import nbformat
+
+    def clean(value):
+        if isinstance(value, str):
+            return text_safe(value)
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        if isinstance(value, dict):
+            return type(value)((clean(k), clean(v)) for k, v in value.items())
+        return value
+
+    return nbformat.writes(clean(nb)) + "\n"
 
 
 def write_all(out_dir: Path, references: str | Path | None = None) -> list[Path]:
@@ -505,7 +536,6 @@ def write_all(out_dir: Path, references: str | Path | None = None) -> list[Path]
 
     The instructor versions take their reference solutions from `references` (default: `references_dir`).
     """
-    import nbformat
 
     out_dir = Path(out_dir)
     written = []
@@ -516,6 +546,6 @@ def write_all(out_dir: Path, references: str | Path | None = None) -> list[Path]
         entries.append((record_id, load_record(record_id).title, f"{record_id}.ipynb"))
     start = out_dir / "00-start-here.ipynb"
     check_links(out_dir, start.name)
-    start.write_text(nbformat.writes(build_start_here(entries)) + "\n", encoding="utf-8")
+    start.write_text(_writes(build_start_here(entries)), encoding="utf-8")
     written.insert(0, start)
     return written

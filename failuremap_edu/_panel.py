@@ -16,6 +16,7 @@ from typing import Any
 
 from ._exercise import ALL_VARIANTS, HINTS_WAIT, Exercise
 from ._fixtures import VARIANTS
+from ._values import text_safe
 
 __all__ = ["Panel", "panel", "panel_for"]
 
@@ -57,7 +58,7 @@ def panel_for(exercise: Exercise) -> Any:
 
 
 def _html(body: str) -> str:
-    return f'<div class="fm-root">{body}</div>'
+    return f'<div class="fm-root">{text_safe(body)}</div>'
 
 
 class Panel:

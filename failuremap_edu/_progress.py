@@ -11,19 +11,29 @@ same exercise from clashing (`file_tag`). Every line carries the check labels
 next to the statuses, and for each check that did not pass the reason in one word
 (the diff's kind, or the error's type): enough for a class report, without the
 learner's values.
+
+The log is untrusted input too (a learner, a sync tool or a crash may have
+written it): it is only opened when it is a regular file (a FIFO there would
+block every later run), a line whose fields have the wrong shape is skipped as
+unreadable, and a first line that no longer holds a learner id is kept: a new id
+is appended, and the next run says so in one line.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import re
 import secrets
+import stat
 import time
 from pathlib import Path
 from typing import Any
 
-from ._results import RunResult
+from ._results import STATUSES, RunResult
+from ._values import text_safe
 
 __all__ = [
     "ProgressOverview",
@@ -47,6 +57,10 @@ LOG_FORMAT = "failuremap_edu progress 2"
 EXPORT_FORMAT = "failuremap_edu export 2"
 _ids: dict[str, tuple[int, bytes, str]] = {}
 _fallback_id: list[str] = []
+_notices: dict[str, str] = {}
+"""Log path -> a one-line notice for the next `log_run` to return (a damaged first line got a new id)."""
+_LEARNER = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""What a learner id may be (ours are 16 hex digits): it goes into file names and terminals."""
 
 
 def progress_path() -> Path:
@@ -84,7 +98,32 @@ def _now() -> str:
 
 
 def _is_header(entry: Any) -> bool:
-    return isinstance(entry, dict) and "record" not in entry and isinstance(entry.get("learner"), str)
+    return isinstance(entry, dict) and "record" not in entry and isinstance(entry.get("learner"), str) and bool(_LEARNER.fullmatch(entry["learner"]))
+
+
+def _open_regular(target: Path, flags: int) -> int:
+    """A file descriptor for `target`, only if it is a regular file.
+
+    Opened with O_NONBLOCK, so a FIFO (or a device) at the log's place is never
+    waited on; it is then refused with an OSError that says what it is.
+    """
+    fd = os.open(target, flags | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0), 0o644)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(target))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _open_for_reading(target: Path):
+    try:
+        return os.fdopen(_open_regular(target, os.O_RDONLY), "rb")
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a FIFO without a reader refuses O_NONBLOCK writers (and special files may)
+            raise OSError(errno.EINVAL, "not a regular file", str(target)) from None
+        raise
 
 
 def _read_id(target: Path) -> str | None:
@@ -95,7 +134,7 @@ def _read_id(target: Path) -> str | None:
     """
     key = str(target)
     try:
-        with open(target, "rb") as fh:
+        with _open_for_reading(target) as fh:
             known = _ids.get(key)
             if known is not None:
                 offset, line, learner = known
@@ -107,8 +146,8 @@ def _read_id(target: Path) -> str | None:
             for raw in fh:
                 try:
                     entry = json.loads(raw.decode("utf-8"))
-                except (ValueError, UnicodeDecodeError):
-                    entry = None
+                except (ValueError, UnicodeDecodeError, RecursionError):
+                    entry = _salvaged_header(raw) if offset == 0 else None
                 if _is_header(entry):
                     _ids[key] = (offset, raw, entry["learner"])
                     return entry["learner"]
@@ -119,7 +158,12 @@ def _read_id(target: Path) -> str | None:
 
 
 def _append(target: Path, line: bytes) -> None:
-    fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        fd = _open_regular(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a FIFO nobody reads
+            raise OSError(errno.EINVAL, "not a regular file", str(target)) from None
+        raise
     try:
         os.write(fd, line)  # one write of one line: concurrent writers do not interleave
     finally:
@@ -151,7 +195,14 @@ def learner_id(path: Path | None = None) -> str:
             finally:
                 staged.unlink(missing_ok=True)
         if _read_id(target) is None:  # a log from before ids, or no hard links: appended, the first id wins
+            damaged = _damaged_first_line(target)
             _append(target, header)
+            if damaged:
+                new = _read_id(target)
+                _notices[str(target)] = (
+                    f"the first line of {target} no longer holds a learner id ({damaged}); it is kept as it is, with every run "
+                    f"in the log, and a new learner id {short_id(new or '')}… was added at the end: hand-ins from now on carry it"
+                )
     except OSError:
         pass
     found = _read_id(target)
@@ -160,6 +211,32 @@ def learner_id(path: Path | None = None) -> str:
     if not _fallback_id:
         _fallback_id.append(secrets.token_hex(8))
     return _fallback_id[0]
+
+
+def _salvaged_header(raw: bytes) -> dict | None:
+    """A damaged first line (cut short, a byte changed) whose learner id can still be read whole: the id is kept."""
+    found = re.search(rb'^\{"learner": ?"([0-9a-f]{16})"', raw)
+    return {"learner": found.group(1).decode("ascii")} if found else None
+
+
+def _damaged_first_line(target: Path) -> str | None:
+    """Why the log's first line is neither a learner id nor a run, or None (an empty log, a log from before ids)."""
+    try:
+        with _open_for_reading(target) as fh:
+            first = fh.readline(64 * 1024)
+    except OSError:
+        return None
+    if not first.strip():
+        return None
+    try:
+        entry = json.loads(first.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return "not JSON"
+    if isinstance(entry, dict) and isinstance(entry.get("record"), str):
+        return None  # a run: the log is from before learner ids
+    if isinstance(entry, dict) and "learner" in entry:
+        return "not a valid learner id"
+    return "not a learner id"
 
 
 def short_id(learner: str) -> str:
@@ -215,7 +292,7 @@ def log_run(result: RunResult, solve_source: str | None = None, path: Path | Non
     }
     if instructor:
         entry["instructor"] = True
-    line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8")
+    line = (text_safe(json.dumps(entry, ensure_ascii=False)) + "\n").encode("utf-8")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         _append(target, line)
@@ -225,7 +302,7 @@ def log_run(result: RunResult, solve_source: str | None = None, path: Path | Non
             return None
         _warned.add(key)
         return f"progress is not being saved: cannot write {target} ({exc.strerror or exc}); set FAILUREMAP_PROGRESS to a writable file"
-    return None
+    return _notices.pop(str(target), None)
 
 
 def read_progress(path: Path | None = None) -> tuple[list[dict], int]:
@@ -236,22 +313,48 @@ def read_progress(path: Path | None = None) -> tuple[list[dict], int]:
     target = path or progress_path()
     entries, skipped = [], 0
     try:
-        with open(target, "rb") as fh:
+        with _open_for_reading(target) as fh:
             for raw in fh:
                 try:
                     entry = json.loads(raw.decode("utf-8"))
                     if _is_header(entry):
                         continue
-                    if not isinstance(entry, dict) or not isinstance(entry.get("record"), str):
+                    if not _is_entry(entry):
                         raise ValueError
-                    int(entry["passed"]), int(entry["total"])
-                except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+                except (ValueError, UnicodeDecodeError, RecursionError):
                     skipped += 1
                     continue
                 entries.append(entry)
     except OSError:
         return [], 0
     return entries, skipped
+
+
+def _is_entry(entry: Any) -> bool:
+    """A run as `log_run` writes it: counts that are whole numbers and agree, lists where lists belong.
+
+    ``1e999`` is not a count, and ``"statuses": "pass"`` is not a list of statuses.
+    """
+    if not isinstance(entry, dict) or not isinstance(entry.get("record"), str):
+        return False
+    passed, total = entry.get("passed"), entry.get("total")
+    if type(passed) is not int or type(total) is not int or not 0 <= passed <= total:
+        return False
+    statuses = entry.get("statuses")
+    if statuses is not None:
+        if not isinstance(statuses, list) or len(statuses) != total or any(s not in STATUSES for s in statuses):
+            return False
+        if statuses.count("pass") != passed:
+            return False
+    for key in ("checks", "reasons"):
+        value = entry.get(key)
+        if value is not None and (not isinstance(value, list) or not all(v is None or isinstance(v, str) for v in value)):
+            return False
+    for key in ("title", "time", "solve_sha256", "solve_source"):
+        if entry.get(key) is not None and not isinstance(entry[key], str):
+            return False
+    variant = entry.get("variant")
+    return variant is None or (type(variant) is int)
 
 
 def latest_by_record(entries: list[dict]) -> dict[str, dict]:
@@ -279,7 +382,7 @@ class ProgressOverview:
         lines += [f"{record_id:<12} {latest:<22} {runs}" for record_id, _, latest, runs in self.rows]
         if self.skipped:
             lines.append(f"({self.skipped} unreadable line{'s' if self.skipped != 1 else ''} in {self.path} skipped)")
-        return "\n".join(lines)
+        return text_safe("\n".join(lines))
 
     def _repr_html_(self) -> str:
         from html import escape
@@ -289,7 +392,7 @@ class ProgressOverview:
             for record_id, title, latest, runs in self.rows
         )
         note = f"<p>{self.skipped} unreadable lines skipped.</p>" if self.skipped else ""
-        return (
+        return text_safe(
             f'<div class="fm-root"><p>{escape(self.since())}</p><table><thead><tr><th>exercise</th><th>title</th><th>latest run</th><th>runs</th></tr></thead>'
             f"<tbody>{body}</tbody></table>{note}</div>"
         )
@@ -374,5 +477,5 @@ def export_progress(out: Path, path: Path | None = None) -> dict:
         "latest": latest,
         "skipped_lines": skipped,
     }
-    out.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    out.write_text(text_safe(json.dumps(data, ensure_ascii=False, indent=1)) + "\n", encoding="utf-8")
     return data

@@ -233,9 +233,16 @@ def _decode(raw: bytes, label: str) -> dict:
         raise RecordError(label, "", f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
     except RecursionError:
         raise RecordError(label, "", "not valid JSON: nested too deeply") from None
+    except ValueError as exc:  # an integer of more than 4,300 digits (sys.set_int_max_str_digits)
+        raise RecordError(label, "", f"cannot be read: {_first_sentence(exc)}") from None
     if not isinstance(data, dict):
         raise RecordError(label, "", f"expected a JSON object, got {_json_type(data)}")
     return data
+
+
+def _first_sentence(exc: BaseException) -> str:
+    text = _one_line(str(exc))
+    return text.split(";")[0][:200] or type(exc).__name__
 
 
 def _json_type(value: Any) -> str:
@@ -380,6 +387,14 @@ def _check_source(impl: _Fields, source: str, params: Params) -> None:
         raise impl.fail("source", f"solve signature does not fit contract_signature: {problem}")
 
 
+def _milliseconds(run: _Fields) -> float:
+    value = run.get("elapsed_ms", (int, float), required=False, default=0.0)
+    try:
+        return float(value)
+    except OverflowError:  # an integer too large for a float
+        raise run.fail("elapsed_ms", "a number too large") from None
+
+
 def _verification(fields: _Fields) -> dict[str, RecordedRun]:
     out: dict[str, RecordedRun] = {}
     for name in REQUIRED_IMPLEMENTATIONS:
@@ -411,6 +426,6 @@ def _verification(fields: _Fields) -> dict[str, RecordedRun]:
             observations=tuple(observations),
             stdout=run.get("stdout", str, required=False, default=""),
             stderr=run.get("stderr", str, required=False, default=""),
-            elapsed_ms=float(run.get("elapsed_ms", (int, float), required=False, default=0.0)),
+            elapsed_ms=_milliseconds(run),
         )
     return out

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ._errors import InputError
-from ._progress import failure_reason, short_id
+from ._progress import failure_reason
 from ._results import STATUSES
 
 __all__ = ["CheckStats", "ClassReport", "ExerciseStats", "ReportError", "build_report", "read_results"]
@@ -33,6 +33,8 @@ __all__ = ["CheckStats", "ClassReport", "ExerciseStats", "ReportError", "build_r
 MAX_FILE_BYTES = 64 * 1024 * 1024
 """Handed-in files larger than this are refused (an export of a long course is a few MB)."""
 TOP_REASONS = 3
+MAX_NAME = 24
+"""Display names are at most this long: ids that only differ further on are told apart by a hash."""
 
 
 class ReportError(InputError):
@@ -338,17 +340,28 @@ def _merge(handins: list[Handin]) -> tuple[list[Run], dict[str, str]]:
 
 
 def _display_names(learners: list[str]) -> dict[str, str]:
-    """Short ids, lengthened where two learners would share one."""
-    names = {}
-    for learner in learners:
-        if learner.startswith("file:"):
-            names[learner] = learner
-            continue
-        width = 6
-        while width < len(learner) and any(o != learner and o[:width] == learner[:width] for o in learners):
-            width += 2
-        names[learner] = short_id(learner) if width == 6 else learner[:width]
+    """Short ids, lengthened (two characters at a time) where two learners would share one.
+
+    Linear in the length of the ids: in sorted order, the longest prefix an id
+    shares with any other is the one it shares with a neighbour. An id that would
+    need more than `MAX_NAME` characters (a crafted one: real ids are 16 hex
+    digits) is shown by its beginning and a hash of the whole.
+    """
+    names = {learner: learner for learner in learners if learner.startswith("file:")}
+    ids = sorted(learner for learner in learners if not learner.startswith("file:"))
+    for i, learner in enumerate(ids):
+        shared = max(_common(learner, ids[i - 1]) if i else 0, _common(learner, ids[i + 1]) if i + 1 < len(ids) else 0)
+        width = 6 if shared < 6 else 6 + 2 * ((shared - 6) // 2 + 1)
+        if width <= MAX_NAME or len(learner) <= MAX_NAME:
+            names[learner] = learner[: min(width, len(learner))]
+        else:
+            names[learner] = f"{learner[:12]}…{hashlib.sha256(learner.encode('utf-8', 'surrogatepass')).hexdigest()[:10]}"
     return names
+
+
+def _common(a: str, b: str) -> int:
+    """The length of the longest common prefix of `a` and `b` (`os.path.commonprefix`: linear)."""
+    return len(os.path.commonprefix([a, b]))
 
 
 def _median(values: list[int]) -> float | None:

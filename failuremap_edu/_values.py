@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections.abc
 import dataclasses
 import os
+import re
 import traceback
 import unicodedata
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ __all__ = [
     "render_call",
     "safe_repr",
     "safe_str",
+    "text_safe",
 ]
 
 _REPR_LIMIT = 2_000
@@ -49,6 +51,26 @@ def clip(text: str, limit: int, *, one_line: bool = False) -> str:
     if one_line:
         text = " ".join(text.split())
     return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def text_safe(text: str) -> str:
+    """`text` with every lone surrogate (``"\\ud800"``) replaced by its visible escape, ``\\ud800``.
+
+    A Python string may hold code points that no encoding can write: JSON's
+    ``"\\ud800"`` decodes to one, and so can a learner's return value, an exception
+    message or a hand-in's learner id. Every writer (the terminal, HTML, notebooks,
+    JSON files, the progress log, the panel) passes its text through here first, so
+    that one such character shows as an escape instead of raising
+    UnicodeEncodeError. In JSON text the escape is JSON's own: a lone surrogate
+    reads back as itself.
+    """
+    text = str(text)
+    if _SURROGATE.search(text) is None:
+        return text
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 NOT_COMPUTED = "not computed"

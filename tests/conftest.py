@@ -112,3 +112,26 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
     setattr(item, "rep_" + report.when, report)
+
+
+LONE = "\ud800"
+"""A lone surrogate: JSON's "\\ud800" decodes to it, and no encoding can write it."""
+
+
+def with_lone_surrogates(data: dict) -> dict:
+    """A record (as a dict) with a lone surrogate in its title and in its first check's label, resealed.
+
+    The label lives in the implementations' sources, which carry their sha256, and in
+    the recorded observations; the title is outside the hashed part.
+    """
+    data = copy.deepcopy(data)
+    data["title"] = f"bad {LONE} title"
+    first = data["verification"]["attempt"]["observations"][0]["check"]
+    for impl in data["implementations"].values():
+        impl["source"] = impl["source"].replace(repr(first), repr(f"{first} {LONE}"), 1)
+        impl["sha256"] = hashlib.sha256(impl["source"].encode("utf-8", "surrogatepass")).hexdigest()
+    for run in data["verification"].values():
+        for o in run["observations"]:
+            if o["check"] == first:
+                o["check"] = f"{first} {LONE}"
+    return data

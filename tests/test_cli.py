@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from conftest import record_path, solution_path
+from conftest import LONE, record_path, solution_path, with_lone_surrogates
 from failuremap_edu import load_record, run_checks
 from failuremap_edu._cli import main
 
@@ -337,3 +340,150 @@ def test_the_readmes_json_example_has_the_outputs_keys_and_values():
     assert run["isolation"] in ISOLATIONS
     real = run_checks(load_record("FA-100786"), lambda text, stops: (text, ""))
     assert set(run) == set(real.to_json()) and set(run["observations"][0]) == set(real.to_json()["observations"][0])
+# ------------------------------------------------------------------ no input crashes anything (issue 19, section 3)
+
+ROOT = Path(__file__).resolve().parent.parent
+SURROGATE_SOLVE = (
+    "def solve(text, stops):\n"
+    "    if text == 'abc':\n"
+    "        raise ValueError('bad \\ud800 message')\n"
+    "    return text + '\\ud800', ''\n"
+)
+
+
+def _env(**extra) -> dict:
+    return {**os.environ, **extra, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+
+
+def cli(*argv, env=None, timeout=120) -> tuple[int, str, str]:
+    """The command as a user runs it, in its own process: exit code, stdout, stderr (both must be UTF-8)."""
+    proc = subprocess.run([sys.executable, "-m", "failuremap_edu", *map(str, argv)], capture_output=True, env=_env(**(env or {})), timeout=timeout)
+    return proc.returncode, proc.stdout.decode("utf-8"), proc.stderr.decode("utf-8")
+
+
+@pytest.fixture
+def surrogate_record(raw_record, write_record):
+    return write_record(json.dumps(with_lone_surrogates(raw_record)), "surrogates.json")  # JSON escapes: "\\ud800"
+
+
+def test_lone_surrogates_in_a_record_are_shown_escaped_by_show_list_and_notebook(surrogate_record, tmp_path):
+    for argv in (["show", surrogate_record], ["show", surrogate_record, "--json"]):
+        code, out, err = cli(*argv)
+        assert code == 0 and "Traceback" not in err and err == "", (argv, err)
+        assert "bad \\ud800 title" in out and "partial marker held \\ud800" in out
+    assert json.loads(cli("show", surrogate_record, "--json")[1])["title"] == f"bad {LONE} title"  # JSON's own escape: the same string
+    folder = tmp_path / "records"
+    folder.mkdir()
+    shutil.copy(surrogate_record, folder / "BAD.json")
+    shutil.copy(record_path("TR-000101"), folder)
+    code, out, err = cli("list", "--records-dir", folder)
+    assert code == 0 and "Traceback" not in err
+    assert out.splitlines() == ["FA-100786  6 checks  bad \\ud800 title", "TR-000101  6 checks  Top-k counts: ties broken by insertion order · <b>test</b> record"]
+    code, out, err = cli("list", "--records-dir", folder, "--json")
+    assert code == 0 and [r["title"] for r in json.loads(out)][0] == f"bad {LONE} title"
+    code, out, err = cli("notebook", surrogate_record, "-o", tmp_path / "nb")
+    assert code == 0 and "Traceback" not in err
+    notebook = (tmp_path / "nb" / "FA-100786.ipynb").read_text(encoding="utf-8")
+    assert "bad \\\\ud800 title" in notebook  # the escape as text: the notebook holds no lone surrogate
+    assert LONE not in json.dumps(json.loads(notebook), ensure_ascii=False)
+
+
+def test_lone_surrogates_from_solve_and_its_errors_are_shown_escaped_by_check(surrogate_record, solution, tmp_path):
+    path = solution(SURROGATE_SOLVE)
+    code, out, err = cli("check", "FA-100786", path)
+    assert code == 1 and "Traceback" not in err
+    assert "bad \\ud800 message" in out and "'hello<st\\ud800'" in out
+    code, out, err = cli("check", surrogate_record, path, "--json", "--html", tmp_path / "r.html", "--plot", tmp_path / "g.png")
+    assert code == 1 and "Traceback" not in err, err
+    (run_json,) = json.loads(out)["runs"]
+    assert run_json["observations"][0]["check"] == f"partial marker held {LONE}" and run_json["observations"][0]["actual"][0] == f"hello<st{LONE}"
+    assert any(o["error"] and o["error"]["message"] == f"bad {LONE} message" for o in run_json["observations"])
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "bad \\ud800 title" in page and "bad \\ud800 message" in page and (tmp_path / "g.png").stat().st_size > 0
+
+
+def test_a_record_with_a_huge_integer_is_one_line_and_the_rest_is_listed_and_verified(tmp_path, raw_record):
+    text = json.dumps(raw_record)
+    assert '"checks": 6' in text
+    (tmp_path / "huge.json").write_text(text.replace('"checks": 6', '"checks": ' + "9" * 5_000))  # over Python's 4,300 digits
+    shutil.copy(record_path("TR-000101"), tmp_path)
+    code, out, err = cli("list", "--records-dir", tmp_path)
+    assert code == 2 and "Traceback" not in err and out.startswith("TR-000101  6 checks")
+    assert err.splitlines() == [f"failuremap-edu: error: {tmp_path / 'huge.json'}: cannot be read: Exceeds the limit (4300 digits) for integer string conversion: value has 5000 digits"]
+    code, out, err = cli("verify", "--records-dir", tmp_path, "--jobs", "1", "FA-100061")
+    assert code == 2 and "Traceback" not in err and len(err.splitlines()) == 1 and "huge.json" in err
+    assert out.splitlines()[-1] == "2 verified, 2 with parity, 0 broken, 1 unreadable"
+
+
+def handin(folder: Path, name: str, learner: str, code: str = "def solve(x):\n    return 1\n", label: str = "keeps order") -> Path:
+    """A results download as the panel writes it (JSON escapes for whatever the id holds)."""
+    data = {"record": "FA-1", "learner": learner, "checked_at": "20261201-100000", "solve": code,
+            "runs": [{"variant": 1, "observations": [{"check": label, "status": "pass"}, {"check": "second", "status": "error",
+                                                      "error": {"type": "ZeroDivisionError", "message": "x", "traceback": ""}}]}]}
+    path = folder / name
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_report_survives_lone_surrogates_and_shows_no_terminal_escape(tmp_path):
+    folder = tmp_path / "handed-in"
+    folder.mkdir()
+    handin(folder, "a.json", f"{LONE}bad-id-0123456789", label=f"keeps {LONE} order")
+    handin(folder, "b.json", "\x1b[2J\x1b]52;c;SGVsbG8=\x07rest-of-id", code="def solve(x):\n    return '\x1b[2J'  # \x1b]52;c;SGVsbG8=\x07\n")
+    (folder / "evil-\x1b[2J-\x1b]52;c;SGVsbG8=\x07.json").write_text("{not json")
+    code, out, err = cli("report", folder, "--with-code", "--html", tmp_path / "r.html")
+    assert code == 2 and "Traceback" not in err
+    assert err.splitlines() == [f"failuremap-edu: error: {folder}/evil-\\x1b[2J-\\x1b]52;c;SGVsbG8=\\x07.json: not JSON"]
+    assert out.startswith("Class report: 2 learners, 1 exercises, from 2 files")
+    assert "\x1b" not in out and "\x07" not in out and "\\ud800bad-i" in out and "keeps \\ud800 order" in out
+    assert "-- code of \\x1b[2J\\x1b]:" in out and "return '\\x1b[2J'" in out
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "\\ud800bad-i" in page and "keeps \\ud800 order" in page
+    code, out, err = cli("report", folder, "--json")
+    assert code == 2 and "Traceback" not in err and "\x1b" not in err
+    assert sorted(json.loads(out)["learners"]) == sorted(["\x1b[2J\x1b]", f"{LONE}bad-i"])  # JSON holds the data, escaped by JSON
+
+
+def test_export_of_a_log_with_lines_of_the_wrong_shape(tmp_path):
+    log = tmp_path / "progress.jsonl"
+    good = {"record": "FA-100786", "variant": 1, "passed": 1, "total": 2, "statuses": ["pass", "fail"], "time": "t"}
+    lines = [good, {**good, "passed": 1e999, "total": 1e999}, {**good, "statuses": "pass"}, {**good, "passed": 3}]
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines).replace("Infinity", "1e999"))
+    assert "1e999" in log.read_text()
+    code, out, err = cli("export", "--out", tmp_path / "x.json", env={"FAILUREMAP_PROGRESS": str(log)})
+    assert code == 0 and "Traceback" not in err and out.startswith(f"{tmp_path / 'x.json'}: 1 runs"), err
+    data = json.loads((tmp_path / "x.json").read_text())
+    assert len(data["attempts"]) == 1 and data["skipped_lines"] == 3
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_progress_log_that_is_a_fifo_never_blocks_a_run(tmp_path, solution):
+    log = tmp_path / "progress.jsonl"
+    os.mkfifo(log)
+    env = _env(FAILUREMAP_PROGRESS=str(log))
+    code = (
+        "import failuremap_edu as fm\n"
+        "e = fm.Exercise('FA-100786', timeout=1.0)\n"
+        "e.check(lambda text, stops: (text, ''))\n"
+        "print('=>', e.runs[0].summary()); print('=>', e.message)\n"
+        "e.check(lambda text, stops: (text, ''))\n"
+        "print('=>', repr(e.message))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=90)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    lines = [line[3:] for line in proc.stdout.splitlines() if line.startswith("=> ")]  # outside IPython the panel is printed too
+    assert lines == [
+        "4/6 checks pass (2 fail)",
+        f"progress is not being saved: cannot write {log} (not a regular file); set FAILUREMAP_PROGRESS to a writable file",
+        "''",  # said once
+    ]
+    code, out, err = cli("export", "--out", tmp_path / "x.json", env={"FAILUREMAP_PROGRESS": str(log)}, timeout=60)
+    assert code == 0 and "Traceback" not in err and out.startswith(f"{tmp_path / 'x.json'}: 0 runs")
+
+
+def test_file_names_in_error_lines_reach_the_terminal_escaped(tmp_path):
+    shutil.copy(record_path("TR-000101"), tmp_path)
+    (tmp_path / "\x1b]52;c;SGVsbG8=\x07\x1b[2J.json").write_text("[1]")
+    code, out, err = cli("list", "--records-dir", tmp_path)
+    assert code == 2 and out.startswith("TR-000101  6 checks") and "\x1b" not in err and "\x07" not in err
+    assert err.splitlines() == [f"failuremap-edu: error: {tmp_path}/\\x1b]52;c;SGVsbG8=\\x07\\x1b[2J.json: expected a JSON object, got an array"]

@@ -245,3 +245,20 @@ def test_notebook_writes_through_no_link_out_of_its_folder(capsys, tmp_path):
         assert code == 2 and err.count("\n") == 1 and f"{link}: a symbolic link out of {out}" in err, err
     assert list(victim.iterdir()) == [] and (tmp_path / "outside.txt").read_text() == "not yours\n"
     assert not (out / "TR-000101.ipynb").exists()
+@pytest.mark.parametrize("signature", [
+    "text: '`) [click](javascript:alert(1)) `', stops",
+    "text: '``$x$ <b>bold</b> `', stops",
+])
+def test_the_contract_signature_cannot_escape_its_code_span(signature, raw_record, write_record, tmp_path):
+    """A backquote in `contract_signature` used to end the code span: what followed was live Markdown."""
+    import html as html_module
+
+    import mistune
+
+    raw_record["contract_signature"] = signature
+    path = write_notebook(str(write_record(raw_record)), tmp_path)
+    (cell,) = [c for c in cells_of(path) if c.cell_type == "markdown" and c.source.startswith("## The contract")]
+    html = mistune.html(cell.source)
+    assert "<a " not in html and "<b>" not in html
+    code = re.findall(r"<code>(.*?)</code>", html)
+    assert [html_module.unescape(c) for c in code] == [f"solve({signature})"]  # verbatim, whole, and the only code span

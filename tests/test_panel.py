@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipywidgets
 import pytest
 
-from conftest import mixed_stopping_solve, reference_solve
+from conftest import mixed_stopping_solve, reference_solve, with_lone_surrogates
 from failuremap_edu import Exercise
 from failuremap_edu._panel import panel, panel_for
 
@@ -206,3 +206,36 @@ def test_the_keep_your_work_tip_fits_where_the_notebook_runs(stopping, monkeypat
     monkeypatch.setattr(panel_module.sys, "platform", "emscripten")  # JupyterLite's Pyodide
     stopping.check(lambda text, stops: (text, ""))
     assert "kept in this browser's storage" in panel(stopping).downloads.value
+
+
+def test_lone_surrogates_everywhere_reach_the_browser_escaped(raw_record, write_record):
+    """A title, a label, a return value and an error message with a lone surrogate: the kernel must still send every widget."""
+    import json
+
+    from jupyter_client.session import json_packer
+
+    exercise = Exercise(str(write_record(json.dumps(with_lone_surrogates(raw_record)))), timeout=0.5)
+    ui = panel_for(exercise)
+
+    def solve(text, stops):
+        if text == "abc":
+            raise ValueError("bad \ud800 message")
+        return text + "\ud800", ""
+
+    exercise.check(solve)  # the progress log is written too
+    assert exercise.summary().startswith("0/6 checks pass") and exercise.message == ""
+    view = panel(exercise)
+    assert "bad \\ud800 title" in view.header.value and "partial marker held \\ud800" in view.checks.value
+    assert "bad \\ud800 message" in view.checks.value and "(&#x27;hello&lt;st\\ud800&#x27;, &#x27;&#x27;)" in view.checks.value
+    widgets = [ui]
+    while widgets:  # what the kernel sends for each widget, packed as jupyter_client packs every message
+        widget = widgets.pop()
+        json_packer(widget.get_state())
+        widgets += [child for child in getattr(widget, "children", ())]
+    bundle = exercise._repr_mimebundle_()
+    json_packer(bundle)
+    assert "bad \\ud800 title" in bundle["text/plain"] and bundle["text/plain"].endswith("short input")
+    files = exercise.export_files()
+    assert "bad \\ud800 title" in next(text for name, text in files.items() if name.endswith(".py"))
+    results = json.loads(next(text for name, text in files.items() if name.endswith(".json")))
+    assert results["runs"][0]["observations"][0]["check"] == "partial marker held \ud800"  # JSON's escape: the data as it was

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import multiprocessing
 import os
@@ -258,3 +259,66 @@ def test_an_export_names_no_home_folder(tmp_path, monkeypatch):
     elsewhere = tmp_path / "srv" / "jdoe" / "log.jsonl"  # outside both: the file name alone
     log_run(run_result(["pass", "pass"]), PASSING, elsewhere)
     assert export_progress(tmp_path / "y.json", elsewhere)["source"] == "log.jsonl"
+def test_lone_surrogates_in_a_title_and_labels_are_logged_escaped(tmp_path):
+    log = tmp_path / "progress.jsonl"
+    result = run_result(["pass", "fail"])
+    result = RunResult(result.record_id, "yours", 1, tuple(dataclasses.replace(o, check=f"{o.check} \ud800") for o in result.observations), 0.5, "process")
+    assert log_run(result, "def solve():\n    return '\ud800'\n", log, title="bad \ud800 title") is None
+    assert log_run(result, PASSING, log) is None  # and every later run too
+    (entry, _), skipped = read_progress(log)
+    assert skipped == 0 and entry["title"] == "bad \ud800 title" and entry["checks"] == ["check 0 \ud800", "check 1 \ud800"]
+    assert "\\ud800" in log.read_text(encoding="utf-8")  # JSON's escape: the file is UTF-8
+
+
+def test_lines_of_the_wrong_shape_are_skipped_as_unreadable(tmp_path):
+    log = tmp_path / "progress.jsonl"
+    log_run(run_result(["pass", "fail"]), PASSING, log)
+    good = json.loads(log.read_text().splitlines()[-1])
+    bad = [
+        '{"record": "FA-100786", "passed": 1e999, "total": 1e999}',  # OverflowError in int()
+        json.dumps({**good, "statuses": "pass"}),  # a string is not a list of statuses
+        json.dumps({**good, "statuses": {"pass": 1, "fail": 1}}),
+        json.dumps({**good, "passed": 2}),  # the counts disagree with the statuses
+        json.dumps({**good, "passed": "1"}),
+        json.dumps({**good, "total": True}),
+        json.dumps({**good, "checks": "check 0"}),
+        "[" * 100_000,  # nested too deeply
+    ]
+    with open(log, "a", encoding="utf-8") as fh:
+        fh.write("\n".join(bad) + "\n")
+    assert read_progress(log) == ([good], len(bad))
+    data = export_progress(tmp_path / "x.json", log)
+    assert len(data["attempts"]) == 1 and data["skipped_lines"] == len(bad)
+    from failuremap_edu import progress_overview
+
+    assert "FA-100786    ✗ 1/2 (N=1)" in repr(progress_overview(path=log))
+
+
+def test_a_damaged_first_line_keeps_the_log_and_its_id_when_it_can_be_read(tmp_path):
+    log = tmp_path / "progress.jsonl"
+    log_run(run_result(["pass"]), PASSING, log)
+    header, entry = log.read_text().splitlines()
+    first = json.loads(header)["learner"]
+    log.write_text(header[:40] + "\n" + entry + "\n")  # cut short after the id (a crash, a bad sync)
+    assert learner_id(log) == first and log_run(run_result(["pass"]), PASSING, log) is None
+    assert log.read_text().splitlines()[:2] == [header[:40], entry] and len(read_progress(log)[0]) == 2
+
+
+def test_a_first_line_without_an_id_is_kept_a_new_id_is_appended_and_the_run_says_so(tmp_path):
+    log = tmp_path / "progress.jsonl"
+    log_run(run_result(["pass"]), PASSING, log)
+    header, entry = log.read_text().splitlines()
+    old = json.loads(header)["learner"]
+    for damaged, why in ((header[:20], "not JSON"), ('{"learner": "../../etc"}', "not a valid learner id")):
+        log.write_text(damaged + "\n" + entry + "\n")
+        message = log_run(run_result(["fail"]), PASSING, log)
+        new = learner_id(log)
+        assert new != old and re.fullmatch(r"[0-9a-f]{16}", new)
+        assert message == (
+            f"the first line of {log} no longer holds a learner id ({why}); it is kept as it is, with every run in the log, "
+            f"and a new learner id {new[:6]}… was added at the end: hand-ins from now on carry it"
+        )
+        lines = log.read_text().splitlines()
+        assert lines[:2] == [damaged, entry] and json.loads(lines[2])["learner"] == new  # nothing lost
+        assert log_run(run_result(["pass"]), PASSING, log) is None and learner_id(log) == new  # said once; the id stays
+        assert [e["passed"] for e in read_progress(log)[0]] == [1, 0, 1]

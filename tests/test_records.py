@@ -224,3 +224,13 @@ def test_tampered_source_is_never_run(raw_record, write_record, tmp_path, capsys
 def test_sha256_is_over_utf8_source(raw_record):
     for impl in raw_record["implementations"].values():
         assert hashlib.sha256(impl["source"].encode("utf-8")).hexdigest() == impl["sha256"]
+
+
+def test_a_huge_integer_is_a_one_line_record_error(raw_record, write_record):
+    text = json.dumps(raw_record)
+    with pytest.raises(RecordError) as caught:
+        load_record(write_record(text.replace('"checks": 6', '"checks": ' + "9" * 5_000)))
+    assert str(caught.value).endswith(": cannot be read: Exceeds the limit (4300 digits) for integer string conversion: value has 5000 digits")
+    raw_record["verification"]["attempt"]["elapsed_ms"] = 10**400  # a number JSON allows and a float cannot hold
+    with pytest.raises(RecordError, match=r"verification\.attempt\.elapsed_ms: a number too large$"):
+        load_record(write_record(raw_record))

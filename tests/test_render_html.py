@@ -231,3 +231,11 @@ def test_watch_it_fail_lists_every_difference_as_the_panel_does():
     )
     one = Observation(index=0, check="one", status="fail", passed=False, expected=[1, 2], actual=[1, 3])
     assert _story_reasons_html(one) == "<br><span>[1]: expected 2, got 3</span>"
+def test_lone_surrogates_are_escaped_in_every_piece_of_html():
+    record = load_record("FA-100786")
+    observation = Observation(0, "label \ud800", "error", False, None, ("a\ud800", ""), error=ErrorInfo("ValueError", "bad \ud800 message"))
+    run = RunResult(record.id, "yours", 1, (observation,), 2.0, "process")
+    for html in (report_html(record, [run]), run_html(run), observation_html(observation)):
+        html.encode("utf-8")
+        assert "label \\ud800" in html or "bad \\ud800 message" in html
+    assert "bad \\ud800 message" in run_html(run) and "&#x27;a\\ud800&#x27;" in run_html(run)

@@ -219,3 +219,25 @@ def test_plot_progress_draws_one_line_per_exercise():
     assert [line.get_label() for line in ax.get_lines()] == ["A", "B"]
     empty = plot_progress([], Figure().add_subplot())
     assert empty.texts[0].get_text().startswith("No attempts logged yet")
+
+
+@pytest.mark.parametrize("suffix", ["png", "svg"])
+def test_titles_and_labels_are_text_never_mathtext(tmp_path, suffix):
+    """``Costs $\\foo$`` used to raise in the math parser; ``$5 per call, $10`` lost its dollars."""
+    import matplotlib
+
+    from failuremap_edu._results import Observation, RunResult
+
+    labels = (r"Costs $\foo$", "$5 per call, $10", "bad \ud800 label")
+    run = RunResult("FA-1", "yours", 1, tuple(Observation(i, label, "pass", True, 1, 1) for i, label in enumerate(labels)), 2.0, "process")
+    with matplotlib.rc_context({"svg.fonttype": "none"}):  # text stays text in the SVG
+        path = save_status([run], tmp_path / f"grid.{suffix}", ["yours $x$"], title=r"Costs $\foo$ · $5 per call, $10")
+    fig = status_figure([run], ["yours $x$"], title=r"Costs $\foo$ · $5 per call, $10")
+    ax = fig.axes[0]
+    shown = [t.get_text() for t in ax.get_yticklabels()]
+    assert shown == [r"Costs $\foo$", "$5 per call, $10", "bad \\ud800 label"]
+    texts = [*ax.get_yticklabels(), *ax.get_xticklabels(), *fig.texts]
+    assert all(not t.get_parse_math() for t in texts if "$" in t.get_text())
+    if suffix == "svg":
+        svg = path.read_text(encoding="utf-8")
+        assert "$5 per call, $10" in svg and r"Costs $\foo$" in svg

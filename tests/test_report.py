@@ -191,3 +191,50 @@ def test_files_without_an_id_in_two_folders_are_two_learners(klass, tmp_path):
     anonymous = sorted(name for name in report.learners if name.startswith("file:"))
     assert anonymous == ["file:eve/results.json", "file:fay/results.json", "file:solo.json"]
     assert len(report.learners) == len(ids) + 3
+def download(folder: Path, name: str, learner: str, checks: int, record: str = "FA-1") -> Path:
+    """A panel download with one run of `checks` checks, every one failing with a type difference."""
+    observations = [{"index": i, "check": f"check {i}", "status": "fail", "passed": False, "actual": [1], "expected": [1],
+                     "actual_repr": "[1]", "expected_repr": "(1,)"} for i in range(checks)]
+    data = {"record": record, "learner": learner, "checked_at": "20261201-100000", "solve": "def solve(): pass",
+            "runs": [{"variant": 1, "observations": observations}]}
+    path = folder / name
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_the_html_page_of_a_huge_hand_in_is_bounded_and_says_what_it_left_out(tmp_path):
+    from failuremap_edu.render._report import heatmap_figure, report_page
+
+    path = download(tmp_path, "big.json", "0123456789abcdef", 20_000)
+    assert path.stat().st_size > 1_400_000  # the size of the hand-in that took 444 s and 11.9 GB
+    report = build_report([path])
+    assert len(report.exercises[0].checks) == 20_000  # the data keeps every check (and --json shows them)
+    figure = heatmap_figure(report)
+    (ax,) = figure.axes
+    width, height = figure.get_size_inches()
+    assert width * height < 400  # square inches: a bounded image, whatever is handed in
+    from failuremap_edu.render._report import HEATMAP_CHECKS, TABLE_ROWS
+
+    assert ax.images[0].get_array().shape == (HEATMAP_CHECKS, 1)
+    page = report_page(report)
+    assert len(page.encode("utf-8")) < 600_000
+    assert f"The heatmap leaves out 19,880 of 20,000 checks; it draws at most {HEATMAP_CHECKS} checks" in page
+    assert f"… {20_000 - TABLE_ROWS:,} more checks not listed here (the --json output has every check)" in page
+    assert page.count("<tr><td class=n>") == TABLE_ROWS
+
+
+def test_display_names_are_linear_in_the_length_of_learner_ids_and_bounded(tmp_path):
+    from failuremap_edu.render._report import report_page, report_text
+    from failuremap_edu._report import _display_names
+
+    long = "a" * 400_000
+    for name, tail in (("one.json", "1"), ("two.json", "2")):
+        download(tmp_path, name, long + tail, 2)
+    report = build_report([tmp_path])
+    first, second = report.learners
+    assert first != second and len(first) <= 24 and len(second) <= 24  # _report.MAX_NAME
+    assert len(report_text(report)) < 2_000 and len(report_page(report)) < 60_000
+    # The same names as growing the prefix two characters at a time would give.
+    assert _display_names(["3f9a2c11", "3f9a2c22", "77aa00"]) == {"3f9a2c11": "3f9a2c11", "3f9a2c22": "3f9a2c22", "77aa00": "77aa00"}
+    assert _display_names(["abcdef0123", "abcdefg999", "zzzzzzzzzz"]) == {"abcdef0123": "abcdef01", "abcdefg999": "abcdefg9", "zzzzzzzzzz": "zzzzzz"}
+    assert _display_names(["abcdef", "abcdefgh"]) == {"abcdef": "abcdef", "abcdefgh": "abcdefgh"}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from failuremap_edu._values import clip, render_call, safe_repr
+from failuremap_edu._values import clip, render_call, safe_repr, text_safe
 
 def test_clip_keeps_short_text_and_marks_a_cut():
     assert clip("abc", 3) == "abc"
@@ -120,3 +120,11 @@ def test_many_stand_ins_in_a_set_hash_apart():
     assert len(out) == 10_000 and len({hash(x) for x in out}) > 9_000
     equal = portable(Span(1, [2], note="a")), portable(Span(1, [2], note="b"))
     assert equal[0] == equal[1] and hash(equal[0]) == hash(equal[1])
+def test_text_safe_shows_lone_surrogates_as_escapes_every_writer_can_write():
+    import json
+
+    text = "a\ud800b\udfff"
+    assert text_safe(text) == "a\\ud800b\\udfff" and text_safe(text).encode("utf-8")
+    assert text_safe("plain · ✓ 😀") == "plain · ✓ 😀"  # everything an encoding can write stays as it is
+    data = {"label \udc00": ["x\ud800"]}
+    assert json.loads(text_safe(json.dumps(data, ensure_ascii=False))) == data  # in JSON, the escape is JSON's own

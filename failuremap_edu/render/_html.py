@@ -18,7 +18,7 @@ from .._diff import Budget, Diff, LineDetail, TextDetail, diff
 from .._records import Record
 from ._text import expected_text, line_rows, outcome_text, printed_summary, run_notes, story_reasons, story_sentences, visible
 from .._results import FAIL, PASS, CallResult, Observation, RunResult, check_labels
-from .._values import safe_repr
+from .._values import safe_repr, text_safe
 from ._style import STATUS_CSS, STATUS_SYMBOLS
 
 __all__ = [
@@ -66,7 +66,7 @@ CSS = """
 
 
 def _e(value: object) -> str:
-    return escape(str(value), quote=True)
+    return escape(text_safe(str(value)), quote=True)
 
 
 def _code(text: str) -> str:
@@ -293,7 +293,7 @@ def report_html(record: Record, runs: Sequence[RunResult], names: Sequence[str] 
     sections = "".join(
         f"<h2>{_e(name)}</h2>{run_html(run, css=False)}" for name, run in zip(names or [_run_name(r) for r in runs], runs)
     )
-    return (
+    return text_safe(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         f"<title>{_e(record.id)}: {_e(record.title)}</title><style>{CSS}</style></head>"
         f'<body><div class="fm-root">{header}{sections}</div></body></html>\n'

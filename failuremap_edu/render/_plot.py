@@ -9,6 +9,10 @@ Layout rules, because these figures are projected and exported: titles are wrapp
 to the width they have, never cut; legends sit outside the data area, never on top
 of a cell or a point; and many runs of several variants become small multiples, one
 panel per variant, instead of one grid too wide to read.
+
+Titles and labels are record text: drawn as they are, with matplotlib's math
+parser off (``$5 per call, $10`` keeps its dollars), control characters and lone
+surrogates escaped (`terminal_safe`).
 """
 
 from __future__ import annotations
@@ -50,10 +54,10 @@ def plot_status(
     ax.set_xlim(0, len(runs))
     ax.set_ylim(len(labels), 0)
     ax.set_xticks([i + 0.5 for i in range(len(runs))])
-    ax.set_xticklabels([f"{_wrap(n, 14)}\n{r.passed_count}/{r.total} pass" for n, r in zip(names, runs)], fontsize=9)
+    ax.set_xticklabels([f"{_wrap(_safe(n), 14)}\n{r.passed_count}/{r.total} pass" for n, r in zip(names, runs)], fontsize=9, parse_math=False)
     ax.xaxis.tick_top()
     ax.set_yticks([i + 0.5 for i in range(len(labels))])
-    ax.set_yticklabels([clip(label, 34) for label in labels], fontsize=9)
+    ax.set_yticklabels([clip(_safe(label), 34) for label in labels], fontsize=9, parse_math=False)
     ax.tick_params(length=0)
     for spine in ax.spines.values():
         spine.set_visible(False)
@@ -61,7 +65,7 @@ def plot_status(
         ax.legend(handles=_status_handles(), loc="upper center", bbox_to_anchor=(0.5, -0.02), ncol=4, frameon=False, fontsize=9)
     if title:
         # Matplotlib lifts a title above top tick labels by itself; wrap it to the axes' width.
-        ax.set_title(_wrap(title, _chars_across(_axes_width_inches(ax), 10)), fontsize=10)
+        ax.set_title(_wrap(_safe(title), _chars_across(_axes_width_inches(ax), 10)), fontsize=10, parse_math=False)
     _make_room(ax)
     return ax
 
@@ -95,7 +99,7 @@ def status_figure(runs: Sequence[RunResult], names: Sequence[str] | None = None,
             ax.set_title(panel_title, fontsize=10, fontweight="bold")
     fig.legend(handles=_status_handles(), loc="outside lower center", ncol=4, frameon=False, fontsize=9)
     if title:
-        fig.suptitle(_wrap(title, _chars_across(width, 11)), fontsize=11)
+        fig.suptitle(_wrap(_safe(title), _chars_across(width, 11)), fontsize=11, parse_math=False)
     return fig
 
 
@@ -129,7 +133,7 @@ def plot_progress(entries: Sequence[dict], ax, title: str = "Checks passing over
         by_record.setdefault(entry["record"], []).append(entry["passed"] / total if total else 0.0)
     markers = "osD^v<>"
     for i, (record_id, shares) in enumerate(sorted(by_record.items())):
-        ax.plot(range(1, len(shares) + 1), [100 * s for s in shares], marker=markers[i % len(markers)], label=record_id)
+        ax.plot(range(1, len(shares) + 1), [100 * s for s in shares], marker=markers[i % len(markers)], label=_safe(record_id).replace("$", r"\$"))
     if not by_record:
         ax.text(0.5, 0.5, "No attempts logged yet: run an exercise's solve cell.", ha="center", va="center", transform=ax.transAxes)
     else:
@@ -139,7 +143,7 @@ def plot_progress(entries: Sequence[dict], ax, title: str = "Checks passing over
     ax.set_ylim(-5, 105)
     ax.set_xlabel("attempt")
     ax.set_ylabel("checks passing (%)")
-    ax.set_title(_wrap(title, _chars_across(_axes_width_inches(ax), 10)), fontsize=10)
+    ax.set_title(_wrap(_safe(title), _chars_across(_axes_width_inches(ax), 10)), fontsize=10, parse_math=False)
     _make_room(ax)
     return ax
 
@@ -158,6 +162,12 @@ def _status_handles():
     from matplotlib.patches import Patch
 
     return [Patch(facecolor=face, hatch=hatch, edgecolor="white", label=word.lower()) for face, hatch, word in STATUS_STYLE.values()]
+
+
+def _safe(text: str) -> str:
+    from ._text import terminal_safe
+
+    return terminal_safe(text, 4_000)
 
 
 def _wrap(text: str, width: int) -> str:

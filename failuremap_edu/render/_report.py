@@ -3,7 +3,10 @@
 Everything that came from a learner's file (check labels, reasons, learner ids,
 code) is untrusted text: escaped for the terminal, escaped for HTML, and drawn
 with matplotlib's math parser off. The page has no external assets: the
-heatmap (checks × learners) is an embedded PNG.
+heatmap (checks × learners) is an embedded PNG. The page stays small whatever
+is handed in: the heatmap draws at most `HEATMAP_CHECKS` checks and
+`HEATMAP_LEARNERS` learners, each table at most `TABLE_ROWS` checks, and the page
+says what it left out (the JSON output has everything).
 """
 
 from __future__ import annotations
@@ -15,12 +18,18 @@ from html import escape
 from ._style import MISSING_STYLE, STATUS_STYLE
 from ._text import terminal_safe
 from .._report import ClassReport, ExerciseStats
-from .._values import clip
+from .._values import clip, text_safe
 
-__all__ = ["heatmap_figure", "report_page", "report_text"]
+__all__ = ["HEATMAP_CHECKS", "HEATMAP_LEARNERS", "TABLE_ROWS", "heatmap_figure", "report_page", "report_text"]
 
 _NOT_RUN = MISSING_STYLE[0]
 _SHOWN_STUCK = 8
+HEATMAP_CHECKS = 120
+"""Rows of the heatmap at most, all exercises together (the first checks of the first exercises)."""
+HEATMAP_LEARNERS = 200
+"""Columns of the heatmap at most (the first learners in the report's order)."""
+TABLE_ROWS = 500
+"""Checks listed per exercise in the HTML page at most."""
 
 
 def _runs(value: float | None) -> str:
@@ -61,7 +70,7 @@ def report_text(report: ClassReport) -> str:
             )
         if report.with_code:
             for name, source in sorted(e.code.items()):
-                lines += [f"  -- code of {name}:"] + ["    " + line for line in terminal_safe(source, 20_000).splitlines()]
+                lines += [terminal_safe(f"  -- code of {name}:", 400)] + ["    " + line for line in terminal_safe(source, 20_000).splitlines()]
     return "\n".join(lines)
 
 
@@ -87,31 +96,68 @@ def report_page(report: ClassReport, title: str = "Class report") -> str:
         items = "".join(f"<li>{escape(p)}</li>" for p in report.problems)
         parts.append(f'<div class="problems"><p>Files that could not be used:</p><ul>{items}</ul></div>')
     png = base64.b64encode(_png(heatmap_figure(report))).decode("ascii")
+    left_out = heatmap_left_out(report)
     parts.append(
         '<h2>Checks × learners</h2><p>Green: passed at least once. Otherwise the colour of the latest result; grey: not run.</p>'
-        f'<img alt="heatmap of checks by learners" src="data:image/png;base64,{png}">'
+        + (f"<p>{escape(left_out)}</p>" if left_out else "")
+        + f'<img alt="heatmap of checks by learners" src="data:image/png;base64,{png}">'
     )
     for e in report.exercises:
+        more = len(e.checks) - TABLE_ROWS
         rows = "".join(
             f"<tr><td class=n>{c.index + 1}</td><td>{escape(c.label)}</td><td class=n>{c.reached_pass}/{c.learners}</td>"
             f"<td class=n>{escape(_runs(c.median_runs_to_pass))}</td><td>{escape(_reasons(c.reasons))}</td>"
             f"<td>{escape(', '.join(c.stuck)) or '—'}</td></tr>"
-            for c in e.checks
+            for c in e.checks[:TABLE_ROWS]
         )
+        if more > 0:
+            rows += f"<tr><td></td><td colspan=5>… {more:,} more checks not listed here (the --json output has every check)</td></tr>"
         parts.append(
             f"<h2>{escape(e.record)}</h2><p>{escape(_headline(e))}</p><table><thead><tr><th>#</th><th>check</th><th>passed</th>"
             f"<th>median runs to pass</th><th>most common reasons</th><th>stuck</th></tr></thead><tbody>{rows}</tbody></table>"
         )
         if report.with_code:
             parts += [f"<h3>Code of {escape(name)}</h3><pre>{escape(source)}</pre>" for name, source in sorted(e.code.items())]
-    return (
+    return text_safe(
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>{''.join(parts)}</body></html>\n"
     )
 
 
+def _heatmap_rows(report: ClassReport) -> list[tuple[ExerciseStats, int]]:
+    """The exercises the heatmap draws, each with how many of its checks: `HEATMAP_CHECKS` rows at most."""
+    out, left = [], HEATMAP_CHECKS
+    for e in report.exercises:
+        if left <= 0:
+            break
+        rows = min(len(e.checks), left)
+        out.append((e, rows))
+        left -= max(rows, 1)
+    return out
+
+
+def heatmap_left_out(report: ClassReport) -> str:
+    """What the heatmap does not draw, in one sentence; empty when it draws everything."""
+    drawn = _heatmap_rows(report)
+    checks = sum(len(e.checks) for e in report.exercises)
+    shown_checks = sum(rows for _, rows in drawn)
+    parts = []
+    if shown_checks < checks:
+        parts.append(f"{checks - shown_checks:,} of {checks:,} checks ({len(report.exercises) - len(drawn):,} whole exercises among them)"
+                     if len(drawn) < len(report.exercises) else f"{checks - shown_checks:,} of {checks:,} checks")
+    if len(report.learners) > HEATMAP_LEARNERS:
+        parts.append(f"{len(report.learners) - HEATMAP_LEARNERS:,} of {len(report.learners):,} learners")
+    if not parts:
+        return ""
+    return f"The heatmap leaves out {' and '.join(parts)}; it draws at most {HEATMAP_CHECKS} checks and {HEATMAP_LEARNERS} learners. The tables list the checks."
+
+
 def heatmap_figure(report: ClassReport):
-    """Checks (rows, grouped by exercise) × learners (columns), built without pyplot."""
+    """Checks (rows, grouped by exercise) × learners (columns), built without pyplot.
+
+    At most `HEATMAP_CHECKS` rows and `HEATMAP_LEARNERS` columns (`heatmap_left_out`
+    says what is left out): the figure's size, and the time and memory it takes, are bounded.
+    """
     from matplotlib.colors import ListedColormap
     from matplotlib.figure import Figure
     from matplotlib.patches import Patch
@@ -119,21 +165,25 @@ def heatmap_figure(report: ClassReport):
     order = list(STATUS_STYLE)
     colours = [STATUS_STYLE[s][0] for s in order] + [_NOT_RUN]
     cmap = ListedColormap(colours)
-    heights = [max(len(e.checks), 1) for e in report.exercises] or [1]
-    columns = max(len(report.learners), 1)
+    drawn = _heatmap_rows(report)
+    learners = [terminal_safe(name, 40) for name in report.learners[:HEATMAP_LEARNERS]]
+    heights = [max(rows, 1) for _, rows in drawn] or [1]
+    columns = max(len(learners), 1)
     width = min(4.5 + 0.28 * columns, 18)
     fig = Figure(figsize=(width, 1.4 + 0.32 * sum(heights) + 0.5 * len(heights)), layout="constrained")
     axes = fig.subplots(len(heights), 1, squeeze=False, gridspec_kw={"height_ratios": heights})[:, 0]
-    for ax, e in zip(axes, report.exercises):
-        grid = [[order.index(cell) if cell in order else len(order) for cell in c.cells] for c in e.checks]
+    for ax, (e, rows) in zip(axes, drawn):
+        checks = e.checks[:rows]
+        grid = [[order.index(cell) if cell in order else len(order) for cell in c.cells[:HEATMAP_LEARNERS]] for c in checks]
         ax.imshow(grid, cmap=cmap, vmin=0, vmax=len(colours) - 1, aspect="auto", interpolation="nearest")
-        ax.set_yticks(range(len(e.checks)))
-        ax.set_yticklabels([clip(c.label, 34, one_line=True) for c in e.checks], fontsize=8, parse_math=False)
-        ax.set_xticks(range(len(report.learners)))
-        ax.set_xticklabels(report.learners, rotation=90, fontsize=7, parse_math=False)
-        ax.set_title(e.record, fontsize=9, loc="left", parse_math=False)
-        ax.set_xticks([x - 0.5 for x in range(1, len(report.learners))], minor=True)
-        ax.set_yticks([y - 0.5 for y in range(1, len(e.checks))], minor=True)
+        ax.set_yticks(range(len(checks)))
+        ax.set_yticklabels([terminal_safe(clip(c.label, 34, one_line=True), 60) for c in checks], fontsize=8, parse_math=False)
+        ax.set_xticks(range(len(learners)))
+        ax.set_xticklabels(learners, rotation=90, fontsize=7, parse_math=False)
+        more = f"  (first {rows} of {len(e.checks):,} checks)" if rows < len(e.checks) else ""
+        ax.set_title(terminal_safe(clip(e.record, 80), 120) + more, fontsize=9, loc="left", parse_math=False)
+        ax.set_xticks([x - 0.5 for x in range(1, len(learners))], minor=True)
+        ax.set_yticks([y - 0.5 for y in range(1, len(checks))], minor=True)
         ax.grid(which="minor", color="white", linewidth=1)
         ax.tick_params(which="both", length=0)
     handles = [Patch(facecolor=STATUS_STYLE[s][0], label=s if s != "pass" else "passed") for s in order] + [Patch(facecolor=_NOT_RUN, label="not run")]

@@ -35,12 +35,12 @@ __all__ = [
     "visible",
 ]
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 WIDTH = 88
 
 
 def terminal_safe(text: str, limit: int = 2_000) -> str:
-    """Escape control and bidi-override characters, and clip to `limit` characters."""
+    """Escape control and bidi-override characters and lone surrogates, and clip to `limit` characters."""
     text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text)
     if len(text) > limit:
         text = text[: limit - 1] + f"… [{len(text) - limit + 1:,} more characters]"
