@@ -35,7 +35,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from . import __version__
 from ._errors import InputError
 from ._fixtures import read_fixtures
 from ._parity import parse_crash, verify_record
@@ -60,6 +59,7 @@ EPILOGUE = (
 SCRIPT_NAME = "/tmp/failure_map_script.py"
 """How the records' own runs name their script in tracebacks."""
 IMPLEMENTATIONS = ("attempt", "broken")
+_CALLED = {"attempt": "the attempt", "broken": "the broken implementation"}
 SOLVE_FILES = {"attempt": "solve_attempt.py", "broken": "solve_broken.py"}
 CHECKS_FILE, TEXT_FILE = "checks.py", "record.toml"
 BUILT_WITH = "failuremap-edu record build"
@@ -436,16 +436,16 @@ def build_record(folder: str | os.PathLike, *, timeout: float = SCRIPT_TIMEOUT, 
     draft = _record_data(values, str(params["attempt"]), scripts, {n: _empty_run() for n in IMPLEMENTATIONS}, 0)
     with tempfile.TemporaryDirectory(prefix="failuremap-build-") as tmp:
         record = _load(draft, Path(tmp), folder)
-        runs = {name: _run(name, scripts[name], solves[name][3], record, timeout) for name in IMPLEMENTATIONS}
+        runs = {name: _run(name, scripts[name], solves[name][3], timeout) for name in IMPLEMENTATIONS}
         replays = {name: replay(record, name, 1, check_timeout) for name in IMPLEMENTATIONS}
         for name in IMPLEMENTATIONS:
             _refuse_unprintable(name, scripts[name], replays[name], record)
-            _refuse_crash(name, scripts[name], runs[name], record)
+            at = f"{solves[name][0].file}:{solves[name][3]}"
+            _refuse_crash(name, scripts[name], runs[name], record, at)
             if runs[name]["exit_code"] == 0:
-                file, line = solves[name][0].file, solves[name][3]
                 passes = len(runs[name]["observations"])
                 lesson = "there is nothing to teach" if name == "attempt" else "it shows no failure"
-                raise AuthoringError(f"{file}:{line}: the {name} passes every check ({passes}/{passes}), so {lesson}: it must fail at least one")
+                raise AuthoringError(f"{at}: {_CALLED[name]} passes every check ({passes}/{passes}), so {lesson}: it must fail at least one")
         checks = next((len(runs[n]["observations"]) for n in ("broken", "attempt") if runs[n]["observations"]), None)
         data = _record_data(values, str(params["attempt"]), scripts, runs, checks if checks is not None else len(replays["broken"].observations))
         record = _load(data, Path(tmp), folder)
@@ -485,7 +485,7 @@ def _record_data(values: dict[str, str], signature: str, scripts: dict[str, _Scr
         name: {"sha256": hashlib.sha256(s.source.encode("utf-8", "surrogatepass")).hexdigest(), "source": s.source} for name, s in scripts.items()
     }
     provenance = {
-        "built_with": f"{BUILT_WITH} {__version__}",
+        "built_with": f"{BUILT_WITH} {_version()}".strip(),
         "created_by": values["author"] or "an instructor, with failuremap-edu record build",
         "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "license": values["license"],
@@ -506,6 +506,15 @@ def _record_data(values: dict[str, str], signature: str, scripts: dict[str, _Scr
     return data
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("failuremap-edu")
+    except PackageNotFoundError:  # pragma: no cover - run from a source tree that was never installed
+        return ""
+
+
 def _load(data: dict, tmp: Path, folder: Path) -> Record:
     path = tmp / f"{data['id']}.json"
     path.write_text(json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
@@ -518,7 +527,7 @@ def _load(data: dict, tmp: Path, folder: Path) -> Record:
     return record
 
 
-def _run(name: str, script: _Script, def_line: int, record: Record, timeout: float) -> dict:
+def _run(name: str, script: _Script, def_line: int, timeout: float) -> dict:
     """Run the whole script as the record's harness runs it, and record what happened."""
     run = run_script(script.source, timeout)
     stderr = run.stderr.replace('File "<string>"', f'File "{SCRIPT_NAME}"')
@@ -530,7 +539,7 @@ def _run(name: str, script: _Script, def_line: int, record: Record, timeout: flo
             what = f"did not finish within {timeout:g} s{stopped}; is there an infinite loop?"
         else:
             what = "wrote more output than the limit (16 MB) and was stopped"
-        raise AuthoringError(f"{at}: the {name}'s script {what}")
+        raise AuthoringError(f"{at}: {_CALLED[name]}'s script {what}")
     try:
         observations = json.loads(run.stdout.splitlines()[-1])["observations"]
         if not isinstance(observations, list):
@@ -558,13 +567,16 @@ def _frames(stderr: str, script: _Script) -> tuple[tuple[str, int] | None, tuple
     return script.where(lines[0]), script.where(lines[-1])
 
 
-def _refuse_crash(name: str, script: _Script, run: dict, record: Record) -> None:
+def _refuse_crash(name: str, script: _Script, run: dict, record: Record, solve_at: str) -> None:
     """A script that died outside every check (the fixture code itself) is refused; one that died in a check is a recorded crash."""
-    if run["observations"] or run["exit_code"] == 0:
+    if run["observations"]:
         return
     crash = parse_crash(run["stderr"])
     if crash is None:
-        return  # no traceback (an exit from solve, say): the parity check below speaks
+        raise AuthoringError(
+            f"{solve_at}: {_CALLED[name]}'s script ended with exit code {run['exit_code']} without printing its observations "
+            "or a traceback (does solve or the fixture code call sys.exit or os._exit?)"
+        )
     frames = [int(m.group(1)) for m in map(_FRAME.match, run["stderr"].splitlines()) if m]
     sites = read_fixtures(record, name).sites
     if any(s.lineno <= line <= s.end_lineno for line in frames for s in sites):
@@ -574,7 +586,7 @@ def _refuse_crash(name: str, script: _Script, run: dict, record: Record) -> None
     first = sites[0].lineno if sites else 0
     when = "before the first check" if crash.lineno is None or crash.lineno < first else "outside any check"
     message = f": {crash.message}" if crash.message else ""
-    raise AuthoringError(f"{at}: the fixture code raised {crash.type}{message} {when} (in the {name}'s script)")
+    raise AuthoringError(f"{at}: the fixture code raised {crash.type}{message} {when} (in {_CALLED[name]}'s script)")
 
 
 def _refuse_unprintable(name: str, script: _Script, result, record: Record) -> None:
@@ -595,7 +607,7 @@ def _refuse_unprintable(name: str, script: _Script, result, record: Record) -> N
         bad = _unprintable(o.actual)
         if bad:
             raise AuthoringError(
-                f"{at}: in check {o.check!r} the {name}'s solve returns {bad}, which the harness cannot print as JSON "
+                f"{at}: in check {o.check!r} the solve of {SOLVE_FILES[name]} returns {bad}, which the harness cannot print as JSON "
                 "(every value is printed with json.dumps); make solve return JSON data"
             )
 
