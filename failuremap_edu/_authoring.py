@@ -637,6 +637,6 @@ def _warnings(runs: dict[str, dict], folder: Path) -> list[str]:
     a, b = failures(runs["attempt"]), failures(runs["broken"])
     if runs["attempt"]["observations"] and a == b:
         labels = ", ".join(repr(f[1]) for f in a[:3]) + (", …" if len(a) > 3 else "")
-        return [f"{folder}: the attempt and the broken implementation fail exactly the same checks ({labels}) with the same values: "
-                "the story needs them to differ (make the attempt plausible: right more often, wrong differently)"]
+        return [(f"{folder}: the attempt and the broken implementation fail exactly the same checks ({labels}) with the same values: "
+                 "the story needs them to differ (make the attempt plausible: right more often, wrong differently)")]
     return []

@@ -740,14 +740,6 @@ def test_run_script_interrupts_at_the_limit_so_the_traceback_says_where_and_kill
     assert not _alive(child)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().split(") ")[-1][0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
 def test_run_script_stops_a_script_that_writes_without_end():
     from failuremap_edu.runner import run_script
 
