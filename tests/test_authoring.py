@@ -125,9 +125,14 @@ def test_a_filled_in_folder_builds_a_record_that_verifies_and_makes_a_notebook_a
     assert " passed" in proc.stdout and "failed" not in proc.stdout
 
     capsys.readouterr()
-    assert main(["workshop", str(out), "-o", str(tmp_path / "day-1")]) == 0
-    assert (tmp_path / "day-1" / "notebooks" / "TR-AUTH-1.ipynb").is_file() or any((tmp_path / "day-1").rglob("TR-AUTH-1.ipynb"))
-    assert "1 exercise" in capsys.readouterr().out
+    solutions = tmp_path / "solutions"
+    solutions.mkdir()
+    (solutions / "TR-AUTH-1.py").write_text("def solve(rows, max_len):\n    return [row[len(row) - max_len:] if len(row) > max_len else row for row in rows]\n")
+    assert main(["workshop", str(out), "-o", str(tmp_path / "day-1"), "--solutions", str(solutions)]) == 0
+    assert "day-1: 1 exercise, 2 notebooks for learners" in capsys.readouterr().out
+    assert (tmp_path / "day-1" / "notebooks" / "TR-AUTH-1.ipynb").is_file()
+    assert json.loads((tmp_path / "day-1" / "notebooks" / "records" / "TR-AUTH-1.json").read_text()) == json.loads(out.read_text())
+    assert "reference = fm.Exercise" in (tmp_path / "day-1-instructor" / "notebooks" / "TR-AUTH-1.ipynb").read_text()  # the instructor notebook
 
 
 def test_build_writes_into_the_folder_by_default_and_replaces_only_its_own_file(folder, capsys):
@@ -144,6 +149,12 @@ def test_build_writes_into_the_folder_by_default_and_replaces_only_its_own_file(
     )
     assert foreign.read_text() == '{"mine": true}\n'
     assert main(["record", "build", str(folder), "-o", str(foreign), "--force"]) == 0
+
+
+def test_record_new_needs_an_id_or_a_record_to_start_from(tmp_path, capsys):
+    assert main(["record", "new", "-o", str(tmp_path / "x")]) == 2
+    assert capsys.readouterr().err == "failuremap-edu: error: record new: give the new record's ID (or --from RECORD)\n"
+    assert not (tmp_path / "x").exists()
 
 
 def test_record_new_never_writes_into_a_folder_that_has_files(tmp_path, capsys):
