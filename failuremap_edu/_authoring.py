@@ -292,9 +292,12 @@ def _toml_text(values: dict[str, str]) -> str:
             continue
         lines += [f"# {comment}" + (" (required)" if required else ""), f"{key} = {_toml_string(value)}", ""]
     text = "\n".join(lines)
-    if any(values.get(key, "") != value for key, value in tomllib.loads(text).items()):  # pragma: no cover - a bug in _toml_string
+    if any(_SURROGATE.sub("\ufffd", values.get(key, "")) != value for key, value in tomllib.loads(text).items()):  # pragma: no cover - a bug in _toml_string
         raise AssertionError("record.toml does not read back as written")
     return text
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _read_text_fields(file: str, raw: str) -> dict[str, str]:
@@ -380,7 +383,10 @@ def _record_parts(record: Record) -> tuple[dict[str, str], dict[str, str]]:
             raise AuthoringError(f"{where}: its fixtures differ from the attempt's; a source folder has one checks.py")
         fixtures = own_fixtures
         parts[name] = (preamble + "\n" if preamble else "") + solve + "\n"
-        rebuilt = _reassemble(_FILE_HELP[name] + "\n" + parts[name], _FILE_HELP["checks"] + "\n" + fixtures + "\n")
+        try:
+            rebuilt = _reassemble(_FILE_HELP[name] + "\n" + parts[name], _FILE_HELP["checks"] + "\n" + fixtures + "\n")
+        except AuthoringError as exc:
+            raise AuthoringError(f"{where}: cannot become a source folder: {exc}") from None
         if rebuilt != record.implementations[name].source:
             raise AuthoringError(f"{where}: has blank lines or spaces around its parts that a source folder cannot keep")
     parts["checks"] = fixtures + "\n"
@@ -459,6 +465,8 @@ def build_record(folder: str | os.PathLike, *, timeout: float = SCRIPT_TIMEOUT, 
 def write_record(built: Built, out: str | os.PathLike, *, force: bool = False) -> Path:
     """Write the record file; an existing file is replaced only if `record build` wrote it (or with `force`)."""
     out = Path(out)
+    if out.is_symlink() and not force:
+        raise AuthoringError(f"{out}: is a symbolic link; record build does not write through it (pass --force to replace the link's target)")
     if out.exists() and not force and not _built_by_us(out):
         raise AuthoringError(f"{out}: exists and was not written by record build; choose another -o FILE or pass --force")
     with open(out, "w", encoding="utf-8", newline="\n") as fh:

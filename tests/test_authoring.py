@@ -364,3 +364,21 @@ def test_split_script_takes_apart_what_assemble_puts_together():
     assert split_script(script) == ("import re\n", "def solve(x):\n    return x", "check('a', solve(1), 1)")
     for record_id in ("FA-100786", "FA-100061"):
         assert split_script(load_record(record_id).implementations["attempt"].source) is not None
+
+
+def test_build_does_not_write_through_a_symbolic_link(folder, tmp_path, capsys):
+    target = tmp_path / "elsewhere.json"
+    target.write_text("theirs\n")
+    (folder / "TR-AUTH-1.json").symlink_to(target)
+    assert main(["record", "build", str(folder)]) == 2
+    assert "is a symbolic link; record build does not write through it" in capsys.readouterr().err
+    assert target.read_text() == "theirs\n"
+
+
+def test_a_lone_surrogate_in_a_records_text_becomes_a_replacement_character(tmp_path):
+    data = json.loads(record_path("TR-000101").read_text())
+    data["title"] = "broken \ud800 text"
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps(data))  # ASCII-escaped: valid JSON holding a lone surrogate
+    write_folder(tmp_path / "src", from_record=str(path))
+    assert tomllib.loads((tmp_path / "src" / "record.toml").read_text())["title"] == "broken \ufffd text"
