@@ -50,13 +50,21 @@ def _shared_options() -> dict[str, argparse.ArgumentParser]:
 
 def synopsis(parser: argparse.ArgumentParser | None = None) -> str:
     """Every command's usage line and what it does: the README's synopsis (tests/test_cli.py compares them)."""
-    parser = parser or build_parser()
-    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    helps = {choice.dest: choice.help for choice in commands._choices_actions}
-    lines = []
-    for name, sub in commands.choices.items():
-        usage = sub.format_usage().removeprefix("usage: ").replace(" [-h]", "").rstrip("\n").splitlines()
-        lines += [usage[0], *(line[len("usage: "):] for line in usage[1:]), f"    # {helps.get(name, '')}"]
+    lines: list[str] = []
+
+    def walk(parser: argparse.ArgumentParser) -> None:
+        commands = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+        if commands is None:
+            return
+        helps = {choice.dest: choice.help for choice in commands._choices_actions}
+        for name, sub in commands.choices.items():
+            if any(isinstance(a, argparse._SubParsersAction) for a in sub._actions):
+                walk(sub)  # `record new`, `record build`, …: each on its own
+                continue
+            usage = sub.format_usage().removeprefix("usage: ").replace(" [-h]", "").rstrip("\n").splitlines()
+            lines.extend([usage[0], *(line[len("usage: "):] for line in usage[1:]), f"    # {helps.get(name, '')}"])
+
+    walk(parser or build_parser())
     return "\n".join(lines) + "\n"
 
 
@@ -123,6 +131,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+", metavar="FILE|DIR", help="results (.json) and exports; folders are searched for *.json")
     p.add_argument("--html", metavar="FILE", help="also write a standalone HTML page with a heatmap of checks by learners")
     p.add_argument("--with-code", action="store_true", help="include each learner's solve (left out by default)")
+
+    p = commands.add_parser("record", help="write your own exercise: a source folder, built into a record")
+    record_commands = p.add_subparsers(dest="record_command", required=True, metavar="new|build|edit", parser_class=_Parser)
+    q = record_commands.add_parser("new", help="write a source folder for a new record (a worked example to edit)")
+    q.add_argument("id", nargs="?", metavar="ID", help="the new record's id (default with --from: the record's own)")
+    q.add_argument("-o", "--out", required=True, metavar="DIR", help="the folder to write (new or empty)")
+    q.add_argument("--from", dest="from_record", metavar="RECORD", help="start from an existing record (a packaged id or a path)")
+    q = record_commands.add_parser("edit", help="turn an existing record back into a source folder")
+    q.add_argument("record", metavar="RECORD", help="a packaged id or a path to a record JSON file")
+    q.add_argument("-o", "--out", metavar="DIR", help="the folder to write (default: ./ID)")
+    q = record_commands.add_parser("build", help="build a record from a source folder (this runs the folder's code)")
+    q.add_argument("folder", metavar="DIR", help="a source folder, as record new writes it")
+    q.add_argument("-o", "--out", metavar="FILE", help="the record file to write (default: DIR/ID.json)")
+    q.add_argument("--timeout", type=_positive_float, default=10.0, metavar="SECONDS", help="time limit for each whole script (default 10)")
+    q.add_argument("--force", action="store_true", help="overwrite FILE even if record build did not write it")
 
     p = commands.add_parser("verify", help="replay attempt and broken and compare them with the recorded runs", parents=[shared["json"]])
     p.add_argument("records", nargs="*", metavar="RECORD", help="packaged ids or paths (default: all packaged records)")
@@ -473,4 +496,33 @@ def _cmd_report(args) -> int:
     return EXIT_BAD_INPUT if report.problems else EXIT_OK
 
 
-_COMMANDS = {"lite": _cmd_lite, "workshop": _cmd_workshop, "export": _cmd_export, "report": _cmd_report, "notebook": _cmd_notebook, "list": _cmd_list, "show": _cmd_show, "check": _cmd_check, "verify": _cmd_verify}
+def _cmd_record(args) -> int:
+    from pathlib import Path
+
+    from ._authoring import build_record, write_folder, write_record
+
+    if args.record_command == "build":
+        built = build_record(args.folder, timeout=args.timeout)
+        for warning in built.warnings:
+            print(f"failuremap-edu: warning: {warning}", file=sys.stderr)
+        out = write_record(built, args.out or Path(args.folder) / f"{built.record.id}.json", force=args.force)
+        runs = built.data["verification"]
+        print(f"{out}: record {built.record.id}, {built.data['checks']} checks, "
+              + ", ".join(f"{n} fails {sum(not o['passed'] for o in runs[n]['observations'])}" + (" (its harness crashes)" if built.record.verification[n].crashed else "")
+                          for n in ("attempt", "broken")))
+        print(built.parity)
+        return EXIT_OK
+    if args.record_command == "edit":
+        from ._records import load_record
+
+        record = load_record(args.record)
+        paths = write_folder(args.out or record.id, from_record=record)
+    else:
+        paths = write_folder(args.out, args.id, from_record=args.from_record)
+    for path in paths:
+        print(path)
+    print(f"edit them, then: failuremap-edu record build {paths[0].parent}")
+    return EXIT_OK
+
+
+_COMMANDS = {"record": _cmd_record, "lite": _cmd_lite, "workshop": _cmd_workshop, "export": _cmd_export, "report": _cmd_report, "notebook": _cmd_notebook, "list": _cmd_list, "show": _cmd_show, "check": _cmd_check, "verify": _cmd_verify}

@@ -780,3 +780,54 @@ def test_a_dataclass_and_a_named_tuple_come_back_with_their_fields(stopping):
     assert dict(o.actual.fields) == {"url": o.actual.plain[0], "fragment": ""}
     first = diff(o.expected, o.actual).differences[0]
     assert first.message == "expected a tuple, got a urllib.parse.DefragResult object, which == compares as a tuple"
+
+
+# ------------------------------------------------------------ run_script (record build)
+
+
+def test_run_script_runs_a_whole_script_in_a_fresh_interpreter_not_the_caller():
+    from failuremap_edu.runner import run_script
+
+    run = run_script("import os, sys\nprint(os.getpid(), os.getcwd())\nprint('oops', file=sys.stderr)\nraise SystemExit(3)\n")
+    pid, cwd = run.stdout.split()
+    assert int(pid) != os.getpid() and cwd != os.getcwd() and not os.path.exists(cwd)  # its own empty folder, removed after
+    assert (run.exit_code, run.stderr, run.timed_out, run.output_exceeded) == (3, "oops\n", False, False)
+
+
+def test_run_script_tracebacks_look_like_python_c():
+    from failuremap_edu.runner import run_script
+
+    run = run_script("def f():\n    return {}['k']\nf()\n")
+    assert run.exit_code == 1
+    assert run.stderr == 'Traceback (most recent call last):\n  File "<string>", line 3, in <module>\n  File "<string>", line 2, in f\nKeyError: \'k\'\n'
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_run_script_interrupts_at_the_limit_so_the_traceback_says_where_and_kills_what_it_started(tmp_path):
+    from failuremap_edu.runner import run_script
+
+    marker = tmp_path / "child.pid"
+    source = (
+        "import subprocess, sys\n"
+        f"child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+        f"open({str(marker)!r}, 'w').write(str(child.pid))\n"
+        "def spin():\n"
+        "    while True: pass\n"
+        "spin()\n"
+    )
+    run = run_script(source, timeout=1.0)
+    assert run.timed_out and run.exit_code != 0
+    assert 'File "<string>", line 6, in <module>' in run.stderr and 'line 5, in spin' in run.stderr
+    child = int(marker.read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and _alive(child):
+        time.sleep(0.05)
+    assert not _alive(child)
+
+
+def test_run_script_stops_a_script_that_writes_without_end():
+    from failuremap_edu.runner import run_script
+
+    run = run_script("while True:\n    print('x' * 1000)\n", timeout=20, output_bytes=100_000)
+    assert run.output_exceeded and not run.timed_out and run.exit_code != 0
+    assert len(run.stdout) == 100_000

@@ -1,7 +1,7 @@
 """The process boundary: run a record's checks against a `solve` that may do anything.
 
 In the caller (a kernel, the CLI):
-  _api       the public calls (`run_checks`, `replay`, `try_call`, `compare`), time limits,
+  _api       the public calls (`run_checks`, `replay`, `try_call`, `compare`; `run_script`, a whole script in a fresh interpreter), time limits,
              supervision of workers, and the in-process fallback where there is no fork
   _warm      the worker server (a private forkserver), the standby worker, the sweep
   _platform  which isolation this platform has
@@ -28,6 +28,8 @@ _EXPORTS = {
     "run_checks": "._api",
     "replay": "._api",
     "try_call": "._api",
+    "run_script": "._api",
+    "ScriptRun": "._api",
     "compare": "._api",
     "parse_call_arguments": "._api",
     "warm_up": "._api",
