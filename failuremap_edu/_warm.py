@@ -170,6 +170,9 @@ class Pool:
         self.workers: set[Worker] = set()
         """Every worker asked for and not yet stopped: never strays."""
         self.errands: queue.SimpleQueue | None = None
+        self.errand_thread: threading.Thread | None = None
+        self.closing = False
+        """Set at exit: no new standby is lined up from then on."""
         self.lock = threading.Lock()
 
     def take(self) -> Worker:
@@ -213,22 +216,26 @@ class Pool:
         with self.lock:
             if self.errands is None:  # one thread for the life of the pool: starting one per run costs more
                 self.errands = queue.SimpleQueue()
-                threading.Thread(target=self._run_errands, args=(self.errands,), daemon=True).start()
+                self.errand_thread = threading.Thread(target=self._run_errands, args=(self.errands,), daemon=True)
+                self.errand_thread.start()
             self.errands.put((worker, start))
 
     def _run_errands(self, errands: queue.SimpleQueue) -> None:
         while True:
-            worker, start = errands.get()
+            errand = errands.get()
+            if errand is None:  # `close`: every errand before this one is done
+                return
+            worker, start = errand
             with contextlib.suppress(OSError):  # no standby this time (the server restarting, say): runs start fresh
-                if errands.empty():  # first the next run's worker, then the sweep (which waits for the old one to end)
+                if errands.empty() and not self.closing:  # first the next run's worker, then the sweep (which waits for the old one to end)
                     self.line_up(start)
             with contextlib.suppress(OSError):
                 self.stop(worker)
 
     def line_up(self, start: Start) -> None:
-        """Start a standby, unless there is one."""
+        """Start a standby, unless there is one (or the pool is closing)."""
         with self.lock:
-            if self.standby is not None:
+            if self.standby is not None or self.closing:
                 return
         standby = self.launch(start)
         with self.lock:
@@ -249,6 +256,28 @@ class Pool:
             self.workers.discard(worker)
         worker.close()
 
+    def close(self, limit: float = 10.0) -> None:
+        """At exit: finish the errands, stop every worker, and end whatever they left, before returning.
+
+        The background thread is joined, not abandoned: one killed while it starts a
+        standby leaves a child that never gets its start (an ``EOFError`` traceback
+        on the caller's stderr). The server ends what is left when it sees us go
+        (`_worker.end_everything_below`); this ends it first, while we still wait.
+        """
+        with self.lock:
+            self.closing = True
+            thread, errands = self.errand_thread, self.errands
+            standby, self.standby = self.standby, None
+        if thread is not None and errands is not None and thread.is_alive():
+            errands.put(None)
+            thread.join(limit)
+        with self.lock:
+            workers = list(self.workers) + ([standby] if standby is not None else [])
+        for worker in dict.fromkeys(workers):  # each once, in order
+            with contextlib.suppress(OSError):
+                self.stop(worker)
+        self._sweep(None)
+
     def _strays(self) -> set[int]:
         """Live children of the server, in sessions of their own, that are none of our workers."""
         children = _children(getattr(self.server, "_forkserver_pid", None))  # first: see `launch`
@@ -256,10 +285,10 @@ class Pool:
             ours = list(self.workers)
         return {pid for pid in children - {w.wait_pid(1.0) for w in ours} if _contained(pid)}
 
-    def _sweep(self, group: int) -> None:
+    def _sweep(self, group: int | None) -> None:
         """Until the worker's group is empty and the server has no stray child: kill them, with their groups."""
         deadline = time.monotonic() + SWEEP_LIMIT
-        groups = {group}
+        groups = set() if group is None else {group}
         while time.monotonic() < deadline:
             groups = {g for g in groups if _kill_group(g)}
             strays = self._strays()
@@ -346,9 +375,7 @@ def warm_up() -> None:
 
 @atexit.register
 def _shutdown() -> None:
-    """End the standby and what any worker left; the server ends itself when we close our end."""
+    """End every worker, the standby and what any of them left, before we exit; the server
+    ends itself when we close our end (also when we are killed: `_worker.end_everything_below`)."""
     if _POOL is not None and _POOL.owner == os.getpid():
-        with _POOL.lock:
-            standby, _POOL.standby = _POOL.standby, None
-        if standby is not None:
-            _POOL.stop(standby)
+        _POOL.close()

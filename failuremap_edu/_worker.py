@@ -26,6 +26,7 @@ where `_warm` finds and ends it.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import gc
 import importlib
 import os
@@ -51,11 +52,20 @@ _libc: Any = None
 
 
 def become_server() -> None:  # pragma: no cover - runs in the server process
-    """Subreaper of every process a worker starts (Linux), and quiet about reaping them."""
+    """Subreaper of every process a worker starts (Linux), and quiet about reaping them.
+
+    When its caller goes away (the server then exits: see `multiprocessing.forkserver`),
+    it first ends everything below it (`end_everything_below`). It ignores SIGTERM,
+    so that a signal to the caller's whole process group leaves it alive until the
+    caller has gone and it has done that.
+    """
     global _libc
+    import atexit
     import warnings
 
     warnings.filterwarnings("ignore", message="forkserver: waitpid returned unexpected pid")
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    atexit.register(end_everything_below, os.getpid())
     if sys.platform.startswith("linux"):
         try:
             import ctypes
@@ -64,6 +74,45 @@ def become_server() -> None:  # pragma: no cover - runs in the server process
             _libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
         except (OSError, AttributeError):
             _libc = None
+
+
+def end_everything_below(server: int, limit: float = 2.0) -> None:  # pragma: no cover - runs in the server process
+    """Kill every process below this one (its children, with their process groups) until none is left.
+
+    Run at the server's exit. As the subreaper, the server is the parent of every
+    worker and of whatever a solve detached; a child's group goes with it, except
+    the server's own group, which is its caller's. Only in the server itself: a
+    solve's ``fork`` copies this exit hook into its children.
+    """
+    if os.getpid() != server:
+        return
+    import time
+
+    own_group, deadline = os.getpgid(0), time.monotonic() + limit
+    while time.monotonic() < deadline:
+        with contextlib.suppress(ChildProcessError):
+            while os.waitpid(-1, os.WNOHANG)[0] > 0:  # the zombies first: they are listed as children too
+                pass
+        children = _own_children()
+        if not children:
+            return
+        for child in children:
+            with contextlib.suppress(OSError):
+                group = os.getpgid(child)
+                if group != own_group:
+                    os.killpg(group, signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                os.kill(child, signal.SIGKILL)
+        time.sleep(0.002)
+
+
+def _own_children() -> set[int]:  # pragma: no cover - runs in the server process
+    found: set[int] = set()
+    with contextlib.suppress(OSError):
+        for tid in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{tid}/children") as fh:
+                found.update(map(int, fh.read().split()))
+    return found
 
 
 class Start:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -303,3 +304,63 @@ def test_check_all_variants_plot_gets_the_whole_title_and_runs_by_variant(capsys
     assert code == 0 and seen["title"] == f"{record.id}: {record.title}"  # never cut short ('· case')
     assert seen["names"] == ["broken", "attempt", "yours"] * 5
     assert [r.variant for r in seen["runs"]] == [v for v in range(1, 6) for _ in range(3)]
+
+
+def _alive_with(marker: str) -> list[int]:
+    """Live processes (not zombies) whose command line holds `marker`: only ever those are killed here."""
+    import os
+
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as fh:
+                if marker.encode() not in fh.read():
+                    continue
+            with open(f"/proc/{name}/stat") as fh:
+                if fh.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                    continue
+        except OSError:
+            continue
+        found.append(int(name))
+    return found
+
+
+LEAVES_BUSY_PROCESSES = '''
+import os, subprocess, sys
+LOOP = "import os, sys\\nif sys.argv[2] == 'detach' and os.fork() == 0:\\n    os.setsid()\\nwhile True:\\n    pass\\n"
+def solve(text, stops):
+    if os.fork() == 0:  # a fork that keeps busy, under the marker
+        os.execv(sys.executable, [sys.executable, "-c", LOOP, "MARKER", "stay"])
+    subprocess.Popen([sys.executable, "-c", LOOP, "MARKER", "detach"])  # its child: setsid, busy
+    return text, ""
+'''
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="finds processes through /proc")
+def test_nothing_a_solve_starts_outlives_the_check_command(solution):
+    """Forks and setsid grandchildren: all ended before `check` exits (not later, by a sweep that never ran)."""
+    import os
+    import time
+    import uuid
+
+    marker = f"fm-left-{uuid.uuid4().hex}"
+    path = solution(LEAVES_BUSY_PROCESSES.replace("MARKER", marker))
+    try:
+        for _ in range(3):
+            out = subprocess.run([sys.executable, "-m", "failuremap_edu", "check", "FA-100786", path], capture_output=True, text=True, timeout=120)
+            assert "checks pass" in out.stdout, out.stderr
+            time.sleep(0.2)  # what is killed may still be on its way out
+            assert _alive_with(marker) == [], "processes of the run outlived the command"
+    finally:
+        for pid in _alive_with(marker):
+            os.kill(pid, 9)
+
+
+def test_check_never_prints_a_traceback_at_exit():
+    """The standby's launcher thread is joined at exit: a child half-started prints EOFError otherwise."""
+    argv = [sys.executable, "-m", "failuremap_edu", "check", "FA-100786", str(reference_path("FA-100786"))]
+    for _ in range(10):
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
