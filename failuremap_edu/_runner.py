@@ -59,6 +59,8 @@ SHORT_LIMIT = 1 / 8
 """After a timeout, each later check of the run gets this share of the limit."""
 HEARTBEAT = 0.25
 """Seconds between calls of `run_checks`'s heartbeat while a check runs."""
+CROWD_EVERY = 0.05
+"""Seconds between counts of a run's processes while it waits for a worker (a fork loop is stopped)."""
 MAX_TIMEOUTS = 7
 """After this many timeouts in one run, the remaining checks are listed without calling solve."""
 
@@ -385,7 +387,7 @@ def _supervise(plan: Plan, collector: _Collector) -> None:
                 if unsent < 3:
                     pool.stop(worker)
                     continue
-            _drain(worker, plan, collector)
+            _drain(worker, plan, collector, pool)
         except BaseException:
             pool.stop(worker)  # an interrupt (the kernel's Stop button): the worker goes at once
             raise
@@ -396,22 +398,23 @@ def _supervise(plan: Plan, collector: _Collector) -> None:
     pool.finish(worker, Start(tuple(sorted(m for m in modules if _byvalue.installed(m))), plan.path, plan.cwd, rehearsal))
 
 
-def _drain(worker, plan: Plan, collector: _Collector) -> None:
-    """Read one worker's messages until it finishes, overruns a limit, dies, or sends garbage.
+def _drain(worker, plan: Plan, collector: _Collector, pool) -> None:
+    """Read one worker's messages until it finishes, overruns a limit, dies, sends garbage, or starts
+    more than `_worker.MAX_PROCESSES` processes (counted every `CROWD_EVERY` while nothing arrives).
 
     Deadlines run from the worker's own timestamps: a check's limit starts when
     the check began, not when the supervisor happened to read about it.
     """
     from ._warm import WorkerDied
+    from ._worker import MAX_PROCESSES
 
     setup_limit = max(SETUP_TIMEOUT, plan.timeout)
-    last_event = started = time.monotonic()
+    last_event = started = last_beat = time.monotonic()
     limit = collector.limit()
     while True:
         deadline = started + limit if collector.current is not None else last_event + setup_limit
         try:
-            beat = collector.heartbeat is not None and collector.current is not None
-            messages = worker.messages(min(deadline, time.monotonic() + HEARTBEAT) if beat else deadline)
+            messages = worker.messages(min(deadline, time.monotonic() + CROWD_EVERY))
             for stamp, message in messages:
                 collector.accept(message)
                 if collector.done:
@@ -432,7 +435,16 @@ def _drain(worker, plan: Plan, collector: _Collector) -> None:
         finally:
             collector.report()
         if messages or time.monotonic() < deadline:
-            if not messages and collector.heartbeat is not None:
+            if not messages and pool.crowded(MAX_PROCESSES):
+                what = f"solve started more than {MAX_PROCESSES} processes (a loop that forks or starts processes?), so it was stopped"
+                if collector.current is None:
+                    collector.problem, collector.done = ErrorInfo("TooManyProcesses", f"the fixture code outside the checks: {what}"), True
+                else:
+                    collector.interrupt(ERROR, ErrorInfo("TooManyProcesses", what), (time.monotonic() - started) * 1000)
+                return
+            now = time.monotonic()
+            if not messages and collector.heartbeat is not None and collector.current is not None and now - last_beat >= HEARTBEAT:
+                last_beat = now
                 collector.heartbeat()  # the caller's code: outside our error handling
             continue
         if collector.current is None:

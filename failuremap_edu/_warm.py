@@ -278,6 +278,15 @@ class Pool:
                 self.stop(worker)
         self._sweep(None)
 
+    def crowded(self, limit: int) -> bool:
+        """Whether more than `limit` processes are below the server now (a fork loop), from ``/proc``.
+
+        The kernel's ``RLIMIT_NPROC`` never binds root, and counts a user's every
+        process: this count holds for anyone. Cheap while a run starts nothing:
+        one read per process below the server.
+        """
+        return _tree_size(getattr(self.server, "_forkserver_pid", None), limit) > limit
+
     def _strays(self) -> set[int]:
         """Live children of the server, in sessions of their own, that are none of our workers."""
         children = _children(getattr(self.server, "_forkserver_pid", None))  # first: see `launch`
@@ -340,6 +349,16 @@ def _children(pid: int | None) -> set[int]:
             with open(f"/proc/{pid}/task/{tid}/children") as fh:  # Linux >= 3.5 (CONFIG_PROC_CHILDREN)
                 found.update(map(int, fh.read().split()))
     return found
+
+
+def _tree_size(root: int | None, limit: int) -> int:
+    """How many processes are below `root`, counting no further than just past `limit`."""
+    count, pending = 0, [root]
+    while pending and count <= limit:
+        children = _children(pending.pop())
+        count += len(children)
+        pending += children
+    return count
 
 
 @contextlib.contextmanager

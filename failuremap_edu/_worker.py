@@ -9,8 +9,10 @@ unpickles a `Start` and calls its ``_bootstrap``, which
 - starts a session of its own, so that its process group can be killed whole,
   and asks to die with the server (``PR_SET_PDEATHSIG``, Linux);
 - cuts itself off from terminal, input and interrupts, and caps its resources:
-  address space (its own size plus the memory budget), no core dumps, and a
-  CPU-time backstop;
+  address space (its own size plus the memory budget; hard once the run starts,
+  so solve cannot raise it again), no core dumps, a CPU-time backstop, and for
+  users other than root a hard ``RLIMIT_NPROC`` (the supervisor counts
+  processes for everyone: `MAX_PROCESSES`);
 - imports what the previous run's solve used and rehearses that run (lists
   its checks without calling solve: measured, the next run then takes about
   0.7 ms less), then waits for its plan, runs one `Session`, and waits to be
@@ -202,8 +204,7 @@ def run(skip: int, not_run: str | None, payload: bytes, sink: _Sink, capture: Ou
         message = f"solve could not be rebuilt in the worker process ({type(exc).__name__}: {exc})"
         sink(("problem", {"type": "CannotSend", "message": message, "traceback": ""}))
         return
-    if plan.memory_mb != DEFAULT_MEMORY_MB:
-        _limit_resources(plan.memory_mb)
+    _limit_memory(plan.memory_mb, hard=True)  # soft and hard now: solve cannot raise it again
     if plan.output_chars != DEFAULT_OUTPUT_CHARS:
         capture = OutputCapture(plan.output_chars)
         capture.install()
@@ -261,19 +262,59 @@ class _NoInput:
         raise EOFError("input() is not available while checks run: solve must not ask for input")
 
 
+MAX_PROCESSES = 100
+"""Processes a run may have at once below the worker server: the supervisor counts them while a
+check runs, and stops the check past this (`_warm.Pool.crowded`); that holds for every user, root
+included. For a user other than root the kernel also stops a fork at once past `NPROC_MARGIN`."""
+NPROC_MARGIN = 1000
+"""``RLIMIT_NPROC`` counts every thread of the user's, also in other containers of the same uid
+(which we cannot see): so it is set generously above what we see, as a bound, not as a budget."""
+
+
 def _limit_resources(memory_mb: int) -> None:  # pragma: no cover - child process
+    """Soft limits while the worker waits (its own imports may need to move them); `run` makes them hard."""
     if resource is None:
         return
-    limits = [(resource.RLIMIT_CORE, 0), (resource.RLIMIT_CPU, 600)]  # CPU: a backstop if all else fails
-    mapped = _mapped_bytes()
-    if mapped is not None and memory_mb > 0:
-        limits.append((resource.RLIMIT_AS, mapped + memory_mb * 1024 * 1024))
-    for limit, value in limits:
-        try:
-            _, hard = resource.getrlimit(limit)
-            resource.setrlimit(limit, (value if hard == resource.RLIM_INFINITY else min(value, hard), hard))
-        except (ValueError, OSError):
-            pass
+    limits = [(resource.RLIMIT_CORE, 0, True), (resource.RLIMIT_CPU, 600, True)]  # CPU: a backstop if all else fails
+    processes = _user_processes()
+    if processes is not None:  # each process of a solve inherits this: its own limit, hard, counts the user's
+        limits.append((resource.RLIMIT_NPROC, processes + NPROC_MARGIN, True))
+    for limit, value, hard in limits:
+        _set_limit(limit, value, hard)
+    _limit_memory(memory_mb, hard=False)
+
+
+def _limit_memory(memory_mb: int, *, hard: bool) -> None:  # pragma: no cover - child process
+    """Address space: the worker's own size plus the budget; hard, it cannot be raised again (nor by children)."""
+    mapped = _mapped_bytes() if resource is not None and memory_mb > 0 else None
+    if mapped is not None:
+        _set_limit(resource.RLIMIT_AS, mapped + memory_mb * 1024 * 1024, hard)
+
+
+def _set_limit(limit: int, value: int, hard: bool) -> None:  # pragma: no cover - child process
+    try:
+        _, old_hard = resource.getrlimit(limit)
+        value = value if old_hard == resource.RLIM_INFINITY else min(value, old_hard)
+        resource.setrlimit(limit, (value, value if hard else old_hard))
+    except (ValueError, OSError):
+        pass
+
+
+def _user_processes() -> int | None:  # pragma: no cover - child process
+    """How many threads our user has that we can see (what ``RLIMIT_NPROC`` counts); None for root, whom it never binds."""
+    uid = os.getuid()
+    if uid == 0:
+        return None
+    count = 0
+    try:
+        for entry in os.scandir("/proc"):
+            if entry.name.isdigit():
+                with contextlib.suppress(OSError):
+                    if entry.stat().st_uid == uid:
+                        count += len(os.listdir(f"/proc/{entry.name}/task"))
+    except OSError:
+        return None
+    return count
 
 
 def _mapped_bytes() -> int | None:

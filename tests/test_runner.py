@@ -685,3 +685,27 @@ def test_the_heartbeat_beats_while_the_first_check_still_runs(stopping):
     assert result.passed
     first = events.index("observation")
     assert events[:first].count("beat") >= 2, events
+
+
+def test_a_fork_loop_is_stopped_with_a_bounded_number_of_processes(stopping, tmp_path):
+    """RLIMIT_NPROC never binds root (tests and CI run as root): the supervisor counts a run's processes."""
+    from failuremap_edu._worker import MAX_PROCESSES
+
+    tally = tmp_path / "started"
+
+    def forks_forever(text, stops):
+        import os
+        import time
+
+        while True:  # linear, not exponential: should containment fail, this test must not take the machine down
+            if os.fork() == 0:
+                fd = os.open(str(tally), os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+                os.write(fd, b"x")
+                time.sleep(30)
+                os._exit(0)
+
+    result = run_checks(stopping, forks_forever, timeout=5)
+    first = result.observations[0]
+    assert first.status == "error" and first.error.type == "TooManyProcesses", first.error
+    assert all(o.error.type == "TooManyProcesses" for o in result.observations)
+    assert tally.stat().st_size <= len(result.observations) * MAX_PROCESSES * 2, "processes started before each check was stopped"
