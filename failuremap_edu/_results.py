@@ -22,6 +22,8 @@ ISOLATIONS = {
     "recorded": "as recorded in the record; nothing ran here",
 }
 """What `RunResult.isolation` may say, with the note a display adds (none for a separate process)."""
+UNCONFIRMED = "the verdict could not be confirmed"
+"""How `Observation.verdict_note` begins when the caller's own comparison disagreed."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,15 @@ class Observation:
     elapsed_ms: float = 0.0
     mutation: str | None = None
     """Set when solve modified an argument. Each call gets a fresh copy, so later checks are unaffected."""
+    verdict_note: str | None = None
+    """Set when the verdict is not the builtins' ``==`` on the plain values shown: they were compared
+    by a class's own ``__eq__`` (shown by its repr), or, recomputed by the caller from the plain
+    values it received, the verdict came out different, so it could not be confirmed."""
+
+    @property
+    def unconfirmed(self) -> bool:
+        """The caller recomputed the verdict from plain values and got another one."""
+        return self.verdict_note is not None and self.verdict_note.startswith(UNCONFIRMED)
 
     def __repr__(self) -> str:
         return f"Observation({self.index}, {self.check!r}, {self.status})"
@@ -105,6 +116,7 @@ class Observation:
             "stdout_dropped": self.stdout_dropped,
             "elapsed_ms": round(self.elapsed_ms, 3),
             "mutation": self.mutation,
+            "verdict_note": self.verdict_note,
         }
 
 

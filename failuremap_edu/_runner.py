@@ -40,11 +40,11 @@ from . import _byvalue
 from ._channel import Undecodable
 from ._fixtures import VARIANTS, CheckSite, FixtureScript, read_fixtures
 from ._records import Record, as_record
-from ._results import ERROR, STATUSES, TIMEOUT, CallResult, Comparison, ErrorInfo, Observation, RunResult
+from ._results import ERROR, FAIL, PASS, STATUSES, TIMEOUT, UNCONFIRMED, CallResult, Comparison, ErrorInfo, Observation, RunResult
 from ._session import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, DEFAULT_TIMEOUT, CheckTimeout, OutputCapture, Plan, Session
 from ._signature import Params, mismatch
 from ._solution import Solution, SolutionError, load_solution
-from ._values import not_computed, render_call, safe_repr
+from ._values import Opaque, not_computed, received, render_call, safe_repr
 
 __all__ = ["DEFAULT_TIMEOUT", "Solution", "SolutionError", "compare", "isolation_available", "load_solution"]
 __all__ += ["parse_call_arguments", "replay", "run_checks", "try_call"]
@@ -361,7 +361,52 @@ def _observation(data: dict, current) -> Observation:
     _require(all(isinstance(data.get(k), kind) for k, kind in _RESULT_FIELDS.items()))
     error = None if data["error"] is None else _error(data["error"])
     fields = {k: data[k] for k in _RESULT_FIELDS if k != "error"}
-    return Observation(**fields, actual=data.get("actual"), expected=data.get("expected"), error=error)
+    (actual, actual_plain), (expected, expected_plain) = received(data.get("actual")), received(data.get("expected"))
+    note = None
+    if data["status"] in (PASS, FAIL):
+        note = _verdict_note(data["passed"], actual, expected) if actual_plain and expected_plain else _own_eq_note(actual, expected)
+    return Observation(**fields, actual=actual, expected=expected, error=error, verdict_note=note)
+
+
+def _verdict_note(passed: bool, actual, expected) -> str | None:
+    """None if the builtins' ``==`` on the plain values received gives the verdict the worker reported.
+
+    The records' harness is ``passed = actual == expected``; code that runs in the
+    worker can patch it, or send a result frame of its own. This recomputes it here,
+    on plain data only, where ``==`` runs no one's code.
+    """
+    try:
+        agrees = bool(actual == expected) == passed
+    except RecursionError:
+        agrees = False
+    if agrees:
+        return None
+    said, equal = ("pass", "not equal") if passed else ("fail", "equal")
+    return (f"{UNCONFIRMED}: the check process reported {said}, but the values it sent back are {equal}"
+            " (did solve change the harness or the results?)")
+
+
+def _own_eq_note(actual, expected) -> str | None:
+    """The label of a verdict given by a class's own ``__eq__``: what is shown is that object's repr."""
+    classes = [o.type_name for o in _opaques(actual) + _opaques(expected) if o.reason == "not a plain value"]
+    if not classes:
+        return None
+    return (f"compared by {classes[0]}'s own == (__eq__), so the verdict is that class's, and what is shown is"
+            " its repr, which is not necessarily the value itself")
+
+
+def _opaques(value, limit: int = 10_000) -> list[Opaque]:
+    """The stand-ins in a received value (the first ones, in order)."""
+    found, pending, seen = [], [value], 0
+    while seen < min(len(pending), limit):
+        item, seen = pending[seen], seen + 1
+        if type(item) is Opaque:
+            found.append(item)
+        elif type(item) is dict:
+            pending += list(item.keys()) + list(item.values())
+        elif type(item) in (list, tuple, set, frozenset):
+            pending += list(item)
+    return found
 
 
 # ------------------------------------------------------------------------- process

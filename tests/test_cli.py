@@ -87,7 +87,7 @@ def test_check_json_schema(capsys, solution):
     obs = run0["observations"][0]
     assert set(obs) == {
         "index", "check", "status", "passed", "actual", "expected", "actual_repr", "expected_repr", "call",
-        "line", "error", "stdout", "stdout_dropped", "elapsed_ms", "mutation",
+        "line", "error", "stdout", "stdout_dropped", "elapsed_ms", "mutation", "verdict_note",
     }
     assert (obs["check"], obs["status"], obs["actual"], obs["expected"]) == ("replay same id", "fail", None, ["a1", "b1"])
     assert data["runs"][2]["observations"][0]["expected"] == ["a3", "b3"]
@@ -364,3 +364,11 @@ def test_check_never_prints_a_traceback_at_exit():
     for _ in range(10):
         out = subprocess.run(argv, capture_output=True, text=True, timeout=120)
         assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+
+
+def test_check_json_of_a_value_that_shares_references_is_bounded(capsys, solution):
+    """``[b] * 40`` of a 1 MB string: 40 MB per check once expanded (240 MB of JSON before it was budgeted)."""
+    path = solution("B = 'x' * 1_000_000\ndef solve(text, stops):\n    return [B] * 40, ''\n")
+    code, out, _ = run(capsys, "check", "FA-100786", path, "--json")
+    assert code == 1 and len(out.encode()) < 1_000_000
+    assert {o["actual"] for o in json.loads(out)["runs"][0]["observations"]} == {None}

@@ -709,3 +709,51 @@ def test_a_fork_loop_is_stopped_with_a_bounded_number_of_processes(stopping, tmp
     assert first.status == "error" and first.error.type == "TooManyProcesses", first.error
     assert all(o.error.type == "TooManyProcesses" for o in result.observations)
     assert tally.stat().st_size <= len(result.observations) * MAX_PROCESSES * 2, "processes started before each check was stopped"
+
+
+def _forges_its_verdict(text, stops):
+    """Replaces the record's harness with one that passes everything, then returns a wrong answer."""
+    import sys
+
+    frame = sys._getframe(1)
+    while frame is not None and "observations" not in frame.f_globals:
+        frame = frame.f_back
+    record_globals = frame.f_globals
+
+    def check(label, actual, expected):
+        record_globals["observations"].append({"check": label, "actual": actual, "expected": expected, "passed": True})
+
+    record_globals["check"] = check
+    return "not it", ""
+
+
+@pytest.mark.parametrize("isolation", ["process", "inprocess"])
+def test_a_forged_verdict_is_reported_as_unconfirmed(stopping, isolation):
+    """The caller recomputes the verdict from the plain values it received; a patched harness cannot hide."""
+    result = run_checks(stopping, _forges_its_verdict, isolation=isolation)
+    assert all(o.status == "pass" and o.unconfirmed for o in result.observations)
+    assert "the verdict could not be confirmed: the check process reported pass" in str(result)
+    assert "could not be confirmed" in result._repr_html_()
+    assert all(o.verdict_note is None for o in run_checks(stopping, reference_solve("FA-100786")).observations)
+
+
+class _EqualsAnything:
+    def __eq__(self, other):
+        return True
+
+    def __repr__(self):
+        return "('hello', '<st')"
+
+
+class _Pair(tuple):
+    pass
+
+
+def test_a_value_compared_by_its_own_eq_is_labelled(stopping):
+    """Its repr is what is shown: the note says that a class's __eq__ decided, and that the repr is only its repr."""
+    result = run_checks(stopping, lambda text, stops: _EqualsAnything())
+    assert all(o.status == "pass" for o in result.observations)
+    assert all(o.verdict_note.startswith("compared by") and "_EqualsAnything" in o.verdict_note for o in result.observations)
+    assert "own == (__eq__)" in str(result.observations[0])
+    result = run_checks(stopping, lambda text, stops: _Pair((text, "")))
+    assert all("_Pair" in o.verdict_note for o in result.observations)

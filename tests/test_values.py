@@ -46,3 +46,17 @@ def test_a_sys_exit_says_what_happened_and_what_to_do():
         assert payload["message"] == (
             f"solve called {shown} (or exit()), which would end a whole program; here it only ended this call of solve. Return a value instead."
         )
+
+
+def test_shared_references_count_by_their_expanded_size():
+    """``[b] * 300`` is one string to pickle, but 300 to every display and to json.dumps: budget what it expands to."""
+    from failuremap_edu._values import _MAX_STRING, Opaque, portable, received
+
+    b = "x" * 1_000_000
+    value = portable([b] * 300)
+    kept = [item for item in value if type(item) is str]
+    assert sum(map(len, kept)) <= _MAX_STRING and len(kept) == _MAX_STRING // len(b)
+    assert all(type(item) is Opaque and "too large to show" in item.reason for item in value[len(kept) :])
+    assert received(value)[1] is False, "what was cut is no plain data any more"
+    assert received([[b] * 30, [b] * 30])[1] is False, "the budget spans the whole value"
+    assert received(([1, "a"], {2: frozenset({3})})) == (([1, "a"], {2: frozenset({3})}), True)
