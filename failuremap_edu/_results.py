@@ -19,6 +19,7 @@ STATUSES = (PASS, FAIL, ERROR, TIMEOUT)
 ISOLATIONS = {
     "process": "",
     "inprocess": "checks ran in-process (weaker isolation on this platform)",
+    "sandbox": "checks ran in a sandbox (bubblewrap: read-only files but for /tmp, no network, own process ids)",
     "recorded": "as recorded in the record; nothing ran here",
 }
 """What `RunResult.isolation` may say, with the note a display adds (none for a separate process)."""
@@ -132,7 +133,8 @@ class RunResult:
     timeout: float
     isolation: str
     """What actually happened: ``process`` (the checks ran in a separate worker process, killed
-    at a limit), ``inprocess`` (in the calling process: the weaker fallback) or ``recorded``
+    at a limit), ``sandbox`` (the same, each worker in a bubblewrap sandbox: ``--sandbox``),
+    ``inprocess`` (in the calling process: the weaker fallback) or ``recorded``
     (nothing ran: the record's recorded run). One of `ISOLATIONS`."""
     problem: ErrorInfo | None = None
     """A failure outside every check (the fixture code itself), which stopped the run."""

@@ -49,7 +49,7 @@ from ._values import Opaque, not_computed, received, render_call, safe_repr
 __all__ = ["DEFAULT_TIMEOUT", "Solution", "SolutionError", "compare", "isolation_available", "load_solution"]
 __all__ += ["parse_call_arguments", "replay", "run_checks", "try_call"]
 
-PROCESS, INPROCESS = "process", "inprocess"
+PROCESS, INPROCESS, SANDBOX = "process", "inprocess", "sandbox"
 UNGUARDED = "unguarded"
 """Internal: in-process with no time limit at all, for code that already runs in a
 process someone else supervises and can kill (the catalog's chunk workers)."""
@@ -68,8 +68,8 @@ MAX_TIMEOUTS = 7
 def isolation_available() -> str:
     """The isolation mode this platform supports: ``process`` or ``inprocess``."""
     forced = os.environ.get("FAILUREMAP_ISOLATION", "").strip().lower()
-    if forced in (PROCESS, "fork", INPROCESS):
-        return INPROCESS if forced == INPROCESS else PROCESS
+    if forced in (PROCESS, "fork", INPROCESS, SANDBOX):
+        return PROCESS if forced == "fork" else forced
     return PROCESS if hasattr(os, "fork") and sys.platform not in ("emscripten", "wasi", "win32") else INPROCESS
 
 
@@ -233,7 +233,7 @@ def _run(fixtures: FixtureScript, record: Record, solver: str, solve, variant: i
     started = time.perf_counter()
     collector = _Collector(plan, progress, heartbeat)
     _execute(plan, collector, mode)
-    isolated = PROCESS if mode == PROCESS else INPROCESS
+    isolated = mode if mode in (PROCESS, SANDBOX) else INPROCESS
     elapsed_ms = (time.perf_counter() - started) * 1000
     return RunResult(record.id, solver, variant, collector.finish(fixtures), plan.timeout, isolated, collector.problem, elapsed_ms)
 
@@ -241,14 +241,21 @@ def _run(fixtures: FixtureScript, record: Record, solver: str, solve, variant: i
 def _mode(isolation: str | None) -> str:
     """The isolation mode to use: the one asked for (checked), or the platform's best."""
     mode = isolation or isolation_available()
-    if mode not in (PROCESS, "fork", INPROCESS, UNGUARDED):
-        raise ValueError(f"isolation must be 'process' or 'inprocess', got {mode!r}")
+    if mode not in (PROCESS, "fork", INPROCESS, SANDBOX, UNGUARDED):
+        raise ValueError(f"isolation must be 'process', 'inprocess' or 'sandbox', got {mode!r}")
+    if mode == SANDBOX:
+        import shutil
+
+        from ._warm import BWRAP, MISSING_BWRAP
+
+        if shutil.which(BWRAP) is None:
+            raise ValueError(MISSING_BWRAP)
     return PROCESS if mode == "fork" else mode
 
 
 def _execute(plan: Plan, collector: "_Collector", mode: str) -> None:
-    if mode == PROCESS:
-        _supervise(plan, collector)
+    if mode in (PROCESS, SANDBOX):
+        _supervise(plan, collector, sandbox=mode == SANDBOX)
     else:
         _run_in_process(plan, collector, guarded=mode != UNGUARDED)
 
@@ -412,12 +419,15 @@ def _opaques(value, limit: int = 10_000) -> list[Opaque]:
 # ------------------------------------------------------------------------- process
 
 
-def _supervise(plan: Plan, collector: _Collector) -> None:
-    """Run the plan in worker processes until every check is reported; then line up the next worker."""
+def _supervise(plan: Plan, collector: _Collector, sandbox: bool = False) -> None:
+    """Run the plan in worker processes until every check is reported; then line up the next worker.
+
+    With `sandbox`, each worker runs in a bubblewrap sandbox of its own (`_warm.SandboxPool`).
+    """
     from . import _warm  # here, not at the top: platforms without fork never import multiprocessing
     from ._worker import Start
 
-    pool, not_run, unsent = _warm.pool(), None, 0
+    pool, not_run, unsent = _warm.sandbox_pool() if sandbox else _warm.pool(), None, 0
     try:
         payload, modules = _byvalue.dumps(plan)
     except _byvalue.Unshippable as exc:

@@ -133,19 +133,22 @@ class Start:
             os.setsid()
             if _libc is not None:
                 _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-            capture = OutputCapture(DEFAULT_OUTPUT_CHARS)
-            harden(capture, DEFAULT_MEMORY_MB)
-            self._prepare()
-            header = _read(plan_r, REQUEST.size)
-            if header:
-                skip, reason_size, payload_size = REQUEST.unpack(header)
-                reason = _read(plan_r, reason_size).decode() or None
-                run(skip, reason, _read(plan_r, payload_size), _Sink(log_w, wake_w), capture)
-                os.read(plan_r, 1)  # wait to be killed
+            self._serve(plan_r, log_w, wake_w)
         except BaseException:  # noqa: BLE001 - nothing escapes; the supervisor sees the exit code
             code = 70
         finally:
             os._exit(code)
+
+    def _serve(self, plan_r: int, log_w: int, wake_w: int) -> None:  # pragma: no cover - child process
+        capture = OutputCapture(DEFAULT_OUTPUT_CHARS)
+        harden(capture, DEFAULT_MEMORY_MB)
+        self._prepare()
+        header = _read(plan_r, REQUEST.size)
+        if header:
+            skip, reason_size, payload_size = REQUEST.unpack(header)
+            reason = _read(plan_r, reason_size).decode() or None
+            run(skip, reason, _read(plan_r, payload_size), _Sink(log_w, wake_w), capture)
+            os.read(plan_r, 1)  # wait to be killed
 
     def _prepare(self) -> None:  # pragma: no cover - child process
         try:
@@ -160,6 +163,20 @@ class Start:
                 session.run(None)
         except BaseException:  # noqa: BLE001 - the run itself will say what is wrong
             pass
+
+
+def sandboxed(plan_r: int, log_w: int, wake_w: int) -> None:  # pragma: no cover - runs inside bubblewrap
+    """A worker started in a sandbox (`_warm.SandboxPool`): a fresh interpreter, not a fork of the server."""
+    code = 0
+    try:
+        _keep_only(plan_r, log_w, wake_w)
+        with contextlib.suppress(OSError):
+            os.setsid()
+        Start()._serve(plan_r, log_w, wake_w)
+    except BaseException:  # noqa: BLE001 - nothing escapes; the supervisor sees the exit code
+        code = 70
+    finally:
+        os._exit(code)
 
 
 class _Sink:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -372,3 +373,47 @@ def test_check_json_of_a_value_that_shares_references_is_bounded(capsys, solutio
     code, out, _ = run(capsys, "check", "FA-100786", path, "--json")
     assert code == 1 and len(out.encode()) < 1_000_000
     assert {o["actual"] for o in json.loads(out)["runs"][0]["observations"]} == {None}
+
+
+SANDBOX_PROBE = '''
+import os, socket
+def solve(text, stops):
+    try:
+        with open(PROBE, "w") as fh:
+            fh.write("x")
+        wrote = "wrote outside /tmp"
+    except OSError as exc:
+        wrote = exc.strerror
+    try:
+        socket.create_connection(("1.1.1.1", 53), timeout=2).close()
+        net = "network reachable"
+    except OSError as exc:
+        net = exc.strerror or type(exc).__name__
+    with open("/tmp/scratch", "w") as fh:  # its own /tmp is writable
+        fh.write("ok")
+    return f"{wrote}; {net}; pid {os.getpid()}", ""
+'''
+
+
+@pytest.mark.skipif(not shutil.which("bwrap"), reason="needs bubblewrap (apt-get install bubblewrap)")
+def test_check_sandbox_has_a_read_only_file_system_and_no_network(capsys, solution):
+    import uuid
+    from pathlib import Path
+
+    probe = Path(__file__).resolve().parent / f".sandbox-probe-{uuid.uuid4().hex}"  # outside /tmp: must stay unwritten
+    try:
+        code, out, _ = run(capsys, "check", "FA-100786", solution(SANDBOX_PROBE.replace("PROBE", repr(str(probe)))), "--sandbox", "--json")
+        assert not probe.exists()
+    finally:
+        probe.unlink(missing_ok=True)
+    result = json.loads(out)["runs"][0]
+    assert result["isolation"] == "sandbox"
+    assert {o["actual"][0] for o in result["observations"]} == {"Read-only file system; Network is unreachable; pid 2"}
+    assert "FAILUREMAP_ISOLATION" not in os.environ, "the command's setting does not leak into its caller"
+
+
+def test_check_sandbox_without_bubblewrap_is_one_line(capsys, solution, tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap on it
+    code, out, err = run(capsys, "check", "FA-100786", solution(REFERENCE), "--sandbox")
+    assert code == 2 and out == ""
+    assert err == "failuremap-edu: error: --sandbox needs bubblewrap (the bwrap command), which is not installed here: apt-get install bubblewrap\n"

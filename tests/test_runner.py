@@ -757,3 +757,26 @@ def test_a_value_compared_by_its_own_eq_is_labelled(stopping):
     assert "own == (__eq__)" in str(result.observations[0])
     result = run_checks(stopping, lambda text, stops: _Pair((text, "")))
     assert all("_Pair" in o.verdict_note for o in result.observations)
+
+
+@pytest.mark.skipif(not __import__("shutil").which("bwrap"), reason="needs bubblewrap (apt-get install bubblewrap)")
+def test_a_sandboxed_run_ends_everything_it_started(stopping, tmp_path):
+    """In the sandbox a run has its own PID namespace: killing bwrap ends all of it, detached or not."""
+    import subprocess
+    import uuid
+
+    marker = f"fm-sandboxed-{uuid.uuid4().hex}"
+
+    def detaches(text, stops):
+        import subprocess
+        import sys
+
+        subprocess.Popen([sys.executable, "-c", "import os\nif os.fork() == 0:\n    os.setsid()\nwhile True:\n    pass\n", marker])
+        return text, ""
+
+    result = run_checks(stopping, detaches, isolation="sandbox")
+    assert result.isolation == "sandbox" and result.summary() == "4/6 checks pass (2 fail)"
+    deadline = time.monotonic() + 5
+    while marker in subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert marker not in subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
