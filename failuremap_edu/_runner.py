@@ -47,12 +47,9 @@ from ._solution import Solution, SolutionError, load_solution
 from ._values import Opaque, not_computed, received, render_call, safe_repr
 
 __all__ = ["DEFAULT_TIMEOUT", "Solution", "SolutionError", "compare", "isolation_available", "load_solution"]
-__all__ += ["parse_call_arguments", "replay", "run_checks", "try_call"]
+__all__ += ["parse_call_arguments", "replay", "replay_many", "run_checks", "try_call"]
 
 PROCESS, INPROCESS, SANDBOX = "process", "inprocess", "sandbox"
-UNGUARDED = "unguarded"
-"""Internal: in-process with no time limit at all, for code that already runs in a
-process someone else supervises and can kill (the catalog's chunk workers)."""
 SETUP_TIMEOUT = 10.0
 """Limit for work outside any check (the fixture preamble, loading a solution file)."""
 SHORT_LIMIT = 1 / 8
@@ -110,6 +107,46 @@ def replay(record: Record, implementation: str, variant: int = 1, timeout: float
     """Run one of the record's own scripts (``attempt`` or ``broken``) through the runner."""
     fixtures = read_fixtures(record, implementation)
     return _run(fixtures, record, implementation, None, variant, timeout, isolation, DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS)
+
+
+def replay_many(replays: list[tuple[Record, str, int]], timeout: float = DEFAULT_TIMEOUT) -> list[RunResult]:
+    """Replays of records' own scripts, given as (record, implementation, variant), many in one worker.
+
+    For catalogs (`_catalog.verify_many`): one worker runs them one after the
+    other, each with the time limit per check of `replay`, so a catalog does not
+    pay a worker per replay. From the first replay that does not end cleanly (it
+    timed out, its worker died, its fixture code stopped), the rest are run one
+    at a time through `replay`, so every result is what `replay` gives.
+    """
+    results: list[RunResult] = []
+    if replays and _mode(None) == PROCESS:
+        results = _replay_in_one_worker(replays, timeout)
+    return results + [replay(record, name, variant, timeout) for record, name, variant in replays[len(results) :]]
+
+
+def _replay_in_one_worker(replays: list[tuple[Record, str, int]], timeout: float) -> list[RunResult]:
+    from . import _warm
+    from ._worker import Start
+
+    scripts = [(record, name, read_fixtures(record, name)) for record, name, _ in replays]
+    plans = [_plan(f.program(replay=True), r, None, v, timeout, DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, f.sites)
+             for (r, _, f), (_, _, v) in zip(scripts, replays)]
+    pool, results = _warm.pool(), []
+    worker = pool.take()
+    try:
+        if worker.send(0, None, _byvalue.dumps(tuple(plans))[0], time.monotonic() + SETUP_TIMEOUT):
+            for (record, name, fixtures), plan in zip(scripts, plans):
+                started, collector = time.perf_counter(), _Collector(plan)
+                _drain(worker, plan, collector, pool)
+                if not collector.done or collector.problem is not None:
+                    break  # this one and the rest: one at a time, the careful way
+                elapsed_ms = (time.perf_counter() - started) * 1000
+                results.append(RunResult(record.id, name, plan.variant, collector.finish(fixtures), plan.timeout, PROCESS, None, elapsed_ms))
+    except BaseException:
+        pool.stop(worker)
+        raise
+    pool.finish(worker, Start())
+    return results
 
 
 def compare(
@@ -241,7 +278,7 @@ def _run(fixtures: FixtureScript, record: Record, solver: str, solve, variant: i
 def _mode(isolation: str | None) -> str:
     """The isolation mode to use: the one asked for (checked), or the platform's best."""
     mode = isolation or isolation_available()
-    if mode not in (PROCESS, "fork", INPROCESS, SANDBOX, UNGUARDED):
+    if mode not in (PROCESS, "fork", INPROCESS, SANDBOX):
         raise ValueError(f"isolation must be 'process', 'inprocess' or 'sandbox', got {mode!r}")
     if mode == SANDBOX:
         import shutil
@@ -257,7 +294,7 @@ def _execute(plan: Plan, collector: "_Collector", mode: str) -> None:
     if mode in (PROCESS, SANDBOX):
         _supervise(plan, collector, sandbox=mode == SANDBOX)
     else:
-        _run_in_process(plan, collector, guarded=mode != UNGUARDED)
+        _run_in_process(plan, collector)
 
 
 _RESULT_FIELDS = {
@@ -470,9 +507,10 @@ def _drain(worker, plan: Plan, collector: _Collector, pool) -> None:
         deadline = started + limit if collector.current is not None else last_event + setup_limit
         try:
             messages = worker.messages(min(deadline, time.monotonic() + CROWD_EVERY))
-            for stamp, message in messages:
+            for i, (stamp, message) in enumerate(messages):
                 collector.accept(message)
                 if collector.done:
+                    worker.unread = messages[i + 1 :]  # the next run's, if several share the worker
                     return
                 stamp = min(stamp, time.monotonic())  # never a deadline later than the worker could mean
                 if message[0] == "begin":

@@ -72,6 +72,8 @@ class Worker:
         self.gone = self.closed = False
         self.hung_up = False
         """The wake pipe has closed: nothing will wake us any more but the exit status."""
+        self.unread: list = []
+        """Messages read but not yet handed out: those after a run's end, of the next (`_runner.replay_many`)."""
 
     def _wait_status(self, until_pid: bool, timeout: float) -> None:
         """Read what the server reports (pid, then exit code) until the pid is known or it has ended."""
@@ -119,6 +121,9 @@ class Worker:
         Raises WorkerDied once the process has ended and all it sent has been read,
         and `_channel.Undecodable` for bytes that are no message of ours.
         """
+        if self.unread:
+            arrived, self.unread = self.unread, []
+            return arrived
         while True:
             for reader in self.readers.values():
                 reader.check()  # garbage was read: from then on the worker counts as dead

@@ -210,9 +210,14 @@ class _Sink:
 
 
 def run(skip: int, not_run: str | None, payload: bytes, sink: _Sink, capture: OutputCapture) -> None:  # pragma: no cover - child process
-    """Rebuild the plan (solve arrives by value), adopt the caller's settings, run the session."""
+    """Rebuild the plan (solve arrives by value), adopt the caller's settings, run the session.
+
+    A tuple of plans (`_runner.replay_many`: records' own scripts) runs one session after another.
+    """
     try:
-        plan: Plan = _byvalue.loads(payload)
+        loaded = _byvalue.loads(payload)
+        plans: tuple[Plan, ...] = loaded if type(loaded) is tuple else (loaded,)
+        plan = plans[0]
         sys.path[:] = plan.path
         sys.setrecursionlimit(plan.recursion_limit)
         if plan.cwd:
@@ -225,9 +230,10 @@ def run(skip: int, not_run: str | None, payload: bytes, sink: _Sink, capture: Ou
     if plan.output_chars != DEFAULT_OUTPUT_CHARS:
         capture = OutputCapture(plan.output_chars)
         capture.install()
-    session = Session(sink, plan, capture, skip=skip)
-    session.not_run = not_run
-    session.run(plan.solve)
+    for plan in plans:
+        session = Session(sink, plan, capture, skip=skip)
+        session.not_run, skip = not_run, 0
+        session.run(plan.solve)
 
 
 def _read(fd: int, size: int) -> bytes:  # pragma: no cover - child process

@@ -502,9 +502,9 @@ def test_parse_call_arguments_explains_typos(text, message):
 def test_unknown_isolation_mode_is_refused_everywhere(stopping):
     from failuremap_edu import try_call
 
-    with pytest.raises(ValueError, match="isolation must be 'process' or 'inprocess', got 'frok'"):
+    with pytest.raises(ValueError, match="isolation must be 'process', 'inprocess' or 'sandbox', got 'frok'"):
         run_checks(stopping, reference_stopping, isolation="frok")
-    with pytest.raises(ValueError, match="isolation must be 'process' or 'inprocess', got 'frok'"):
+    with pytest.raises(ValueError, match="isolation must be 'process', 'inprocess' or 'sandbox', got 'frok'"):
         try_call(stopping, reference_stopping, ("x", []), isolation="frok")
 
 
