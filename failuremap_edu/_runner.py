@@ -63,7 +63,8 @@ MAX_TIMEOUTS = 7
 
 
 def isolation_available() -> str:
-    """The isolation mode this platform supports: ``process`` or ``inprocess``."""
+    """The isolation mode this platform supports: ``process`` or ``inprocess`` (``sandbox`` only when
+    asked for with ``FAILUREMAP_ISOLATION``, as ``--sandbox`` does)."""
     forced = os.environ.get("FAILUREMAP_ISOLATION", "").strip().lower()
     if forced in (PROCESS, "fork", INPROCESS, SANDBOX):
         return PROCESS if forced == "fork" else forced
