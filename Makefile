@@ -35,9 +35,11 @@ $(STAMP): pyproject.toml failuremap_edu/_jupyter/page_config.json
 	touch $(STAMP)
 
 # Debian's Chromium for the browser tests (Playwright drives it; never `playwright install`);
-# git and npm for the JupyterHub test (nbgitpuller clones with git; npm installs the proxy).
+# git and npm for the JupyterHub test (nbgitpuller clones with git; npm installs the proxy);
+# bubblewrap for `--sandbox` (its tests are skipped without it).
 system-deps:
 	@test -x $(CHROMIUM) || { $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y chromium fonts-dejavu-core; }
+	@command -v bwrap >/dev/null || { $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y bubblewrap; }
 	@command -v git >/dev/null && command -v npm >/dev/null || { $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y git nodejs npm; }
 
 pyodide: $(PYODIDE) $(PYODIDE_WHEELS)/.downloaded

@@ -6,21 +6,17 @@ record is still loaded and verified, and the caller learns what went wrong where
 
 from __future__ import annotations
 
-import contextlib
 import os
-import select
-import signal
 import sys
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from .runner._channel import ALLOWED, Reader, frame
-from ._parity import ParityReport, verify_record
-from ._records import RecordError, list_records, load_record
-from .runner._api import UNGUARDED
+from ._fixtures import read_fixtures
+from ._parity import ParityReport, parity_report, verify_record
+from ._records import Record, RecordError, list_records, load_record
+from .runner import replay_many
 
 __all__ = ["CatalogEntry", "ProgressBar", "catalog_refs", "verify_many"]
 
@@ -62,100 +58,46 @@ def _verify_one(ref: str, isolation: str | None = None) -> CatalogEntry:
         return CatalogEntry(ref, error=str(exc))
 
 
-CHUNK = 25
-SECONDS_PER_RECORD = 5.0
-"""A fast chunk child must finish each record within this; a record takes milliseconds."""
+CHUNK = 10
+"""Records whose replays share one worker (`_runner.replay_many`)."""
 
 
 def _verify_chunk(refs: list[str]) -> list[CatalogEntry]:
-    """Verify a chunk fast, safely: all replays in one forked child, in-process there.
-
-    Forking once per chunk instead of once per replay, and running the record
-    scripts without a trace-function time limit inside that child, is what makes a
-    large catalog fast. The child is supervised record by record: if it dies or a
-    record overruns SECONDS_PER_RECORD, the records it did not finish are verified
-    again the careful way (a fork per replay, a time limit per check). Any record
-    that does not come out clean is re-verified the careful way too, so the verdicts
-    are exactly those of the careful path.
-    """
-    entries = _in_forked_child(refs)
-    entries += [_verify_one(ref) for ref in refs[len(entries) :]]
-    return [e if e.error is not None or e.ok else _verify_one(e.ref) for e in entries]
-
-
-_ENTRY_CLASSES = ALLOWED | {
-    ("failuremap_edu._catalog", "CatalogEntry"),
-    ("failuremap_edu._parity", "ParityReport"),
-    ("failuremap_edu._parity", "ImplementationParity"),
-    ("failuremap_edu._parity", "RecordedCrash"),
-    ("failuremap_edu._results", "RunResult"),
-    ("failuremap_edu._results", "Observation"),
-    ("failuremap_edu._results", "ErrorInfo"),
-}
-"""What a chunk child may send back. It ran record code unguarded, so nothing else is unpickled."""
-
-
-def _in_forked_child(refs: list[str]) -> list[CatalogEntry]:
-    """The entries a forked child verified before it finished, died or overran."""
-    read_fd, write_fd = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child reports through the pipe
-        code = 0
+    """`_verify_one` for each, with the replays of all of them in one worker."""
+    loaded: list[tuple[str, Record | str]] = []
+    for ref in refs:
         try:
-            os.close(read_fd)
-            for ref in refs:
-                data = memoryview(frame(_verify_one(ref, isolation=UNGUARDED)))
-                while data:
-                    data = data[os.write(write_fd, data) :]
-        except BaseException:  # noqa: BLE001
-            code = 70
-        finally:
-            os._exit(code)
-    os.close(write_fd)
-    reader = Reader(_ENTRY_CLASSES)
-    entries: list[CatalogEntry] = []
+            loaded.append((ref, load_record(ref)))
+        except RecordError as exc:
+            loaded.append((ref, str(exc)))
     try:
-        while len(entries) < len(refs):
-            poller = select.poll()
-            poller.register(read_fd, select.POLLIN)
-            if not poller.poll(SECONDS_PER_RECORD * 1000):
-                break  # overran: the rest goes the careful way
-            chunk = os.read(read_fd, 1 << 20)
-            if not chunk:
-                break  # died: the rest goes the careful way
-            for _, entry in reader.feed(chunk):
-                if not isinstance(entry, CatalogEntry):
-                    return entries
-                entries.append(entry)
-            if reader.broken is not None:  # a damaged answer: the careful way from here
-                break
-    finally:
-        os.close(read_fd)
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-    return entries
+        variants = [(ref, r, read_fixtures(r).default_variant) for ref, r in loaded if not isinstance(r, str)]
+        names = [(ref, r, v, [n for n in r.verification if n in r.implementations]) for ref, r, v in variants]
+        results = iter(replay_many([(r, n, v) for _, r, v, ns in names for n in ns]))
+        reports = {ref: parity_report(r, v, {n: next(results) for n in ns}) for ref, r, v, ns in names}
+    except RecordError:
+        return [_verify_one(ref) for ref in refs]  # one of them cannot be read as a script: each says so itself
+    return [CatalogEntry(ref, error=r) if isinstance(r, str) else CatalogEntry(ref, reports[ref]) for ref, r in loaded]
 
 
 def verify_many(refs: list[str], jobs: int | None = None, progress: Callable[[int, int], None] | None = None) -> Iterator[CatalogEntry]:
-    """Verify records in parallel (one worker process per core), yielding entries in order."""
-    jobs = jobs or os.cpu_count() or 1
+    """Verify records, `jobs` at a time (default: one per core), yielding entries in order.
+
+    Every replay takes the runner's own path: a worker from its clean server, with
+    a time limit per check; the replays of `CHUNK` records share a worker
+    (`_runner.replay_many`). Nothing here forks the caller, which has threads (the
+    runner's own, a notebook's): Python 3.12 warns that such a fork may deadlock.
+    Chunks run side by side on threads, each waiting on its own worker process;
+    where checks run in-process (no fork: Windows, Pyodide) one at a time.
+    """
+    from .runner import INPROCESS, isolation_available
+
     total = len(refs)
-    if not hasattr(os, "fork"):
-        for done, ref in enumerate(refs, start=1):
-            entry = _verify_one(ref)
-            if progress:
-                progress(done, total)
-            yield entry
-        return
+    jobs = jobs or os.cpu_count() or 1
     chunks = [refs[i : i + CHUNK] for i in range(0, total, CHUNK)]
+    threads = ThreadPoolExecutor(max_workers=jobs) if jobs > 1 and len(chunks) > 1 and isolation_available() != INPROCESS else None
+    results: Iterable[list[CatalogEntry]] = threads.map(_verify_chunk, chunks) if threads is not None else map(_verify_chunk, chunks)
     done = 0
-    if jobs <= 1 or len(chunks) <= 1:
-        results: Iterable[list[CatalogEntry]] = map(_verify_chunk, chunks)
-        pool = None
-    else:
-        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork"))
-        results = pool.map(_verify_chunk, chunks)
     try:
         for entries in results:
             for entry in entries:
@@ -164,8 +106,8 @@ def verify_many(refs: list[str], jobs: int | None = None, progress: Callable[[in
                     progress(done, total)
                 yield entry
     finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
+        if threads is not None:
+            threads.shutdown(cancel_futures=True)
 
 
 class ProgressBar:

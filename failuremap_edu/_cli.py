@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Sequence
 
@@ -73,6 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"failuremap-edu {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
     shared = _shared_options()
+    sandbox = argparse.ArgumentParser(add_help=False)
+    sandbox.add_argument("--sandbox", action="store_true",
+                         help="run the code in a bubblewrap sandbox (read-only files, no network): for someone else's code (see README, Isolation)")
 
     p = commands.add_parser("list", help="list the packaged records (or a folder of records)", parents=[shared["json"]])
     p.add_argument("--records-dir", metavar="DIR", help="list the record files in DIR instead")
@@ -80,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = commands.add_parser("show", help="show a record's contract, teaching text and checks (runs nothing)", parents=[shared["json"]])
     p.add_argument("record", metavar="RECORD", help="a packaged id or a path to a record JSON file")
 
-    p = commands.add_parser("check", help="run a record's checks against your solve")
+    p = commands.add_parser("check", parents=[sandbox], help="run a record's checks against your solve")
     p.add_argument("record", metavar="RECORD", help="a packaged id or a path to a record JSON file")
     p.add_argument("solution", metavar="SOLUTION.py", help="a Python file that defines solve")
     which = p.add_mutually_exclusive_group()
@@ -91,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--html", metavar="FILE", help="also write a standalone HTML report (no external assets)")
     p.add_argument("--plot", metavar="FILE", help="also write the status grid beside attempt and broken (.png or .svg)")
 
-    p = commands.add_parser("notebook", help="build a teaching notebook from a record")
+    p = commands.add_parser("notebook", parents=[sandbox], help="build a teaching notebook from a record")
     p.add_argument("record", metavar="RECORD", nargs="?", help="a packaged id or a path to a record JSON file")
     p.add_argument("-o", "--out", default=".", metavar="DIR", help="folder to write into (default: current folder)")
     p.add_argument("--instructor", action="store_true", help="the instructor version: reference filled in, hints open")
@@ -102,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser(
         "workshop", help="build a learners' folder to publish, and a separate instructor's folder",
-        parents=[shared["title"], shared["records_dir"], shared["force"]],
+        parents=[shared["title"], shared["records_dir"], shared["force"], sandbox],
     )
     p.add_argument("records", nargs="*", metavar="RECORD", help="packaged ids or paths")
     p.add_argument("-o", "--out", required=True, metavar="DIR", help="the learners' folder (no reference solutions in it)")
@@ -147,7 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--timeout", type=_positive_float, default=10.0, metavar="SECONDS", help="time limit for each whole script (default 10)")
     q.add_argument("--force", action="store_true", help="overwrite FILE even if record build did not write it")
 
-    p = commands.add_parser("verify", help="replay attempt and broken and compare them with the recorded runs", parents=[shared["json"]])
+    p = commands.add_parser("verify", help="replay attempt and broken and compare them with the recorded runs", parents=[shared["json"], sandbox])
     p.add_argument("records", nargs="*", metavar="RECORD", help="packaged ids or paths (default: all packaged records)")
     p.add_argument("--records-dir", metavar="DIR", help="also verify every record file in DIR")
     p.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: one per core)")
@@ -173,7 +177,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from ._errors import InputError
 
+    if getattr(args, "sandbox", False):
+        import shutil
+
+        from .runner import BWRAP, MISSING_BWRAP
+
+        if shutil.which(BWRAP) is None:
+            print(f"failuremap-edu: error: {MISSING_BWRAP}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+    isolation = os.environ.get("FAILUREMAP_ISOLATION")
     try:
+        if getattr(args, "sandbox", False):
+            os.environ["FAILUREMAP_ISOLATION"] = "sandbox"  # every run of this command, whichever module starts it
         code = _COMMANDS[args.command](args)
         sys.stdout.flush()  # here, not at exit: a closed pipe must reach the handler below
         return code
@@ -190,6 +205,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("failuremap-edu: interrupted", file=sys.stderr)
         return 130
+    finally:
+        os.environ.pop("FAILUREMAP_ISOLATION", None) if isolation is None else os.environ.update(FAILUREMAP_ISOLATION=isolation)
 
 
 def _terminal(text: object, limit: int = 4_000) -> str:

@@ -20,9 +20,12 @@ STATUSES = (PASS, FAIL, ERROR, TIMEOUT)
 ISOLATIONS = {
     "process": "",
     "inprocess": "checks ran in-process (weaker isolation on this platform)",
+    "sandbox": "checks ran in a sandbox (bubblewrap: read-only files but for /tmp, no network, own process ids)",
     "recorded": "as recorded in the record; nothing ran here",
 }
 """What `RunResult.isolation` may say, with the note a display adds (none for a separate process)."""
+UNCONFIRMED = "the verdict could not be confirmed"
+"""How `Observation.verdict_note` begins when the caller's own comparison disagreed."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,15 @@ class Observation(Shown):
     mutation: str | None = None
     """Set when solve modified an argument (compared with a snapshot taken before the call).
     solve gets the fixture's own arguments, as under the record's harness, so later checks see the change."""
+    verdict_note: str | None = None
+    """Set when the verdict is not the builtins' ``==`` on the plain values shown: they were compared
+    by a class's own ``__eq__`` (shown by its repr), or, recomputed by the caller from the plain
+    values it received, the verdict came out different, so it could not be confirmed."""
+
+    @property
+    def unconfirmed(self) -> bool:
+        """The caller recomputed the verdict from plain values and got another one."""
+        return self.verdict_note is not None and self.verdict_note.startswith(UNCONFIRMED)
 
     def __repr__(self) -> str:
         return f"Observation({self.index}, {self.check!r}, {self.status})"
@@ -97,6 +109,7 @@ class Observation(Shown):
             "stdout_dropped": self.stdout_dropped,
             "elapsed_ms": round(self.elapsed_ms, 3),
             "mutation": self.mutation,
+            "verdict_note": self.verdict_note,
         }
 
 
@@ -115,7 +128,8 @@ class RunResult(Shown):
     timeout: float
     isolation: str
     """What actually happened: ``process`` (the checks ran in a separate worker process, killed
-    at a limit), ``inprocess`` (in the calling process: the weaker fallback) or ``recorded``
+    at a limit), ``sandbox`` (the same, each worker in a bubblewrap sandbox: ``--sandbox``),
+    ``inprocess`` (in the calling process: the weaker fallback) or ``recorded``
     (nothing ran: the record's recorded run). One of `ISOLATIONS`."""
     problem: ErrorInfo | None = None
     """A failure outside every check (the fixture code itself), which stopped the run."""

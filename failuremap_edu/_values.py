@@ -24,6 +24,7 @@ __all__ = [
     "is_not_computed",
     "not_computed",
     "portable",
+    "received",
     "render_call",
     "safe_repr",
     "safe_str",
@@ -152,7 +153,7 @@ def safe_repr(value: Any, limit: int = _REPR_LIMIT, *, keep_end: bool = False) -
         text = f"{brackets[0]}{shown}, …{brackets[1]}  [{len(value):,} items]"
         return text if len(text) <= limit else text[: limit - 1] + "…"
     try:
-        text = _repr(value)
+        text = _repr(value, limit)
     except BaseException as exc:  # noqa: BLE001 - learner objects may break repr
         text = f"<{kind.__name__} object; repr() raised {type(exc).__name__}>"
     if not isinstance(text, str):
@@ -160,7 +161,7 @@ def safe_repr(value: Any, limit: int = _REPR_LIMIT, *, keep_end: bool = False) -
     return clip(text, limit)
 
 
-def _repr(value: Any) -> str:
+def _repr(value: Any, limit: int | None = None) -> str:
     """repr(), with combining marks escaped as well (``'cafe\\u0301'``).
 
     Python's repr already escapes what is unprintable (a no-break space shows as
@@ -169,7 +170,9 @@ def _repr(value: Any) -> str:
     The escaped form is still a valid repr of the same string.
     """
     text = repr(value)
-    if text.isascii():
+    if limit is not None and type(text) is str:
+        text = text[: limit + 1]  # escaped after clipping: a repr of many megabytes is not walked character by character
+    if type(text) is not str or text.isascii():
         return text
     return "".join(f"\\u{ord(ch):04x}" if unicodedata.category(ch) in ("Mn", "Me") else ch for ch in text)
 
@@ -203,22 +206,51 @@ def portable(value: Any) -> Any:
     Exact builtin types pass through (recursively). Everything else becomes an
     Opaque with its type and repr, plus the plain equivalent for subclasses of
     builtin containers. Cycles, extreme depth and extreme size become Opaque too.
+
+    Size is the *expanded* size, as every display and ``json.dumps`` sees it: a
+    string held 300 times counts 300 times (``[b] * 300`` is one string for
+    pickle, and 300 for everything after it). Past `_MAX_STRING` characters in
+    all, what is left becomes an Opaque, and with it the value is no plain data.
     """
-    budget = [_MAX_NODES]
+    budget = [_MAX_NODES, _MAX_STRING]
     return _portable(value, 0, budget, set())
+
+
+def received(value: Any) -> tuple[Any, bool]:
+    """A value as it came from a worker, bounded again (`portable`: a forged frame can share
+    references too), and whether it is plain data throughout, with no `Opaque` anywhere in it.
+
+    Plain data compares by the builtins' own ``==``, so its verdict can be recomputed
+    where it is received; an Opaque stands for a value compared by its own ``__eq__``.
+    """
+    budget = [_MAX_NODES, _MAX_STRING, True]
+    bounded = _portable(value, 0, budget, set())
+    return bounded, budget[2] and type(bounded) is not Opaque
 
 
 _SCALARS = (type(None), bool, int, float, complex)
 
 
-def _portable(value: Any, depth: int, budget: list[int], active: set[int]) -> Any:
+def _portable(value: Any, depth: int, budget: list, active: set[int]) -> Any:
+    converted = _convert(value, depth, budget, active)
+    if type(converted) is Opaque and len(budget) > 2:
+        budget[2] = False  # `received`: not plain data throughout
+    return converted
+
+
+def _convert(value: Any, depth: int, budget: list, active: set[int]) -> Any:
     kind = type(value)
     budget[0] -= 1
     if kind in _SCALARS:
         return value
+    if kind is Opaque:  # as received from a worker: a stand-in already
+        return value
     if kind is str or kind is bytes:
+        budget[1] -= len(value)
         if len(value) > _MAX_STRING:
             return Opaque(kind.__name__, safe_repr(value[:200]) + "…", f"too large to show ({len(value):,} characters)")
+        if budget[1] < 0:
+            return Opaque(kind.__name__, safe_repr(value[:200]) + "…", f"too large to show (the value holds more than {_MAX_STRING:,} characters in all)")
         return value
     if budget[0] < 0:
         return Opaque(_type_name(kind), "…", "too large to show (over 2,000,000 items)")

@@ -90,7 +90,7 @@ def test_check_json_schema(capsys, solution):
     obs = run0["observations"][0]
     assert set(obs) == {
         "index", "check", "status", "passed", "actual", "expected", "actual_repr", "expected_repr", "call",
-        "line", "error", "stdout", "stdout_dropped", "elapsed_ms", "mutation",
+        "line", "error", "stdout", "stdout_dropped", "elapsed_ms", "mutation", "verdict_note",
     }
     assert (obs["check"], obs["status"], obs["actual"], obs["expected"]) == ("replay same id", "fail", None, ["a1", "b1"])
     assert data["runs"][2]["observations"][0]["expected"] == ["a3", "b3"]
@@ -487,3 +487,113 @@ def test_file_names_in_error_lines_reach_the_terminal_escaped(tmp_path):
     code, out, err = cli("list", "--records-dir", tmp_path)
     assert code == 2 and out.startswith("TR-000101  6 checks") and "\x1b" not in err and "\x07" not in err
     assert err.splitlines() == [f"failuremap-edu: error: {tmp_path}/\\x1b]52;c;SGVsbG8=\\x07\\x1b[2J.json: expected a JSON object, got an array"]
+def _alive_with(marker: str) -> list[int]:
+    """Live processes (not zombies) whose command line holds `marker`: only ever those are killed here."""
+    import os
+
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as fh:
+                if marker.encode() not in fh.read():
+                    continue
+            with open(f"/proc/{name}/stat") as fh:
+                if fh.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                    continue
+        except OSError:
+            continue
+        found.append(int(name))
+    return found
+
+
+LEAVES_BUSY_PROCESSES = '''
+import os, subprocess, sys
+LOOP = "import os, sys\\nif sys.argv[2] == 'detach' and os.fork() == 0:\\n    os.setsid()\\nwhile True:\\n    pass\\n"
+def solve(text, stops):
+    if os.fork() == 0:  # a fork that keeps busy, under the marker
+        os.execv(sys.executable, [sys.executable, "-c", LOOP, "MARKER", "stay"])
+    subprocess.Popen([sys.executable, "-c", LOOP, "MARKER", "detach"])  # its child: setsid, busy
+    return text, ""
+'''
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="finds processes through /proc")
+def test_nothing_a_solve_starts_outlives_the_check_command(solution):
+    """Forks and setsid grandchildren: all ended before `check` exits (not later, by a sweep that never ran)."""
+    import os
+    import time
+    import uuid
+
+    marker = f"fm-left-{uuid.uuid4().hex}"
+    path = solution(LEAVES_BUSY_PROCESSES.replace("MARKER", marker))
+    try:
+        for _ in range(3):
+            out = subprocess.run([sys.executable, "-m", "failuremap_edu", "check", "FA-100786", path], capture_output=True, text=True, timeout=120)
+            assert "checks pass" in out.stdout, out.stderr
+            time.sleep(0.2)  # what is killed may still be on its way out
+            assert _alive_with(marker) == [], "processes of the run outlived the command"
+    finally:
+        for pid in _alive_with(marker):
+            os.kill(pid, 9)
+
+
+def test_check_never_prints_a_traceback_at_exit():
+    """The standby's launcher thread is joined at exit: a child half-started prints EOFError otherwise."""
+    argv = [sys.executable, "-m", "failuremap_edu", "check", "FA-100786", str(reference_path("FA-100786"))]
+    for _ in range(10):
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+
+
+def test_check_json_of_a_value_that_shares_references_is_bounded(capsys, solution):
+    """``[b] * 40`` of a 1 MB string: 40 MB per check once expanded (240 MB of JSON before it was budgeted)."""
+    path = solution("B = 'x' * 1_000_000\ndef solve(text, stops):\n    return [B] * 40, ''\n")
+    code, out, _ = run(capsys, "check", "FA-100786", path, "--json")
+    assert code == 1 and len(out.encode()) < 1_000_000
+    assert {o["actual"] for o in json.loads(out)["runs"][0]["observations"]} == {None}
+
+
+SANDBOX_PROBE = '''
+import os, socket
+def solve(text, stops):
+    try:
+        with open(PROBE, "w") as fh:
+            fh.write("x")
+        wrote = "wrote outside /tmp"
+    except OSError as exc:
+        wrote = exc.strerror
+    try:
+        socket.create_connection(("1.1.1.1", 53), timeout=2).close()
+        net = "network reachable"
+    except OSError as exc:
+        net = exc.strerror or type(exc).__name__
+    with open("/tmp/scratch", "w") as fh:  # its own /tmp is writable
+        fh.write("ok")
+    return f"{wrote}; {net}; pid {os.getpid()}", ""
+'''
+
+
+@pytest.mark.skipif(not shutil.which("bwrap"), reason="needs bubblewrap (apt-get install bubblewrap)")
+def test_check_sandbox_has_a_read_only_file_system_and_no_network(capsys, solution):
+    import uuid
+    from pathlib import Path
+
+    probe = Path(__file__).resolve().parent / f".sandbox-probe-{uuid.uuid4().hex}"  # outside /tmp: must stay unwritten
+    try:
+        code, out, _ = run(capsys, "check", "FA-100786", solution(SANDBOX_PROBE.replace("PROBE", repr(str(probe)))), "--sandbox", "--json")
+        assert not probe.exists()
+    finally:
+        probe.unlink(missing_ok=True)
+    result = json.loads(out)["runs"][0]
+    assert result["isolation"] == "sandbox"
+    assert {o["actual"][0] for o in result["observations"]} == {"Read-only file system; Network is unreachable; pid 2"}
+    assert "FAILUREMAP_ISOLATION" not in os.environ, "the command's setting does not leak into its caller"
+
+
+def test_check_sandbox_without_bubblewrap_is_one_line(capsys, solution, tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap on it
+    code, out, err = run(capsys, "check", "FA-100786", solution(REFERENCE), "--sandbox")
+    assert code == 2 and out == ""
+    assert err == "failuremap-edu: error: --sandbox needs bubblewrap (the bwrap command), which is not installed here: apt-get install bubblewrap\n"

@@ -15,12 +15,12 @@ def _run(isolation: str) -> RunResult:
 
 @pytest.mark.parametrize("label", ["fork", "warm", "", "Process"])
 def test_isolation_is_a_closed_set(label):
-    with pytest.raises(ValueError, match=f"isolation must be one of process, inprocess, recorded, got {label!r}"):
+    with pytest.raises(ValueError, match=f"isolation must be one of process, inprocess, sandbox, recorded, got {label!r}"):
         _run(label)
 
 
 def test_each_label_says_what_happened(stopping):
-    assert set(ISOLATIONS) == {"process", "inprocess", "recorded"}
+    assert set(ISOLATIONS) == {"process", "inprocess", "sandbox", "recorded"}
     assert run_checks(stopping, lambda text, stops: (text, "")).isolation == "process"
     assert run_checks(stopping, lambda text, stops: (text, ""), isolation="inprocess").isolation == "inprocess"
     recorded = recorded_run(stopping, "attempt")

@@ -508,9 +508,9 @@ def test_parse_call_arguments_explains_typos(text, message):
 def test_unknown_isolation_mode_is_refused_everywhere(stopping):
     from failuremap_edu import try_call
 
-    with pytest.raises(ValueError, match="isolation must be 'process' or 'inprocess', got 'frok'"):
+    with pytest.raises(ValueError, match="isolation must be 'process', 'inprocess' or 'sandbox', got 'frok'"):
         run_checks(stopping, reference_stopping, isolation="frok")
-    with pytest.raises(ValueError, match="isolation must be 'process' or 'inprocess', got 'frok'"):
+    with pytest.raises(ValueError, match="isolation must be 'process', 'inprocess' or 'sandbox', got 'frok'"):
         try_call(stopping, reference_stopping, ("x", []), isolation="frok")
 
 
@@ -831,3 +831,96 @@ def test_run_script_stops_a_script_that_writes_without_end():
     run = run_script("while True:\n    print('x' * 1000)\n", timeout=20, output_bytes=100_000)
     assert run.output_exceeded and not run.timed_out and run.exit_code != 0
     assert len(run.stdout) == 100_000
+def test_a_fork_loop_is_stopped_with_a_bounded_number_of_processes(stopping, tmp_path):
+    """RLIMIT_NPROC never binds root (tests and CI run as root): the supervisor counts a run's processes."""
+    from failuremap_edu.runner._worker import MAX_PROCESSES
+
+    tally = tmp_path / "started"
+
+    def forks_forever(text, stops):
+        import os
+        import time
+
+        while True:  # linear, not exponential: should containment fail, this test must not take the machine down
+            if os.fork() == 0:
+                fd = os.open(str(tally), os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+                os.write(fd, b"x")
+                time.sleep(30)
+                os._exit(0)
+
+    result = run_checks(stopping, forks_forever, timeout=5)
+    first = result.observations[0]
+    assert first.status == "error" and first.error.type == "TooManyProcesses", first.error
+    assert all(o.error.type == "TooManyProcesses" for o in result.observations)
+    assert tally.stat().st_size <= len(result.observations) * MAX_PROCESSES * 2, "processes started before each check was stopped"
+
+
+def _forges_its_verdict(text, stops):
+    """Replaces the record's harness with one that passes everything, then returns a wrong answer."""
+    import sys
+
+    frame = sys._getframe(1)
+    while frame is not None and "observations" not in frame.f_globals:
+        frame = frame.f_back
+    record_globals = frame.f_globals
+
+    def check(label, actual, expected):
+        record_globals["observations"].append({"check": label, "actual": actual, "expected": expected, "passed": True})
+
+    record_globals["check"] = check
+    return "not it", ""
+
+
+@pytest.mark.parametrize("isolation", ["process", "inprocess"])
+def test_a_forged_verdict_is_reported_as_unconfirmed(stopping, isolation):
+    """The caller recomputes the verdict from the plain values it received; a patched harness cannot hide."""
+    result = run_checks(stopping, _forges_its_verdict, isolation=isolation)
+    assert all(o.status == "pass" and o.unconfirmed for o in result.observations)
+    assert "the verdict could not be confirmed: the check process reported pass" in str(result)
+    assert "could not be confirmed" in result._repr_html_()
+    assert all(o.verdict_note is None for o in run_checks(stopping, reference_solve("FA-100786")).observations)
+
+
+class _EqualsAnything:
+    def __eq__(self, other):
+        return True
+
+    def __repr__(self):
+        return "('hello', '<st')"
+
+
+class _Pair(tuple):
+    pass
+
+
+def test_a_value_compared_by_its_own_eq_is_labelled(stopping):
+    """Its repr is what is shown: the note says that a class's __eq__ decided, and that the repr is only its repr."""
+    result = run_checks(stopping, lambda text, stops: _EqualsAnything())
+    assert all(o.status == "pass" for o in result.observations)
+    assert all(o.verdict_note.startswith("compared by") and "_EqualsAnything" in o.verdict_note for o in result.observations)
+    assert "own == (__eq__)" in str(result.observations[0])
+    result = run_checks(stopping, lambda text, stops: _Pair((text, "")))
+    assert all("_Pair" in o.verdict_note for o in result.observations)
+
+
+@pytest.mark.skipif(not __import__("shutil").which("bwrap"), reason="needs bubblewrap (apt-get install bubblewrap)")
+def test_a_sandboxed_run_ends_everything_it_started(stopping, tmp_path):
+    """In the sandbox a run has its own PID namespace: killing bwrap ends all of it, detached or not."""
+    import subprocess
+    import uuid
+
+    marker = f"fm-sandboxed-{uuid.uuid4().hex}"
+
+    def detaches(text, stops):
+        import subprocess
+        import sys
+
+        subprocess.Popen([sys.executable, "-c", "import os\nif os.fork() == 0:\n    os.setsid()\nwhile True:\n    pass\n", marker])
+        return text, ""
+
+    result = run_checks(stopping, detaches, isolation="sandbox")
+    assert result.isolation == "sandbox" and result.summary() == "4/6 checks pass (2 fail)"
+    deadline = time.monotonic() + 5
+    while marker in subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert marker not in subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout

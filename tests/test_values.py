@@ -128,3 +128,15 @@ def test_text_safe_shows_lone_surrogates_as_escapes_every_writer_can_write():
     assert text_safe("plain · ✓ 😀") == "plain · ✓ 😀"  # everything an encoding can write stays as it is
     data = {"label \udc00": ["x\ud800"]}
     assert json.loads(text_safe(json.dumps(data, ensure_ascii=False))) == data  # in JSON, the escape is JSON's own
+def test_shared_references_count_by_their_expanded_size():
+    """``[b] * 300`` is one string to pickle, but 300 to every display and to json.dumps: budget what it expands to."""
+    from failuremap_edu._values import _MAX_STRING, Opaque, portable, received
+
+    b = "x" * 1_000_000
+    value = portable([b] * 300)
+    kept = [item for item in value if type(item) is str]
+    assert sum(map(len, kept)) <= _MAX_STRING and len(kept) == _MAX_STRING // len(b)
+    assert all(type(item) is Opaque and "too large to show" in item.reason for item in value[len(kept) :])
+    assert received(value)[1] is False, "what was cut is no plain data any more"
+    assert received([[b] * 30, [b] * 30])[1] is False, "the budget spans the whole value"
+    assert received(([1, "a"], {2: frozenset({3})})) == (([1, "a"], {2: frozenset({3})}), True)

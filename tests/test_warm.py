@@ -219,3 +219,75 @@ def test_what_the_worker_logged_is_never_overtaken_by_its_last_message():
     worker.close()
     for fd in (status_w, plan_r, log_w, wake_w):
         os.close(fd)
+
+
+def test_no_traceback_when_the_caller_exits_while_a_standby_is_starting():
+    """The launcher thread is joined at exit: killed half-way, it leaves a child that prints EOFError."""
+    code = textwrap.dedent(
+        """
+        import threading, time
+        import failuremap_edu as fm
+        from failuremap_edu.runner import _byvalue as _byvalue
+        real = _byvalue.dumps
+        def slow(obj):
+            if threading.current_thread() is not threading.main_thread():
+                time.sleep(0.5)  # the standby's start is under way when the caller exits
+            return real(obj)
+        _byvalue.dumps = slow
+        def solve(text, stops):
+            return text, ""
+        print(fm.run_checks(fm.load_record("FA-100786"), solve).summary())
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout == "4/6 checks pass (2 fail)\n" and out.stderr == "", out.stderr
+
+
+def test_what_a_run_left_is_ended_when_its_caller_is_killed(tmp_path):
+    """No exit hook runs in a caller killed with SIGKILL: the server, the subreaper, ends what it adopted as it exits."""
+    import uuid
+
+    marker = f"fm-left-{uuid.uuid4().hex}"
+    code = textwrap.dedent(
+        f"""
+        import os, signal, subprocess, sys
+        import failuremap_edu as fm
+        LOOP = "import os\\nif os.fork() == 0:\\n    os.setsid()\\nwhile True:\\n    pass\\n"
+        def solve(text, stops):
+            import time
+            subprocess.Popen([sys.executable, "-c", LOOP, {marker!r}], start_new_session=True)
+            time.sleep(0.5)
+            return text, ""
+        def killed(observation):  # while the worker still runs: no sweep has come yet
+            os.kill(os.getpid(), signal.SIGKILL)
+        fm.run_checks(fm.load_record("FA-100786"), solve, progress=killed)
+        """
+    )
+    subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    try:
+        deadline = time.monotonic() + 5
+        while _alive_with(marker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _alive_with(marker) == [], "what the run detached outlived its server"
+    finally:
+        for pid in _alive_with(marker):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _alive_with(marker: str) -> list[int]:
+    """Live processes (not zombies) whose command line holds `marker`: only ever those are killed here."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as fh:
+                if marker.encode() not in fh.read():
+                    continue
+            with open(f"/proc/{name}/stat") as fh:
+                if fh.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                    continue
+        except OSError:
+            continue
+        found.append(int(name))
+    return found

@@ -56,3 +56,26 @@ def test_the_memory_budget_is_the_workers_size_plus_the_limit():
     small, large = _facts(memory_mb=100)["address space limit"], _facts(memory_mb=2048)["address space limit"]
     assert abs((large - small) - (2048 - 100) * 1024 * 1024) < 64 * 1024 * 1024  # its own size moves a little
     assert 100 * 1024 * 1024 < small < 1024 * 1024 * 1024
+
+
+def _raises_its_memory_limit(text, stops):
+    import mmap
+    import resource
+
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+        raised = "raised"
+    except (ValueError, OSError):
+        raised = "refused"
+    try:  # mapped, never touched: no memory is used even where this succeeds
+        mmap.mmap(-1, 6 * 1024**3).close()
+        mapped = "mapped 6 GiB"
+    except (OSError, MemoryError, OverflowError):
+        mapped = "could not map 6 GiB"
+    return f"{raised}, {mapped}", ""
+
+
+def test_solve_cannot_raise_its_memory_limit_again():
+    """The address-space limit is hard as well as soft: a solve that raises it and allocates is still stopped."""
+    result = run_checks(load_record("FA-100786"), _raises_its_memory_limit)
+    assert {o.actual[0] for o in result.observations} == {"refused, could not map 6 GiB"}

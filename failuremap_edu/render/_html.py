@@ -186,6 +186,8 @@ def _observation_body(o: Observation, budget: Budget, missing_return: bool = Fal
         body += diff_html(diff(o.expected, o.actual, budget, missing_return=missing_return))
     if o.mutation:
         body += f'<p class="fm-note">note: {_e(o.mutation)}</p>'
+    if o.verdict_note:
+        body += f'<p class="fm-note">note: {_e(o.verdict_note)}</p>'
     if o.error is not None and o.error.traceback:
         body += f"<details><summary>traceback</summary><pre>{_e(o.error.traceback)}</pre></details>"
     if o.stdout:

@@ -225,6 +225,8 @@ def render_observation(o: Observation, budget: Budget | None = None, *, missing_
         lines.append(terminal_safe(f"  error:    {o.error}", 1_000))
     if o.mutation:
         lines.append(terminal_safe(f"  note:     {o.mutation}", 600))
+    if o.verdict_note:
+        lines.append(terminal_safe(f"  note:     {o.verdict_note}", 600))
     if o.stdout:
         printed = o.stdout.splitlines()
         lines.append(f"  {printed_summary(o)}:")
@@ -250,6 +252,9 @@ def run_notes(result: RunResult) -> list[str]:
     if mutated:
         where = f" (in {len(mutated)} checks)" if len(mutated) > 1 else f" (in the check '{clip(mutated[0].check, 60)}')"
         notes.append(f"{mutated[0].mutation}{where}")
+    unconfirmed = [o for o in result.observations if o.unconfirmed]
+    if unconfirmed:
+        notes.append(f"{unconfirmed[0].verdict_note} (in {len(unconfirmed)} check{'s' if len(unconfirmed) > 1 else ''})")
     if result.isolation_note:
         notes.append(result.isolation_note)
     return notes

@@ -27,6 +27,7 @@ from importlib import import_module
 _EXPORTS = {
     "run_checks": "._api",
     "replay": "._api",
+    "replay_many": "._api",
     "try_call": "._api",
     "run_script": "._api",
     "ScriptRun": "._api",
@@ -36,6 +37,11 @@ _EXPORTS = {
     "DEFAULT_TIMEOUT": "._api",
     "SHORT_LIMIT": "._api",
     "isolation_available": "._platform",
+    "INPROCESS": "._platform",
+    "PROCESS": "._platform",
+    "SANDBOX": "._platform",
+    "BWRAP": "._warm",
+    "MISSING_BWRAP": "._warm",
     "global_names": "._byvalue",
 }
 """What the rest of the package may use of the runner: nothing outside runner/ imports its modules."""

@@ -38,17 +38,17 @@ from typing import Callable
 
 from . import _byvalue
 from ._channel import Undecodable
-from ._platform import INPROCESS, PROCESS, UNGUARDED, isolation_available
+from ._platform import INPROCESS, PROCESS, SANDBOX, isolation_available
 from .._fixtures import VARIANTS, CheckSite, FixtureScript, read_fixtures
 from .._records import Record, as_record
-from .._results import ERROR, STATUSES, TIMEOUT, CallResult, Comparison, ErrorInfo, Observation, RunResult
+from .._results import ERROR, FAIL, PASS, STATUSES, TIMEOUT, UNCONFIRMED, CallResult, Comparison, ErrorInfo, Observation, RunResult
 from ._session import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, DEFAULT_TIMEOUT, CheckTimeout, OutputCapture, Plan, Session, import_timeout_message
 from .._signature import Params, mismatch
 from .._solution import Solution, SolutionError, load_solution
-from .._values import not_computed, render_call, safe_repr
+from .._values import Opaque, not_computed, received, render_call, safe_repr
 
 __all__ = ["DEFAULT_TIMEOUT", "Solution", "SolutionError", "compare", "isolation_available", "load_solution"]
-__all__ += ["ScriptRun", "parse_call_arguments", "replay", "run_checks", "run_script", "try_call"]
+__all__ += ["ScriptRun", "parse_call_arguments", "replay", "replay_many", "run_checks", "run_script", "try_call"]
 
 SETUP_TIMEOUT = 10.0
 """Limit for work outside any check (the fixture preamble, loading a solution file)."""
@@ -56,6 +56,8 @@ SHORT_LIMIT = 1 / 8
 """After a timeout, each later check of the run gets this share of the limit."""
 HEARTBEAT = 0.25
 """Seconds between calls of `run_checks`'s heartbeat while a check runs."""
+CROWD_EVERY = 0.05
+"""Seconds between counts of a run's processes while it waits for a worker (a fork loop is stopped)."""
 MAX_TIMEOUTS = 7
 """After this many timeouts in one run, the remaining checks are listed without calling solve."""
 SCRIPT_OUTPUT_BYTES = 16 * 1024 * 1024
@@ -101,6 +103,46 @@ def replay(record: Record, implementation: str, variant: int = 1, timeout: float
     """Run one of the record's own scripts (``attempt`` or ``broken``) through the runner."""
     fixtures = read_fixtures(record, implementation)
     return _run(fixtures, record, implementation, None, variant, timeout, isolation, DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS)
+
+
+def replay_many(replays: list[tuple[Record, str, int]], timeout: float = DEFAULT_TIMEOUT) -> list[RunResult]:
+    """Replays of records' own scripts, given as (record, implementation, variant), many in one worker.
+
+    For catalogs (`_catalog.verify_many`): one worker runs them one after the
+    other, each with the time limit per check of `replay`, so a catalog does not
+    pay a worker per replay. From the first replay that does not end cleanly (it
+    timed out, its worker died, its fixture code stopped), the rest are run one
+    at a time through `replay`, so every result is what `replay` gives.
+    """
+    results: list[RunResult] = []
+    if replays and _mode(None) == PROCESS:
+        results = _replay_in_one_worker(replays, timeout)
+    return results + [replay(record, name, variant, timeout) for record, name, variant in replays[len(results) :]]
+
+
+def _replay_in_one_worker(replays: list[tuple[Record, str, int]], timeout: float) -> list[RunResult]:
+    from . import _warm
+    from ._worker import Start
+
+    scripts = [(record, name, read_fixtures(record, name)) for record, name, _ in replays]
+    plans = [_plan(f.program(replay=True), r, None, v, timeout, DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, f.sites)
+             for (r, _, f), (_, _, v) in zip(scripts, replays)]
+    pool, results = _warm.pool(), []
+    worker = pool.take()
+    try:
+        if worker.send(0, None, _byvalue.dumps(tuple(plans))[0], time.monotonic() + SETUP_TIMEOUT):
+            for (record, name, fixtures), plan in zip(scripts, plans):
+                started, collector = time.perf_counter(), _Collector(plan)
+                _drain(worker, plan, collector, pool)
+                if not collector.done or collector.problem is not None:
+                    break  # this one and the rest: one at a time, the careful way
+                elapsed_ms = (time.perf_counter() - started) * 1000
+                results.append(RunResult(record.id, name, plan.variant, collector.finish(fixtures), plan.timeout, PROCESS, None, elapsed_ms))
+    except BaseException:
+        pool.stop(worker)
+        raise
+    pool.finish(worker, Start())
+    return results
 
 
 def compare(
@@ -317,7 +359,7 @@ def _run(fixtures: FixtureScript, record: Record, solver: str, solve, variant: i
     started = time.perf_counter()
     collector = _Collector(plan, progress, heartbeat)
     _execute(plan, collector, mode)
-    isolated = PROCESS if mode == PROCESS else INPROCESS
+    isolated = mode if mode in (PROCESS, SANDBOX) else INPROCESS
     elapsed_ms = (time.perf_counter() - started) * 1000
     return RunResult(record.id, solver, variant, collector.finish(fixtures), plan.timeout, isolated, collector.problem, elapsed_ms)
 
@@ -325,16 +367,23 @@ def _run(fixtures: FixtureScript, record: Record, solver: str, solve, variant: i
 def _mode(isolation: str | None) -> str:
     """The isolation mode to use: the one asked for (checked), or the platform's best."""
     mode = isolation or isolation_available()
-    if mode not in (PROCESS, "fork", INPROCESS, UNGUARDED):
-        raise ValueError(f"isolation must be 'process' or 'inprocess', got {mode!r}")
+    if mode not in (PROCESS, "fork", INPROCESS, SANDBOX):
+        raise ValueError(f"isolation must be 'process', 'inprocess' or 'sandbox', got {mode!r}")
+    if mode == SANDBOX:
+        import shutil
+
+        from ._warm import BWRAP, MISSING_BWRAP
+
+        if shutil.which(BWRAP) is None:
+            raise ValueError(MISSING_BWRAP)
     return PROCESS if mode == "fork" else mode
 
 
 def _execute(plan: Plan, collector: "_Collector", mode: str) -> None:
-    if mode == PROCESS:
-        _supervise(plan, collector)
+    if mode in (PROCESS, SANDBOX):
+        _supervise(plan, collector, sandbox=mode == SANDBOX)
     else:
-        _run_in_process(plan, collector, guarded=mode != UNGUARDED)
+        _run_in_process(plan, collector)
 
 
 _RESULT_FIELDS = {
@@ -450,18 +499,66 @@ def _observation(data: dict, current) -> Observation:
     _require(all(isinstance(data.get(k), kind) for k, kind in _RESULT_FIELDS.items()))
     error = None if data["error"] is None else _error(data["error"])
     fields = {k: data[k] for k in _RESULT_FIELDS if k != "error"}
-    return Observation(**fields, actual=data.get("actual"), expected=data.get("expected"), error=error)
+    (actual, actual_plain), (expected, expected_plain) = received(data.get("actual")), received(data.get("expected"))
+    note = None
+    if data["status"] in (PASS, FAIL):
+        note = _verdict_note(data["passed"], actual, expected) if actual_plain and expected_plain else _own_eq_note(actual, expected)
+    return Observation(**fields, actual=actual, expected=expected, error=error, verdict_note=note)
+
+
+def _verdict_note(passed: bool, actual, expected) -> str | None:
+    """None if the builtins' ``==`` on the plain values received gives the verdict the worker reported.
+
+    The records' harness is ``passed = actual == expected``; code that runs in the
+    worker can patch it, or send a result frame of its own. This recomputes it here,
+    on plain data only, where ``==`` runs no one's code.
+    """
+    try:
+        agrees = bool(actual == expected) == passed
+    except RecursionError:
+        agrees = False
+    if agrees:
+        return None
+    said, equal = ("pass", "not equal") if passed else ("fail", "equal")
+    return (f"{UNCONFIRMED}: the check process reported {said}, but the values it sent back are {equal}"
+            " (did solve change the harness or the results?)")
+
+
+def _own_eq_note(actual, expected) -> str | None:
+    """The label of a verdict given by a class's own ``__eq__``: what is shown is that object's repr."""
+    classes = [o.type_name for o in _opaques(actual) + _opaques(expected) if o.reason == "not a plain value"]
+    if not classes:
+        return None
+    return (f"compared by {classes[0]}'s own == (__eq__), so the verdict is that class's, and what is shown is"
+            " its repr, which is not necessarily the value itself")
+
+
+def _opaques(value, limit: int = 10_000) -> list[Opaque]:
+    """The stand-ins in a received value (the first ones, in order)."""
+    found, pending, seen = [], [value], 0
+    while seen < min(len(pending), limit):
+        item, seen = pending[seen], seen + 1
+        if type(item) is Opaque:
+            found.append(item)
+        elif type(item) is dict:
+            pending += list(item.keys()) + list(item.values())
+        elif type(item) in (list, tuple, set, frozenset):
+            pending += list(item)
+    return found
 
 
 # ------------------------------------------------------------------------- process
 
 
-def _supervise(plan: Plan, collector: _Collector) -> None:
-    """Run the plan in worker processes until every check is reported; then line up the next worker."""
+def _supervise(plan: Plan, collector: _Collector, sandbox: bool = False) -> None:
+    """Run the plan in worker processes until every check is reported; then line up the next worker.
+
+    With `sandbox`, each worker runs in a bubblewrap sandbox of its own (`_warm.SandboxPool`).
+    """
     from . import _warm  # here, not at the top: platforms without fork never import multiprocessing
     from ._worker import Start
 
-    pool, not_run, unsent = _warm.pool(), None, 0
+    pool, not_run, unsent = _warm.sandbox_pool() if sandbox else _warm.pool(), None, 0
     try:
         payload, modules = _byvalue.dumps(plan)
     except _byvalue.Unshippable as exc:
@@ -476,7 +573,7 @@ def _supervise(plan: Plan, collector: _Collector) -> None:
                 if unsent < 3:
                     pool.stop(worker)
                     continue
-            _drain(worker, plan, collector)
+            _drain(worker, plan, collector, pool)
         except BaseException:
             pool.stop(worker)  # an interrupt (the kernel's Stop button): the worker goes at once
             raise
@@ -487,16 +584,18 @@ def _supervise(plan: Plan, collector: _Collector) -> None:
     pool.finish(worker, Start(tuple(sorted(m for m in modules if _byvalue.installed(m))), plan.path, plan.cwd, rehearsal))
 
 
-def _drain(worker, plan: Plan, collector: _Collector) -> None:
-    """Read one worker's messages until it finishes, overruns a limit, dies, or sends garbage.
+def _drain(worker, plan: Plan, collector: _Collector, pool) -> None:
+    """Read one worker's messages until it finishes, overruns a limit, dies, sends garbage, or starts
+    more than `_worker.MAX_PROCESSES` processes (counted every `CROWD_EVERY` while nothing arrives).
 
     Deadlines run from the worker's own timestamps: a check's limit starts when
     the check began, not when the supervisor happened to read about it.
     """
     from ._warm import WorkerDied
+    from ._worker import MAX_PROCESSES
 
     setup_limit = max(SETUP_TIMEOUT, plan.timeout)
-    last_event = started = time.monotonic()
+    last_event = started = last_beat = time.monotonic()
     limit = collector.limit()
     while True:
         if collector.current is not None:
@@ -504,11 +603,11 @@ def _drain(worker, plan: Plan, collector: _Collector) -> None:
         else:  # a solution file's import has the check limit; the record's own code outside the checks, the setup limit
             deadline = last_event + (plan.timeout if collector.loading else setup_limit)
         try:
-            beat = collector.heartbeat is not None and collector.current is not None
-            messages = worker.messages(min(deadline, time.monotonic() + HEARTBEAT) if beat else deadline)
-            for stamp, message in messages:
+            messages = worker.messages(min(deadline, time.monotonic() + CROWD_EVERY))
+            for i, (stamp, message) in enumerate(messages):
                 collector.accept(message)
                 if collector.done:
+                    worker.unread = messages[i + 1 :]  # the next run's, if several share the worker
                     return
                 stamp = min(stamp, time.monotonic())  # never a deadline later than the worker could mean
                 if message[0] == "begin":
@@ -526,7 +625,16 @@ def _drain(worker, plan: Plan, collector: _Collector) -> None:
         finally:
             collector.report()
         if messages or time.monotonic() < deadline:
-            if not messages and collector.heartbeat is not None:
+            if not messages and pool.crowded(MAX_PROCESSES):
+                what = f"solve started more than {MAX_PROCESSES} processes (a loop that forks or starts processes?), so it was stopped"
+                if collector.current is None:
+                    collector.problem, collector.done = ErrorInfo("TooManyProcesses", f"the fixture code outside the checks: {what}"), True
+                else:
+                    collector.interrupt(ERROR, ErrorInfo("TooManyProcesses", what), (time.monotonic() - started) * 1000)
+                return
+            now = time.monotonic()
+            if not messages and collector.heartbeat is not None and collector.current is not None and now - last_beat >= HEARTBEAT:
+                last_beat = now
                 collector.heartbeat()  # the caller's code: outside our error handling
             continue
         if collector.current is None:

@@ -9,15 +9,13 @@ from __future__ import annotations
 import os
 import sys
 
-PROCESS, INPROCESS = "process", "inprocess"
-UNGUARDED = "unguarded"
-"""Internal: in-process with no time limit at all, for code that already runs in a
-process someone else supervises and can kill (the catalog's chunk workers)."""
+PROCESS, INPROCESS, SANDBOX = "process", "inprocess", "sandbox"
 
 
 def isolation_available() -> str:
-    """The isolation mode this platform supports: ``process`` or ``inprocess``."""
+    """The isolation mode this platform supports: ``process`` or ``inprocess`` (``sandbox`` only when
+    asked for with ``FAILUREMAP_ISOLATION``, as ``--sandbox`` does)."""
     forced = os.environ.get("FAILUREMAP_ISOLATION", "").strip().lower()
-    if forced in (PROCESS, "fork", INPROCESS):
-        return INPROCESS if forced == INPROCESS else PROCESS
+    if forced in (PROCESS, "fork", INPROCESS, SANDBOX):
+        return PROCESS if forced == "fork" else forced
     return PROCESS if hasattr(os, "fork") and sys.platform not in ("emscripten", "wasi", "win32") else INPROCESS

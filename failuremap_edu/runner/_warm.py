@@ -73,6 +73,8 @@ class Worker:
         self.gone = self.closed = False
         self.hung_up = False
         """The wake pipe has closed: nothing will wake us any more but the exit status."""
+        self.unread: list = []
+        """Messages read but not yet handed out: those after a run's end, of the next (`_runner.replay_many`)."""
 
     def _wait_status(self, until_pid: bool, timeout: float) -> None:
         """Read what the server reports (pid, then exit code) until the pid is known or it has ended."""
@@ -120,6 +122,9 @@ class Worker:
         Raises WorkerDied once the process has ended and all it sent has been read,
         and `_channel.Undecodable` for bytes that are no message of ours.
         """
+        if self.unread:
+            arrived, self.unread = self.unread, []
+            return arrived
         while True:
             for reader in self.readers.values():
                 reader.check()  # garbage was read: from then on the worker counts as dead
@@ -171,6 +176,9 @@ class Pool:
         self.workers: set[Worker] = set()
         """Every worker asked for and not yet stopped: never strays."""
         self.errands: queue.SimpleQueue | None = None
+        self.errand_thread: threading.Thread | None = None
+        self.closing = False
+        """Set at exit: no new standby is lined up from then on."""
         self.lock = threading.Lock()
 
     def take(self) -> Worker:
@@ -214,22 +222,26 @@ class Pool:
         with self.lock:
             if self.errands is None:  # one thread for the life of the pool: starting one per run costs more
                 self.errands = queue.SimpleQueue()
-                threading.Thread(target=self._run_errands, args=(self.errands,), daemon=True).start()
+                self.errand_thread = threading.Thread(target=self._run_errands, args=(self.errands,), daemon=True)
+                self.errand_thread.start()
             self.errands.put((worker, start))
 
     def _run_errands(self, errands: queue.SimpleQueue) -> None:
         while True:
-            worker, start = errands.get()
+            errand = errands.get()
+            if errand is None:  # `close`: every errand before this one is done
+                return
+            worker, start = errand
             with contextlib.suppress(OSError):  # no standby this time (the server restarting, say): runs start fresh
-                if errands.empty():  # first the next run's worker, then the sweep (which waits for the old one to end)
+                if errands.empty() and not self.closing:  # first the next run's worker, then the sweep (which waits for the old one to end)
                     self.line_up(start)
             with contextlib.suppress(OSError):
                 self.stop(worker)
 
     def line_up(self, start: Start) -> None:
-        """Start a standby, unless there is one."""
+        """Start a standby, unless there is one (or the pool is closing)."""
         with self.lock:
-            if self.standby is not None:
+            if self.standby is not None or self.closing:
                 return
         standby = self.launch(start)
         with self.lock:
@@ -250,6 +262,37 @@ class Pool:
             self.workers.discard(worker)
         worker.close()
 
+    def close(self, limit: float = 10.0) -> None:
+        """At exit: finish the errands, stop every worker, and end whatever they left, before returning.
+
+        The background thread is joined, not abandoned: one killed while it starts a
+        standby leaves a child that never gets its start (an ``EOFError`` traceback
+        on the caller's stderr). The server ends what is left when it sees us go
+        (`_worker.end_everything_below`); this ends it first, while we still wait.
+        """
+        with self.lock:
+            self.closing = True
+            thread, errands = self.errand_thread, self.errands
+            standby, self.standby = self.standby, None
+        if thread is not None and errands is not None and thread.is_alive():
+            errands.put(None)
+            thread.join(limit)
+        with self.lock:
+            workers = list(self.workers) + ([standby] if standby is not None else [])
+        for worker in dict.fromkeys(workers):  # each once, in order
+            with contextlib.suppress(OSError):
+                self.stop(worker)
+        self._sweep(None)
+
+    def crowded(self, limit: int) -> bool:
+        """Whether more than `limit` processes are below the server now (a fork loop), from ``/proc``.
+
+        The kernel's ``RLIMIT_NPROC`` never binds root, and counts a user's every
+        process: this count holds for anyone. Cheap while a run starts nothing:
+        one read per process below the server.
+        """
+        return _tree_size(getattr(self.server, "_forkserver_pid", None), limit) > limit
+
     def _strays(self) -> set[int]:
         """Live children of the server, in sessions of their own, that are none of our workers."""
         children = _children(getattr(self.server, "_forkserver_pid", None))  # first: see `launch`
@@ -257,10 +300,10 @@ class Pool:
             ours = list(self.workers)
         return {pid for pid in children - {w.wait_pid(1.0) for w in ours} if _contained(pid)}
 
-    def _sweep(self, group: int) -> None:
+    def _sweep(self, group: int | None) -> None:
         """Until the worker's group is empty and the server has no stray child: kill them, with their groups."""
         deadline = time.monotonic() + SWEEP_LIMIT
-        groups = {group}
+        groups = set() if group is None else {group}
         while time.monotonic() < deadline:
             groups = {g for g in groups if _kill_group(g)}
             strays = self._strays()
@@ -271,6 +314,110 @@ class Pool:
                     groups.add(os.getpgid(stray))
                     os.kill(stray, signal.SIGKILL)
             time.sleep(0.002)
+
+
+BWRAP = "bwrap"
+MISSING_BWRAP = "--sandbox needs bubblewrap (the bwrap command), which is not installed here: apt-get install bubblewrap"
+
+
+def sandbox_command() -> list[str]:
+    """bubblewrap's options: the file system read-only but for an empty /tmp, no network, its own PIDs.
+
+    What the run needs from under /tmp (its working folder, a folder on sys.path)
+    is bound in again, read-only. `--die-with-parent`: nothing in it outlives us.
+    """
+    import sys
+
+    binds: list[str] = []
+    for folder in dict.fromkeys([os.getcwd(), _PACKAGE_PARENT, *sys.path]):
+        real = os.path.realpath(folder or ".")
+        if (real == "/tmp" or real.startswith("/tmp/")) and os.path.isdir(real):
+            binds += ["--ro-bind", real, real]
+    env = ["--clearenv", "--setenv", "HOME", "/tmp"]  # no tokens of the caller's (JUPYTERHUB_API_TOKEN, say)
+    for name in ("PATH", "PYTHONPATH", "LANG", "LC_ALL", "VIRTUAL_ENV"):
+        if name in os.environ:
+            env += ["--setenv", name, os.environ[name]]
+    return [BWRAP, "--ro-bind", "/", "/", "--tmpfs", "/tmp", *binds, "--proc", "/proc", "--dev", "/dev", *env,
+            "--unshare-pid", "--unshare-net", "--die-with-parent", "--chdir", os.path.realpath(os.getcwd())]
+
+
+class SandboxPool:
+    """Workers in a bubblewrap sandbox (``check --sandbox``): for code that is not the caller's own.
+
+    Each worker is a fresh interpreter in a sandbox of its own (`sandbox_command`),
+    so there is no server and no standby, and a run costs a start of Python. Its
+    pid is that of ``bwrap``, killed whole with its group: its PID namespace then
+    ends, and with it everything the run started. The same `Worker` reads it; a
+    thread reports the pid and then the exit code on its status pipe, as the
+    server does (a signal comes back from bwrap as 128 + its number).
+    """
+
+    def __init__(self) -> None:
+        self.owner = os.getpid()
+        self.workers: set[Worker] = set()
+        self.lock = threading.Lock()
+
+    def take(self) -> Worker:
+        import shutil
+        import subprocess
+        import sys
+
+        if shutil.which(BWRAP) is None:
+            raise OSError(MISSING_BWRAP)
+        (plan_r, plan_w), (log_r, log_w), (wake_r, wake_w), (status_r, status_w) = os.pipe(), os.pipe(), os.pipe(), os.pipe()
+        code = f"from failuremap_edu.runner._worker import sandboxed; sandboxed({plan_r}, {log_w}, {wake_w})"
+        try:
+            with _package_importable():  # before `sandbox_command`, which passes PYTHONPATH on
+                process = subprocess.Popen([*sandbox_command(), sys.executable, "-B", "-c", code], pass_fds=(plan_r, log_w, wake_w),
+                                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        except BaseException:
+            for fd in (plan_w, log_r, wake_r, status_r, status_w):
+                os.close(fd)
+            raise
+        finally:
+            for fd in (plan_r, log_w, wake_w):
+                os.close(fd)
+        worker = Worker(status_r, plan_w, log_r, wake_r)
+        for fd in (status_r, plan_w, log_r, wake_r):
+            os.set_blocking(fd, False)
+        with self.lock:
+            self.workers.add(worker)
+        threading.Thread(target=_report_status, args=(process, status_w), daemon=True).start()
+        return worker
+
+    def stop(self, worker: Worker) -> None:
+        if worker.wait_pid() is not None and not worker.gone:
+            if not _kill_group(worker.pid):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(worker.pid, signal.SIGKILL)
+            worker._wait_status(False, SWEEP_LIMIT)
+        with self.lock:
+            self.workers.discard(worker)
+        worker.close()
+
+    def finish(self, worker: Worker, start: Start) -> None:
+        self.stop(worker)
+
+    def crowded(self, limit: int) -> bool:
+        with self.lock:
+            pids = [w.pid for w in self.workers if w.pid is not None]
+        return sum(_tree_size(pid, limit) for pid in pids) > limit
+
+    def close(self) -> None:
+        with self.lock:
+            workers = list(self.workers)
+        for worker in workers:
+            self.stop(worker)
+
+
+def _report_status(process, status_w: int) -> None:
+    """What the server says of its children, said of a sandbox: the pid, then how it ended."""
+    with contextlib.suppress(OSError):
+        os.write(status_w, _SIGNED.pack(process.pid))
+        code = process.wait()
+        os.write(status_w, _SIGNED.pack(-(code - 128) if code > 128 else code))
+    with contextlib.suppress(OSError):
+        os.close(status_w)
 
 
 def _ready(fds: list[int], timeout: float, events: int = select.POLLIN) -> list[int]:
@@ -314,6 +461,16 @@ def _children(pid: int | None) -> set[int]:
     return found
 
 
+def _tree_size(root: int | None, limit: int) -> int:
+    """How many processes are below `root`, counting no further than just past `limit`."""
+    count, pending = 0, [root]
+    while pending and count <= limit:
+        children = _children(pending.pop())
+        count += len(children)
+        pending += children
+    return count
+
+
 @contextlib.contextmanager
 def _package_importable():
     """The server imports this package by name, also where it is not installed (a checkout on sys.path)."""
@@ -326,6 +483,7 @@ def _package_importable():
 
 
 _POOL: Pool | None = None
+_SANDBOX: SandboxPool | None = None
 
 
 def pool() -> Pool:
@@ -334,6 +492,14 @@ def pool() -> Pool:
     if _POOL is None or _POOL.owner != os.getpid():
         _POOL = Pool()
     return _POOL
+
+
+def sandbox_pool() -> SandboxPool:
+    """This process's sandboxed workers (`SandboxPool`)."""
+    global _SANDBOX
+    if _SANDBOX is None or _SANDBOX.owner != os.getpid():
+        _SANDBOX = SandboxPool()
+    return _SANDBOX
 
 
 def warm_up() -> None:
@@ -345,9 +511,9 @@ def warm_up() -> None:
 
 @atexit.register
 def _shutdown() -> None:
-    """End the standby and what any worker left; the server ends itself when we close our end."""
+    """End every worker, the standby and what any of them left, before we exit; the server
+    ends itself when we close our end (also when we are killed: `_worker.end_everything_below`)."""
     if _POOL is not None and _POOL.owner == os.getpid():
-        with _POOL.lock:
-            standby, _POOL.standby = _POOL.standby, None
-        if standby is not None:
-            _POOL.stop(standby)
+        _POOL.close()
+    if _SANDBOX is not None and _SANDBOX.owner == os.getpid():
+        _SANDBOX.close()

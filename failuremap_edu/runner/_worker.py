@@ -9,8 +9,10 @@ unpickles a `Start` and calls its ``_bootstrap``, which
 - starts a session of its own, so that its process group can be killed whole,
   and asks to die with the server (``PR_SET_PDEATHSIG``, Linux);
 - cuts itself off from terminal, input and interrupts, and caps its resources:
-  address space (its own size plus the memory budget), no core dumps, and a
-  CPU-time backstop;
+  address space (its own size plus the memory budget; hard once the run starts,
+  so solve cannot raise it again), no core dumps, a CPU-time backstop, and for
+  users other than root a hard ``RLIMIT_NPROC`` (the supervisor counts
+  processes for everyone: `MAX_PROCESSES`);
 - imports what the previous run's solve used and rehearses that run (lists
   its checks without calling solve: measured, the next run then takes about
   0.7 ms less), then waits for its plan, runs one `Session`, and waits to be
@@ -26,6 +28,7 @@ where `_warm` finds and ends it.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import gc
 import importlib
 import os
@@ -51,11 +54,20 @@ _libc: Any = None
 
 
 def become_server() -> None:  # pragma: no cover - runs in the server process
-    """Subreaper of every process a worker starts (Linux), and quiet about reaping them."""
+    """Subreaper of every process a worker starts (Linux), and quiet about reaping them.
+
+    When its caller goes away (the server then exits: see `multiprocessing.forkserver`),
+    it first ends everything below it (`end_everything_below`). It ignores SIGTERM,
+    so that a signal to the caller's whole process group leaves it alive until the
+    caller has gone and it has done that.
+    """
     global _libc
+    import atexit
     import warnings
 
     warnings.filterwarnings("ignore", message="forkserver: waitpid returned unexpected pid")
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    atexit.register(end_everything_below, os.getpid())
     if sys.platform.startswith("linux"):
         try:
             import ctypes
@@ -64,6 +76,45 @@ def become_server() -> None:  # pragma: no cover - runs in the server process
             _libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
         except (OSError, AttributeError):
             _libc = None
+
+
+def end_everything_below(server: int, limit: float = 2.0) -> None:  # pragma: no cover - runs in the server process
+    """Kill every process below this one (its children, with their process groups) until none is left.
+
+    Run at the server's exit. As the subreaper, the server is the parent of every
+    worker and of whatever a solve detached; a child's group goes with it, except
+    the server's own group, which is its caller's. Only in the server itself: a
+    solve's ``fork`` copies this exit hook into its children.
+    """
+    if os.getpid() != server:
+        return
+    import time
+
+    own_group, deadline = os.getpgid(0), time.monotonic() + limit
+    while time.monotonic() < deadline:
+        with contextlib.suppress(ChildProcessError):
+            while os.waitpid(-1, os.WNOHANG)[0] > 0:  # the zombies first: they are listed as children too
+                pass
+        children = _own_children()
+        if not children:
+            return
+        for child in children:
+            with contextlib.suppress(OSError):
+                group = os.getpgid(child)
+                if group != own_group:
+                    os.killpg(group, signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                os.kill(child, signal.SIGKILL)
+        time.sleep(0.002)
+
+
+def _own_children() -> set[int]:  # pragma: no cover - runs in the server process
+    found: set[int] = set()
+    with contextlib.suppress(OSError):
+        for tid in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{tid}/children") as fh:
+                found.update(map(int, fh.read().split()))
+    return found
 
 
 class Start:
@@ -82,19 +133,22 @@ class Start:
             os.setsid()
             if _libc is not None:
                 _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-            capture = OutputCapture(DEFAULT_OUTPUT_CHARS)
-            harden(capture, DEFAULT_MEMORY_MB)
-            self._prepare()
-            header = _read(plan_r, REQUEST.size)
-            if header:
-                skip, reason_size, payload_size = REQUEST.unpack(header)
-                reason = _read(plan_r, reason_size).decode() or None
-                run(skip, reason, _read(plan_r, payload_size), _Sink(log_w, wake_w), capture)
-                os.read(plan_r, 1)  # wait to be killed
+            self._serve(plan_r, log_w, wake_w)
         except BaseException:  # noqa: BLE001 - nothing escapes; the supervisor sees the exit code
             code = 70
         finally:
             os._exit(code)
+
+    def _serve(self, plan_r: int, log_w: int, wake_w: int) -> None:  # pragma: no cover - child process
+        capture = OutputCapture(DEFAULT_OUTPUT_CHARS)
+        harden(capture, DEFAULT_MEMORY_MB)
+        self._prepare()
+        header = _read(plan_r, REQUEST.size)
+        if header:
+            skip, reason_size, payload_size = REQUEST.unpack(header)
+            reason = _read(plan_r, reason_size).decode() or None
+            run(skip, reason, _read(plan_r, payload_size), _Sink(log_w, wake_w), capture)
+            os.read(plan_r, 1)  # wait to be killed
 
     def _prepare(self) -> None:  # pragma: no cover - child process
         try:
@@ -109,6 +163,20 @@ class Start:
                 session.run(None)
         except BaseException:  # noqa: BLE001 - the run itself will say what is wrong
             pass
+
+
+def sandboxed(plan_r: int, log_w: int, wake_w: int) -> None:  # pragma: no cover - runs inside bubblewrap
+    """A worker started in a sandbox (`_warm.SandboxPool`): a fresh interpreter, not a fork of the server."""
+    code = 0
+    try:
+        _keep_only(plan_r, log_w, wake_w)
+        with contextlib.suppress(OSError):
+            os.setsid()
+        Start()._serve(plan_r, log_w, wake_w)
+    except BaseException:  # noqa: BLE001 - nothing escapes; the supervisor sees the exit code
+        code = 70
+    finally:
+        os._exit(code)
 
 
 class _Sink:
@@ -142,9 +210,14 @@ class _Sink:
 
 
 def run(skip: int, not_run: str | None, payload: bytes, sink: _Sink, capture: OutputCapture) -> None:  # pragma: no cover - child process
-    """Rebuild the plan (solve arrives by value), adopt the caller's settings, run the session."""
+    """Rebuild the plan (solve arrives by value), adopt the caller's settings, run the session.
+
+    A tuple of plans (`_runner.replay_many`: records' own scripts) runs one session after another.
+    """
     try:
-        plan: Plan = _byvalue.loads(payload)
+        loaded = _byvalue.loads(payload)
+        plans: tuple[Plan, ...] = loaded if type(loaded) is tuple else (loaded,)
+        plan = plans[0]
         sys.path[:] = plan.path
         sys.setrecursionlimit(plan.recursion_limit)
         if plan.cwd:
@@ -153,14 +226,14 @@ def run(skip: int, not_run: str | None, payload: bytes, sink: _Sink, capture: Ou
         message = f"solve could not be rebuilt in the worker process ({type(exc).__name__}: {exc})"
         sink(("problem", {"type": "CannotSend", "message": message, "traceback": ""}))
         return
-    if plan.memory_mb != DEFAULT_MEMORY_MB:
-        _limit_resources(plan.memory_mb)
+    _limit_memory(plan.memory_mb, hard=True)  # soft and hard now: solve cannot raise it again
     if plan.output_chars != DEFAULT_OUTPUT_CHARS:
         capture = OutputCapture(plan.output_chars)
         capture.install()
-    session = Session(sink, plan, capture, skip=skip)
-    session.not_run = not_run
-    session.run(plan.solve)
+    for plan in plans:
+        session = Session(sink, plan, capture, skip=skip)
+        session.not_run, skip = not_run, 0
+        session.run(plan.solve)
 
 
 def _read(fd: int, size: int) -> bytes:  # pragma: no cover - child process
@@ -212,19 +285,59 @@ class _NoInput:
         raise EOFError("input() is not available while checks run: solve must not ask for input")
 
 
+MAX_PROCESSES = 100
+"""Processes a run may have at once below the worker server: the supervisor counts them while a
+check runs, and stops the check past this (`_warm.Pool.crowded`); that holds for every user, root
+included. For a user other than root the kernel also stops a fork at once past `NPROC_MARGIN`."""
+NPROC_MARGIN = 1000
+"""``RLIMIT_NPROC`` counts every thread of the user's, also in other containers of the same uid
+(which we cannot see): so it is set generously above what we see, as a bound, not as a budget."""
+
+
 def _limit_resources(memory_mb: int) -> None:  # pragma: no cover - child process
+    """Soft limits while the worker waits (its own imports may need to move them); `run` makes them hard."""
     if resource is None:
         return
-    limits = [(resource.RLIMIT_CORE, 0), (resource.RLIMIT_CPU, 600)]  # CPU: a backstop if all else fails
-    mapped = _mapped_bytes()
-    if mapped is not None and memory_mb > 0:
-        limits.append((resource.RLIMIT_AS, mapped + memory_mb * 1024 * 1024))
-    for limit, value in limits:
-        try:
-            _, hard = resource.getrlimit(limit)
-            resource.setrlimit(limit, (value if hard == resource.RLIM_INFINITY else min(value, hard), hard))
-        except (ValueError, OSError):
-            pass
+    limits = [(resource.RLIMIT_CORE, 0, True), (resource.RLIMIT_CPU, 600, True)]  # CPU: a backstop if all else fails
+    processes = _user_processes()
+    if processes is not None:  # each process of a solve inherits this: its own limit, hard, counts the user's
+        limits.append((resource.RLIMIT_NPROC, processes + NPROC_MARGIN, True))
+    for limit, value, hard in limits:
+        _set_limit(limit, value, hard)
+    _limit_memory(memory_mb, hard=False)
+
+
+def _limit_memory(memory_mb: int, *, hard: bool) -> None:  # pragma: no cover - child process
+    """Address space: the worker's own size plus the budget; hard, it cannot be raised again (nor by children)."""
+    mapped = _mapped_bytes() if resource is not None and memory_mb > 0 else None
+    if mapped is not None:
+        _set_limit(resource.RLIMIT_AS, mapped + memory_mb * 1024 * 1024, hard)
+
+
+def _set_limit(limit: int, value: int, hard: bool) -> None:  # pragma: no cover - child process
+    try:
+        _, old_hard = resource.getrlimit(limit)
+        value = value if old_hard == resource.RLIM_INFINITY else min(value, old_hard)
+        resource.setrlimit(limit, (value, value if hard else old_hard))
+    except (ValueError, OSError):
+        pass
+
+
+def _user_processes() -> int | None:  # pragma: no cover - child process
+    """How many threads our user has that we can see (what ``RLIMIT_NPROC`` counts); None for root, whom it never binds."""
+    uid = os.getuid()
+    if uid == 0:
+        return None
+    count = 0
+    try:
+        for entry in os.scandir("/proc"):
+            if entry.name.isdigit():
+                with contextlib.suppress(OSError):
+                    if entry.stat().st_uid == uid:
+                        count += len(os.listdir(f"/proc/{entry.name}/task"))
+    except OSError:
+        return None
+    return count
 
 
 def _mapped_bytes() -> int | None:
