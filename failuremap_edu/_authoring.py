@@ -30,13 +30,13 @@ import re
 import sys
 import tempfile
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from ._errors import InputError
-from ._fixtures import read_fixtures
+from ._fixtures import VARIANTS, read_fixtures
 from ._parity import parse_crash, verify_record
 from ._records import _ID_PATTERN, Record, RecordError, load_record
 from ._results import FAIL, PASS, to_jsonable
@@ -71,7 +71,8 @@ TEXT_FIELDS = (
     ("id", True, "The record's id: letters, digits, '.', '_' or '-'. It names the record file and its notebooks."),
     ("title", True, "What learners see first: what fails, in a few words."),
     ("category", False, "The area of ML-systems code, shown in listings (\"Batching\", \"Tokenization\", ...)."),
-    ("contract", True, "What solve must do: its inputs, its result, the edge cases. Learners read it before anything else."),
+    ("contract", True, "What solve must do: its inputs, its result, the edge cases. Learners read it before anything else. "
+     "Every text here is plain text, shown as written (no Markdown: a `backquote` shows as a backquote)."),
     ("abstract", True, "One or two sentences: what the broken implementation (solve_broken.py) gets wrong."),
     ("failed_approach", True, "Why the plausible attempt (solve_attempt.py) looks right, and where it goes wrong: a hint."),
     ("root_cause", True, "The root cause, which the last hint reveals."),
@@ -118,12 +119,12 @@ _EXAMPLE = {
     "text": {
         "title": "Batching: the last, shorter batch is dropped",
         "category": "Batching",
-        "contract": "Split a list of items into batches of `size` items, in order; the last batch may be shorter. "
+        "contract": "Split a list of items into batches of size items, in order; the last batch may be shorter. "
         "Return a list of lists. An empty list gives [].",
         "abstract": "The batch count is computed with floor division, so the items after the last full batch are lost.",
         "failed_approach": "len(items) // size looks like the number of batches, and it is whenever the length is a multiple of size.",
         "root_cause": "The number of batches is the ceiling of len(items) / size: a partial batch still counts.",
-        "limitations": "A worked example written by `failuremap-edu record new`: replace it with your own exercise.",
+        "limitations": "A worked example written by failuremap-edu record new: replace it with your own exercise.",
         "variant_policy": "The last check uses N items; the others do not depend on N.",
         "license": "CC0-1.0",
         "author": "",
@@ -144,6 +145,8 @@ class Built:
     warnings: tuple[str, ...]
     parity: str
     """The parity report's summary line."""
+    replays: dict = field(default_factory=dict)
+    """implementation -> {variant: RunResult}: the runner's replays, one per variant the checks use."""
 
     def text(self) -> str:
         """The record file's text, in the packaged records' layout."""
@@ -443,7 +446,9 @@ def build_record(folder: str | os.PathLike, *, timeout: float = SCRIPT_TIMEOUT, 
     with tempfile.TemporaryDirectory(prefix="failuremap-build-") as tmp:
         record = _load(draft, Path(tmp), folder)
         runs = {name: _run(name, scripts[name], solves[name][3], timeout) for name in IMPLEMENTATIONS}
-        replays = {name: replay(record, name, 1, check_timeout) for name in IMPLEMENTATIONS}
+        variants = VARIANTS if read_fixtures(record).uses_variant else (1,)
+        every = {name: {v: replay(record, name, v, check_timeout) for v in variants} for name in IMPLEMENTATIONS}
+        replays = {name: every[name][1] for name in IMPLEMENTATIONS}
         for name in IMPLEMENTATIONS:
             _refuse_unprintable(name, scripts[name], replays[name], record)
             at = f"{solves[name][0].file}:{solves[name][3]}"
@@ -451,7 +456,10 @@ def build_record(folder: str | os.PathLike, *, timeout: float = SCRIPT_TIMEOUT, 
             if runs[name]["exit_code"] == 0:
                 passes = len(runs[name]["observations"])
                 lesson = "there is nothing to teach" if name == "attempt" else "it shows no failure"
-                raise AuthoringError(f"{at}: {_CALLED[name]} passes every check ({passes}/{passes}), so {lesson}: it must fail at least one")
+                failing = [v for v in variants if not every[name][v].passed]
+                elsewhere = (f" (with N = 1, the variant the record's own run uses; it fails with N = {', '.join(map(str, failing))}: "
+                             "make it fail with N = 1 too)") if failing else (" (with every N from 1 to 5)" if len(variants) > 1 else "")
+                raise AuthoringError(f"{at}: {_CALLED[name]} passes every check ({passes}/{passes}){elsewhere}, so {lesson}: it must fail at least one")
         checks = next((len(runs[n]["observations"]) for n in ("broken", "attempt") if runs[n]["observations"]), None)
         data = _record_data(values, str(params["attempt"]), scripts, runs, checks if checks is not None else len(replays["broken"].observations))
         record = _load(data, Path(tmp), folder)
@@ -459,7 +467,7 @@ def build_record(folder: str | os.PathLike, *, timeout: float = SCRIPT_TIMEOUT, 
     if not report.ok:
         problem = next(p for impl in report.implementations for p in impl.problems)
         raise AuthoringError(f"{folder}: the built record does not replay as recorded, so it is not written: {problem}")
-    return Built(data, record, tuple(_warnings(runs, folder)), report.summary())
+    return Built(data, record, tuple(_warnings(runs, folder) + _same_errors(every, scripts, record)), report.summary(), every)
 
 
 def write_record(built: Built, out: str | os.PathLike, *, force: bool = False) -> Path:
@@ -636,6 +644,29 @@ def _unprintable(value: Any) -> str | None:
         inner = value.values() if isinstance(value, dict) else value
         return next((f"a {type(value).__name__} holding {b}" for b in map(_unprintable, inner) if b), f"a {type(value).__name__}")
     return f"a {type(value).__name__}"
+
+
+def _same_errors(every: dict, scripts: dict, record: Record) -> list[str]:
+    """A check that raises the same error for both implementations, in some variant: most often the
+    check's own expression is wrong (``solve([], 4)[0]``), and learners would be blamed for it."""
+    warnings, seen = [], set()
+    sites = {s.site: s for s in read_fixtures(record, "attempt").sites}
+    for variant in every["attempt"]:
+        a, b = every["attempt"][variant], every["broken"][variant]
+        for x, y in zip(a.observations, b.observations):
+            same = x.status == y.status == "error" and x.error and y.error and (x.error.type, x.error.message) == (y.error.type, y.error.message)
+            if not same or x.check in seen or x.error.type in ("Timeout", "NotRun", "ProcessDied"):
+                continue
+            seen.add(x.check)
+            site = sites.get(x.site)
+            where = scripts["attempt"].where(site.lineno) if site else None
+            at = f"{where[0]}:{where[1]}" if where else CHECKS_FILE
+            n = f" with N = {variant}" if len(every["attempt"]) > 1 else ""
+            warnings.append(
+                f"{at}: check {x.check!r} raises {x.error.type} for both the attempt and the broken implementation{n}: "
+                "if that is the check's own expression and not solve, fix it, or learners get an error that is not theirs"
+            )
+    return warnings
 
 
 def _warnings(runs: dict[str, dict], folder: Path) -> list[str]:

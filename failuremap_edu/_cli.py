@@ -513,20 +513,38 @@ def _cmd_report(args) -> int:
     return EXIT_BAD_INPUT if report.problems else EXIT_OK
 
 
+def _built_summary(built, name: str) -> str:
+    """``attempt fails 2 of 7 checks, then its script crashes in 'empty batch' (IndexError)``, with N = 1."""
+    run = built.replays[name][1]
+    failing = sum(1 for o in run.observations if o.status != "pass")
+    text = f"{name} fails {failing} of {run.total} checks"
+    crash = built.record.verification[name]
+    if crash.crashed:
+        where = next((o for o in run.observations if o.status == "error"), None)
+        text += f" (its own run stops at check {where.check!r}: {where.error.type})" if where and where.error else " (its own run crashes)"
+    others = [v for v, r in built.replays[name].items() if v != 1 and r.passed]
+    return text + (f"; it passes every check with N = {', '.join(map(str, others))}" if others else "")
+
+
 def _cmd_record(args) -> int:
     from pathlib import Path
 
     from ._authoring import build_record, write_folder, write_record
 
     if args.record_command == "build":
-        built = build_record(args.folder, timeout=args.timeout)
+        from ._authoring import AuthoringError
+
+        try:
+            built = build_record(args.folder, timeout=args.timeout)
+        except AuthoringError as exc:
+            earlier = [p for p in Path(args.folder).glob("*.json")] if args.out is None else [Path(args.out)] if Path(args.out).exists() else []
+            if earlier:  # never let an earlier build pass for this one
+                raise AuthoringError(f"{exc}; nothing was written ({', '.join(str(p) for p in earlier[:2])} is an earlier build)") from None
+            raise
         for warning in built.warnings:
             print(f"failuremap-edu: warning: {warning}", file=sys.stderr)
         out = write_record(built, args.out or Path(args.folder) / f"{built.record.id}.json", force=args.force)
-        runs = built.data["verification"]
-        print(f"{out}: record {built.record.id}, {built.data['checks']} checks, "
-              + ", ".join(f"{n} fails {sum(not o['passed'] for o in runs[n]['observations'])}" + (" (its harness crashes)" if built.record.verification[n].crashed else "")
-                          for n in ("attempt", "broken")))
+        print(f"{out}: record {built.record.id}, {built.data['checks']} checks; " + "; ".join(_built_summary(built, n) for n in ("attempt", "broken")))
         print(built.parity)
         return EXIT_OK
     if args.record_command == "edit":

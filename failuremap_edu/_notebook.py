@@ -189,6 +189,7 @@ def _about(record: Record) -> str:
     provenance = "\n".join(f"| {md(k, 100)} | {md(v, 300)} |" for k, v in sorted(r.provenance.items()))
     parts = [
         "| fact | value |\n|---|---|\n" + "\n".join(f"| {name} | {md(value, 300) or '—'} |" for name, value in facts),
+        f"**What fails, in the record's words** (this gives part of the answer away). {md(r.abstract)}" if r.abstract else "",
         f"**Limitations.** {md(r.limitations) or '—'}",
         f"**Variants, as the record states them.** {md(r.variant_policy)}" if r.variant_policy else "",
         "" if read_fixtures(r).uses_variant else "(The checks here never read `N`, so every variant runs the same checks: there is one set.)",
@@ -379,6 +380,8 @@ def _instructor_notebook(record: Record, record_ref: str, solution: Solution):
     fixtures = read_fixtures(r)
     cells = _Cells(r.id + "-instructor", [])
     _header(cells, r, "Instructor notebook")
+    if r.abstract:
+        cells.markdown(f"**What fails** (the record's abstract, for you; learners find it folded at the end of their notebook). {md(r.abstract)}")
     cells.markdown(
         "Run the cells one at a time in front of the room: each step of the story is one cell. Your demo runs are not "
         "saved in your progress log. The panel's *Reveal everything* button opens every hint and check at once."
@@ -455,7 +458,7 @@ def build_start_here(
     cells = _Cells("start-here", [])
     cells.markdown(
         f"# {md(title, 200)}\n\n"
-        "Each exercise isolates one real failure mechanism from the Failure Map. You get a contract for a function "
+        "Each exercise isolates one failure mechanism of ML-systems code. You get a contract for a function "
         "`solve`, a plausible attempt that fails, and the record's checks. Your job: make every check pass.\n\n"
         "**How to use a notebook.** Run a cell with Shift+Enter. Run everything from the top with *Run → Run All Cells*. "
         "In each exercise, edit `solve` in the cell with the line `@fm.exercise(...)` and run it: the panel right below "

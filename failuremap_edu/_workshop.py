@@ -453,7 +453,7 @@ build-backend = "hatchling.build"
 [project]
 name = "failuremap-edu"
 dynamic = ["version"]
-requires-python = ">=3.10"
+requires-python = ">=3.11"
 license = "MIT"
 dependencies = ["jupyterlab>=4.2", "ipywidgets>=8.1", "matplotlib>=3.8", "nbformat>=5.9"]
 

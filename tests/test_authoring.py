@@ -100,7 +100,7 @@ def test_a_filled_in_folder_builds_a_record_that_verifies_and_makes_a_notebook_a
     assert main(["record", "build", str(folder), "-o", str(out)]) == 0
     printed = capsys.readouterr()
     assert printed.err == ""
-    assert f"{out}: record TR-AUTH-1, 5 checks, attempt fails 2, broken fails 4" in printed.out
+    assert f"{out}: record TR-AUTH-1, 5 checks; attempt fails 2 of 5 checks; broken fails 4 of 5 checks\n" in printed.out
 
     record = load_record(out)
     assert record.contract_signature == "rows, max_len" and record.checks == 5 and record.license == "CC-BY-4.0"
@@ -236,7 +236,7 @@ def test_refused_parameters_that_differ(folder):
 def test_refused_an_attempt_that_passes_every_check(folder):
     correct = "# looks right\n\ndef solve(rows, max_len):\n    return [row[len(row) - max_len:] if len(row) > max_len else row for row in rows]\n"
     message = refusal(folder, solve_attempt_py=correct)
-    assert message == f"{folder}/solve_attempt.py:3: the attempt passes every check (5/5), so there is nothing to teach: it must fail at least one"
+    assert message == f"{folder}/solve_attempt.py:3: the attempt passes every check (5/5) (with every N from 1 to 5), so there is nothing to teach: it must fail at least one"
 
 
 def test_refused_a_broken_that_passes_every_check(folder):
@@ -382,3 +382,42 @@ def test_a_lone_surrogate_in_a_records_text_becomes_a_replacement_character(tmp_
     path.write_text(json.dumps(data))  # ASCII-escaped: valid JSON holding a lone surrogate
     write_folder(tmp_path / "src", from_record=str(path))
     assert tomllib.loads((tmp_path / "src" / "record.toml").read_text())["title"] == "broken \ufffd text"
+
+
+def test_an_attempt_that_passes_with_n_1_but_fails_other_variants_is_told_where(folder):
+    """The record's own run uses N = 1; build checked only that and said nothing of the rest (instructor trial)."""
+    fails_later = "def solve(rows, max_len):\n    out = [row[len(row) - max_len:] if len(row) > max_len else row for row in rows]\n    return out if len(rows) < 3 else out[:-1]\n"
+    message = refusal(folder, solve_attempt_py=fails_later)
+    assert message == (
+        f"{folder}/solve_attempt.py:1: the attempt passes every check (5/5) (with N = 1, the variant the record's own run uses; "
+        "it fails with N = 3, 4, 5: make it fail with N = 1 too), so there is nothing to teach: it must fail at least one"
+    )
+
+
+def test_a_check_whose_own_expression_raises_for_both_is_warned_and_the_summary_counts_the_checks(folder, capsys):
+    """`solve([], 2)[0]` raises in the check itself: learners would see an error that is not theirs (instructor trial)."""
+    fill(folder, checks_py=CHECKS + "check('empty batch', solve([], 2)[0], [])\n")
+    assert main(["record", "build", str(folder)]) == 0
+    out, err = capsys.readouterr()
+    assert err == (
+        f"failuremap-edu: warning: {folder}/checks.py:6: check 'empty batch' raises IndexError for both the attempt and the broken "
+        "implementation with N = 1: if that is the check's own expression and not solve, fix it, or learners get an error that is not theirs\n"
+    )
+    assert "attempt fails 3 of 6 checks (its own run stops at check 'empty batch': IndexError); broken fails 5 of 6 checks" in out
+
+
+def test_a_failed_build_says_the_file_there_is_an_earlier_build(folder, capsys):
+    assert main(["record", "build", str(folder)]) == 0
+    fill(folder, solve_broken_py="def solve(rows, limit):\n    return rows\n")
+    capsys.readouterr()
+    assert main(["record", "build", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.rstrip().endswith(f"; nothing was written ({folder}/TR-AUTH-1.json is an earlier build)")
+
+
+def test_the_template_holds_plain_text_and_says_so(tmp_path):
+    write_folder(tmp_path / "new", "TR-NEW-1")
+    text = (tmp_path / "new" / "record.toml").read_text(encoding="utf-8")
+    values = tomllib.loads(text)
+    assert "`" not in values["contract"] and "`" not in values["limitations"]
+    assert "plain text, shown as written (no Markdown" in text

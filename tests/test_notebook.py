@@ -262,3 +262,18 @@ def test_the_contract_signature_cannot_escape_its_code_span(signature, raw_recor
     assert "<a " not in html and "<b>" not in html
     code = re.findall(r"<code>(.*?)</code>", html)
     assert [html_module.unescape(c) for c in code] == [f"solve({signature})"]  # verbatim, whole, and the only code span
+
+
+def test_the_records_abstract_is_in_both_notebooks_folded_for_learners():
+    """An author's required abstract appeared in neither notebook (instructor trial)."""
+    from failuremap_edu import load_record
+    from failuremap_edu._notebook import build_notebook
+    from failuremap_edu._solution import load_solution
+
+    record = load_record(record_path("TR-000101"))
+    learner = build_notebook(record, "records/TR-000101.json")
+    about = next(c.source for c in learner.cells if c.source.startswith("## About this record"))
+    assert record.abstract in about and about.index("<details>") < about.index(record.abstract)
+    assert [c for c in learner.cells if record.abstract in c.source and not c.source.startswith("## About this record")] == []
+    instructor = build_notebook(record, "records/TR-000101.json", instructor=True, solution=load_solution(solution_path("TR-000101")))
+    assert record.abstract in instructor.cells[1].source
