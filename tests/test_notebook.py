@@ -276,4 +276,4 @@ def test_the_records_abstract_is_in_both_notebooks_folded_for_learners():
     assert record.abstract in about and about.index("<details>") < about.index(record.abstract)
     assert [c for c in learner.cells if record.abstract in c.source and not c.source.startswith("## About this record")] == []
     instructor = build_notebook(record, "records/TR-000101.json", instructor=True, solution=load_solution(solution_path("TR-000101")))
-    assert record.abstract in instructor.cells[1].source
+    assert record.abstract in instructor.cells[2].source and instructor.cells[2].source.startswith("**What fails**")
