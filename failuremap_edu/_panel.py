@@ -92,7 +92,9 @@ class Panel:
         self.next_hint = w.Button(description="Show next hint", tooltip="Reveal one more hint", layout=auto)
         self.hide_hints = w.Button(description="Hide hints", tooltip="Hide all hints again", layout=auto)
         self.hints = w.HTML()
-        self.inputs = w.Text(tooltip=PLAYGROUND_NAME, continuous_update=True, layout=w.Layout(width="auto", flex="1 1 12em", min_width="0"))
+        # Named by its label, which only a screen reader meets (the sighted see "solve(" and ")" around the box).
+        self.inputs = w.Text(description=PLAYGROUND_NAME, continuous_update=True, layout=w.Layout(width="auto", flex="1 1 12em", min_width="0"))
+        self.inputs.add_class("fm-named-box")
         self.outputs = w.HTML()
         self.reveal = w.Button(description="Reveal everything", tooltip="Open every hint and every check", layout=auto)
         self.hide = w.Button(description="Hide everything", tooltip="Close every hint and check again", layout=auto)

@@ -135,35 +135,46 @@ def test_keyboard_walks_the_panel_and_focus_never_lands_on_body(new_page, lab): 
     ran(page, lab)
     ui = panel(page)
     page.evaluate(
-        """() => { window.__lost = [];
+        """() => { window.__lost = []; window.__changes = 0;
+            new MutationObserver(ms => { window.__changes += ms.length }).observe(document.querySelector('.fm-panel'), {subtree: true, childList: true, attributes: true, characterData: true});
             document.addEventListener('focusout', e => { const from = e.target;
                 setTimeout(() => { if (document.activeElement === document.body) window.__lost.push(from.outerHTML.slice(0, 120)) }, 0) }, true) }"""
     )
     first = ui.locator("select, input, button, a[href], summary").first
     first.focus()
     in_panel = "() => !!document.activeElement.closest('.fm-panel')"
-    name = "() => { const a = document.activeElement; return (a.innerText || a.value || a.getAttribute('aria-label') || a.title || a.tagName).trim().slice(0, 60) }"
+    name = """() => { const a = document.activeElement, label = a.labels && a.labels.length ? a.labels[0].innerText : '';
+                      return (label || a.innerText || a.getAttribute('aria-label') || a.title || a.tagName).trim().slice(0, 60) }"""
     seen, pressed = [], []
     for _ in range(80):
         assert page.evaluate(in_panel), f"focus left the panel after {seen}"
         label = page.evaluate(name)
         seen.append(label)
-        if page.evaluate("() => document.activeElement.matches('button.widget-button:not(:disabled)')"):
-            for _ in range(5 if "hint" in label.lower() else 1):  # hint buttons: press past the last hint
-                if page.evaluate("() => document.activeElement.matches('button:disabled') || document.activeElement === document.body"):
+        moved = False
+        if label not in pressed and page.evaluate("() => document.activeElement.matches('button.widget-button:not(:disabled)')"):
+            for _ in range(5 if label == "Show next hint" else 1):  # past the last hint: the button disables itself
+                if page.evaluate(name) != label:
+                    moved = True  # the press moved focus on (to Hide hints, after the last hint)
                     break
-                current = page.evaluate(name)
+                before = page.evaluate("() => window.__changes")
                 page.keyboard.press("Space")
-                pressed.append(current)
+                pressed.append(label)
+                # The press has had its effect: the panel changed, and (after a run) the summary is back.
+                page.wait_for_function("n => window.__changes > n", arg=before)
+                expect(panel_status(page)).to_have_text(ATTEMPT)
+                expect(ui.locator("[role='status']")).to_have_count(1)
                 wait_idle(page)
                 page.wait_for_function("() => document.activeElement !== document.body || window.__lost.length", timeout=10_000)
-                assert page.evaluate("() => window.__lost") == [], f"focus fell to <body> after pressing {current!r}"
+                assert page.evaluate("() => window.__lost") == [], f"focus fell to <body> after pressing {label!r}"
+            moved = moved or page.evaluate(name) != label
+        if moved:
+            continue  # the new control gets its turn before the next Tab
         page.keyboard.press("Tab")
         if not page.evaluate(in_panel):
             break
     assert page.evaluate("() => window.__lost") == [], page.evaluate("() => window.__lost")
     joined = " | ".join(seen)
-    for control in ("Run checks again", "Show next hint", "Hide hints", "Variant", "Download your solve"):
+    for control in ("Variant N", "all variants", "Run checks again", "Show next hint", "Hide hints", "Download your solve", "Arguments to try"):
         assert control.lower() in joined.lower() or any(control in p for p in pressed), f"{control!r} not reached by Tab: {joined}"
     assert {"Run checks again", "Show next hint", "Hide hints"} <= {p for p in pressed}, pressed
     expect(panel_status(page)).to_have_text(ATTEMPT)
@@ -200,9 +211,8 @@ def test_the_summary_line_is_a_polite_live_region(new_page, lab):  # noqa: F811
     assert not [n for n in names if n.startswith("icon:")], names  # no icon-font glyph in a button's name
     headings = panel(page).locator("h3, h4").all_inner_texts()
     assert "Hints" in headings and any(h.startswith("Playground") for h in headings), headings
-    box = panel(page).locator(".widget-text input[type='text']")
-    assert "solve" in box.evaluate("i => i.labels.length ? i.labels[0].innerText : (i.getAttribute('aria-label') || i.title)").lower()
-    assert box.evaluate("i => (i.labels.length ? i.labels[0].innerText : i.title).trim()") != "solve("
+    expect(panel(page).locator(".widget-text input[type='text']")).to_have_accessible_name("Arguments to try, as between solve( and )")
+    expect(panel(page).locator(".widget-text input[type='number']")).to_have_accessible_name("Variant N")
 
 
 def test_the_panel_reflows_at_200_percent_zoom_with_the_file_browser_open(new_page, lab):  # noqa: F811

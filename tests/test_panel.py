@@ -227,7 +227,7 @@ def test_buttons_have_no_icon_and_the_playground_box_a_real_name(stopping):
     buttons = [w for w in _walk(root) if isinstance(w, ipywidgets.Button)]
     assert len(buttons) == 5 and all(b.icon == "" for b in buttons), [(b.description, b.icon) for b in buttons]
     box = panel(stopping).inputs
-    assert box.description == "" and box.tooltip == "Arguments to try, as between solve( and )"  # the title names it
+    assert box.description == "Arguments to try, as between solve( and )" and "fm-named-box" in box._dom_classes  # a label only a screen reader meets
     row = next(w for w in _walk(panel_for(stopping)) if isinstance(w, ipywidgets.HBox) and box in w.children)
     assert [getattr(w, "value", None) for w in row.children if w is not box] == [
         '<div class="fm-root"><code aria-hidden="true">solve(</code></div>',

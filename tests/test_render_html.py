@@ -150,6 +150,7 @@ def test_panel_css_gives_a_visible_focus_ring_and_lets_rows_wrap():
         ".fm-panel .jupyter-button{max-width:100%;height:auto;min-height:var(--jp-widgets-inline-height,28px);white-space:normal;overflow-wrap:anywhere}\n"
         ".fm-panel .widget-html,.fm-panel .widget-html-content{max-width:100%;min-width:0}\n"
         ".fm-panel .widget-text{max-width:100%}\n"
+        ".fm-panel .fm-named-box .widget-label{position:absolute;width:1px;height:1px;margin:0;overflow:hidden;clip-path:inset(50%);white-space:nowrap}\n"
     )
 
 

@@ -55,6 +55,7 @@ CSS = (
 """ + "".join(f".fm-root .fm-{status}{{color:var(--fm-{status})}}" for status in STATUS_CSS) + """
 .fm-root table{border-collapse:collapse;margin:4px 0;max-width:100%}
 .fm-root th,.fm-root td{border:1px solid rgba(128,128,128,.35);padding:2px 6px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+.fm-root td>.fm-badge{min-width:0}
 .fm-root .fm-obs{border-left:3px solid rgba(128,128,128,.5);padding:2px 0 2px 8px;margin:8px 0}
 .fm-root .fm-kv{display:grid;grid-template-columns:max-content 1fr;gap:0 8px;margin:2px 0}
 .fm-root .fm-kv dt{font-weight:600}.fm-root .fm-kv dd{margin:0}
@@ -80,6 +81,7 @@ PANEL_CSS = """
 .fm-panel .jupyter-button{max-width:100%;height:auto;min-height:var(--jp-widgets-inline-height,28px);white-space:normal;overflow-wrap:anywhere}
 .fm-panel .widget-html,.fm-panel .widget-html-content{max-width:100%;min-width:0}
 .fm-panel .widget-text{max-width:100%}
+.fm-panel .fm-named-box .widget-label{position:absolute;width:1px;height:1px;margin:0;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 """
 """The exercise panel's own rules (its ipywidgets controls), scoped under .fm-panel: a focus ring of
 at least 3:1 on every control, and rows and labels that wrap instead of scrolling or cutting off."""
