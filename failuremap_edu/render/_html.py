@@ -54,7 +54,7 @@ CSS = (
 .fm-root .fm-badge{display:inline-block;min-width:5.5em;padding:0 6px;border:1px solid currentColor;border-radius:3px;font-weight:600;white-space:nowrap}
 """ + "".join(f".fm-root .fm-{status}{{color:var(--fm-{status})}}" for status in STATUS_CSS) + """
 .fm-root table{border-collapse:collapse;margin:4px 0;max-width:100%}
-.fm-root th,.fm-root td{border:1px solid rgba(128,128,128,.35);padding:2px 6px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+.fm-root th,.fm-root td{border:1px solid rgba(128,128,128,.35);padding:2px 4px;text-align:left;vertical-align:top;overflow-wrap:break-word}
 .fm-root td>.fm-badge{min-width:0}
 .fm-root .fm-obs{border-left:3px solid rgba(128,128,128,.5);padding:2px 0 2px 8px;margin:8px 0}
 .fm-root .fm-kv{display:grid;grid-template-columns:max-content 1fr;gap:0 8px;margin:2px 0}
