@@ -33,6 +33,8 @@ PLAYGROUND_HELP = (
 )
 _KEEP_WORK_SERVER = "Hosted sessions (Binder, a hub) vanish: keep your work with these links."
 _KEEP_WORK_BROWSER = "Your notebook is kept in this browser's storage; these links save a copy elsewhere."
+PLAYGROUND_NAME = "Arguments to try, as between solve( and )"
+"""The playground box's accessible name (its title): what a screen reader says, instead of "solve("."""
 FONT_HELP = (
     "For the back of the room: View → Appearance → Presentation Mode enlarges the whole notebook, and "
     "Settings → Theme → Increase Content Font Size / Increase Code Font Size enlarge its text; "
@@ -67,46 +69,54 @@ class Panel:
     def __init__(self, exercise: Exercise) -> None:
         import ipywidgets as w
 
-        from .render._html import CSS
+        from .render._html import CSS, PANEL_CSS
 
         self.exercise = e = exercise
         auto = w.Layout(width="auto")
         self.header = w.HTML()
-        self.variant = w.Dropdown(
-            options=[(f"N = {v}", v) for v in VARIANTS] + [("all variants", ALL_VARIANTS)],
-            value=e.variant,
-            description="Variant",
-            layout=auto,
+        # The variant: a number box and a checkbox, not a select. JupyterLab's command mode takes
+        # ArrowUp/ArrowDown from a focused <select> (they move the active cell; ipywidgets issue 3912),
+        # while ipywidgets' number box keeps its keys: there the arrows change N, as a learner expects.
+        self.variant = w.BoundedIntText(
+            value=e.variant if e.variant in VARIANTS else VARIANTS[0], min=VARIANTS[0], max=VARIANTS[-1],
+            description="Variant N", continuous_update=True, style={"description_width": "initial"},
+            layout=w.Layout(width="9em"),
         )
-        self.rerun = w.Button(description="Run checks again", icon="refresh", tooltip="Run the checks on your current solve", layout=auto)
+        self.all_variants = w.Checkbox(value=e.variant == ALL_VARIANTS, description="all variants", indent=False, layout=auto)
+        # No icons on buttons: ipywidgets draws them as <i class="fa"> without aria-hidden, so the
+        # icon font's glyph would start every button's spoken name.
+        self.rerun = w.Button(description="Run checks again", tooltip="Run the checks on your current solve", layout=auto)
         self.status = w.HTML()
         self.checks = w.HTML()
         self.downloads = w.HTML()
         self.compare = w.HTML()
-        self.next_hint = w.Button(description="Show next hint", icon="lightbulb-o", tooltip="Reveal one more hint", layout=auto)
+        self.next_hint = w.Button(description="Show next hint", tooltip="Reveal one more hint", layout=auto)
         self.hide_hints = w.Button(description="Hide hints", tooltip="Hide all hints again", layout=auto)
         self.hints = w.HTML()
-        self.inputs = w.Text(description="solve(", continuous_update=True, layout=w.Layout(width="90%"))
+        # Named by its label, which only a screen reader meets (the sighted see "solve(" and ")" around the box).
+        self.inputs = w.Text(description=PLAYGROUND_NAME, continuous_update=True, layout=w.Layout(width="auto", flex="1 1 12em", min_width="0"))
+        self.inputs.add_class("fm-named-box")
         self.outputs = w.HTML()
-        self.reveal = w.Button(description="Reveal everything", icon="eye", tooltip="Open every hint and every check", layout=auto)
-        self.hide = w.Button(description="Hide everything", icon="eye-slash", tooltip="Close every hint and check again", layout=auto)
+        self.reveal = w.Button(description="Reveal everything", tooltip="Open every hint and every check", layout=auto)
+        self.hide = w.Button(description="Hide everything", tooltip="Close every hint and check again", layout=auto)
         self._pending = None
         self.reveal.on_click(lambda _: e.reveal_all())
         self.hide.on_click(lambda _: e.hide_all())
         self.variant.observe(self._on_variant, names="value")
+        self.all_variants.observe(self._on_all_variants, names="value")
         self.rerun.on_click(lambda _: e.run())
-        self.next_hint.on_click(lambda _: e.reveal_hint())
-        self.hide_hints.on_click(lambda _: e.hide_hints())
+        self.next_hint.on_click(self._on_next_hint)
+        self.hide_hints.on_click(self._on_hide_hints)
         self.inputs.observe(self._on_inputs, names="value")
 
         def heading(text: str):
-            return w.HTML(_html(f"<strong>{escape(text)}</strong>"))
+            return w.HTML(_html(f"<h4>{escape(text)}</h4>"))
 
-        controls = [self.variant, self.rerun] if e.uses_variant else [self.rerun]
+        controls = [self.variant, self.all_variants, self.rerun] if e.uses_variant else [self.rerun]
         presenter = [w.HBox([self.reveal, self.hide]), w.HTML(_html(f'<p class="fm-muted">{escape(FONT_HELP)}</p>'))] if e.presenter else []
         self.root = w.VBox(
             [
-                w.HTML(f"<style>{CSS}</style>"),
+                w.HTML(f"<style>{CSS}{PANEL_CSS}</style>"),
                 self.header,
                 *presenter,
                 w.HBox(controls),
@@ -120,11 +130,12 @@ class Panel:
                 self.hints,
                 heading("Playground: try any inputs"),
                 w.HTML(_html(f'<p class="fm-muted">{escape(PLAYGROUND_HELP)}</p>')),
-                w.HBox([self.inputs, w.HTML(_html("<code>)</code>"))]),
+                w.HBox([w.HTML(_html('<code aria-hidden="true">solve(</code>')), self.inputs, w.HTML(_html('<code aria-hidden="true">)</code>'))]),
                 self.outputs,
             ],
             layout=w.Layout(border="1px solid rgba(128,128,128,.4)", padding="6px"),
         )
+        self.root.add_class("fm-panel")  # the panel's own CSS (focus, reflow) is scoped under it
         self._downloads_for: tuple | None = None
         e.subscribe(lambda _: self.update())
         self.update()
@@ -132,8 +143,34 @@ class Panel:
     # ---------------------------------------------------------------- input
 
     def _on_variant(self, change) -> None:
-        if change["new"] != self.exercise.variant:
+        if change["new"] != self.exercise.variant and change["new"] in VARIANTS:
             self.exercise.select_variant(change["new"])
+
+    def _on_all_variants(self, change) -> None:
+        e = self.exercise
+        if change["new"] and e.variant != ALL_VARIANTS:
+            e.select_variant(ALL_VARIANTS)
+        elif not change["new"] and e.variant == ALL_VARIANTS:
+            e.select_variant(self.variant.value)
+
+    # A pressed button that becomes disabled drops keyboard focus to <body>. So before a press
+    # disables its own button, focus moves to the other hint button (enabled first: ipywidgets
+    # applies the messages in order, the state before the focus request).
+
+    def _on_next_hint(self, _=None) -> None:
+        e = self.exercise
+        total = e.hints_available
+        if total is not None and e.hints_shown + 1 >= total:  # this press shows the last hint
+            self._move_focus(self.hide_hints)
+        e.reveal_hint()
+
+    def _on_hide_hints(self, _=None) -> None:
+        self._move_focus(self.next_hint)
+        self.exercise.hide_hints()
+
+    def _move_focus(self, button) -> None:
+        button.disabled = False
+        button.focus()
 
     def _on_inputs(self, change) -> None:
         """Debounced: wait for a pause in typing, then run (on the kernel's event loop)."""
@@ -160,12 +197,18 @@ class Panel:
         r = e.record
         variant = "" if not e.uses_variant else (" · all variants" if e.variant == ALL_VARIANTS else f" · variant N = {e.variant}")
         self.header.value = _html(
-            f'<p class="fm-stale">{escape(STALE)}</p><strong>{escape(r.title)}</strong> · <code>{escape(r.id)}</code>{escape(variant)}'
+            f'<p class="fm-stale">{escape(STALE)}</p><h3 class="fm-title">{escape(r.title)} · <code>{escape(r.id)}</code>{escape(variant)}</h3>'
         )
-        if self.variant.value != e.variant:
+        if e.variant in VARIANTS and self.variant.value != e.variant:
             self.variant.value = e.variant
-        self.rerun.disabled = e.running or e.solve is None
-        self.status.value = _html(f'<p class="fm-summary">{escape(e.summary())}</p>')
+        if self.all_variants.value != (e.variant == ALL_VARIANTS):
+            self.all_variants.value = e.variant == ALL_VARIANTS
+        # Not disabled while running: a disabled button loses keyboard focus (a press during a run waits for it).
+        self.rerun.disabled = e.solve is None
+        # The summary, once a run is over, is the one polite live region: a screen reader announces
+        # the result line, not each check as it ends.
+        live = "" if e.running else ' role="status" aria-live="polite"'
+        self.status.value = _html(f'<p class="fm-summary"{live}>{escape(e.summary())}</p>')
         runs = e.partial if e.running else e.runs
         self.checks.value = checks_html(runs, expand=e.expanded, missing_return=e.missing_return) if runs else ""
         self.downloads.value = "" if e.running or not e.runs else self._download_links()

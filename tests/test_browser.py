@@ -230,12 +230,12 @@ def test_learner_session(page, lab, name):
     expect(hint_button).to_be_disabled()
     shot(page, f"{stem}-3-hints")
     if record_id == "FA-100061":
-        panel.locator(".widget-dropdown select").select_option(label="N = 3")
+        panel.locator(".widget-text input[type='number']").fill("3")  # the variant box (a select lost its arrow keys to JupyterLab)
         expect(panel.locator(".widget-html code", has_text="a3").first).to_be_visible()
         expect(panel_status(page)).to_have_text("6/6 checks pass")
     else:
-        expect(panel.locator(".widget-dropdown")).to_have_count(0)  # one set of checks: no selector
-    playground = panel.locator(".widget-text input")
+        expect(panel.locator(".widget-text input[type='number']")).to_have_count(0)  # one set of checks: no selector
+    playground = panel.locator(".widget-text input[type='text']")
     playground.click()
     example = {"FA-100786": "'hello<st', ['<stop>']", "FA-100061": "[['a', 'x', 1], ['b', 'y', 0]]"}[record_id]
     playground.press_sequentially(example, delay=15)

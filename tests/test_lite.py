@@ -553,7 +553,7 @@ def test_learner_solves_an_exercise_offline(page, chromium, served):
     panel = solve_cell(page).locator(".jupyter-widgets").first
     panel.locator(".widget-button", has_text="Show next hint").click()
     expect(panel.locator(".widget-html ol li")).to_have_count(1)
-    playground = panel.locator(".widget-text input")
+    playground = panel.locator(".widget-text input[type='text']")
     playground.click()
     playground.press_sequentially("'hello<st', ['<stop>']", delay=15)
     rows = panel.locator(".fm-playground tbody tr")

@@ -42,8 +42,12 @@ def test_while_running_the_panel_shows_progress_not_the_old_results(stopping):
     stopping.subscribe(lambda e: seen.append((e.running, panel(stopping).status.value, panel(stopping).downloads.value, panel(stopping).rerun.disabled)))
     stopping.check(lambda text, stops: (text, ""))
     during = [s for s in seen if s[0]]
-    assert during and all("Checking your solve" in status and downloads == "" and disabled for _, status, downloads, disabled in during)
-    assert "4/6 checks pass (2 fail)" in panel(stopping).status.value
+    assert during and all("Checking your solve" in status and downloads == "" for _, status, downloads, _ in during)
+    # Run checks again stays enabled (a disabled button drops keyboard focus to <body>), and the
+    # progress is not a live region: a screen reader announces the result line only, not each check.
+    assert not any(disabled for *_, disabled in during)
+    assert not any('role="status"' in status for _, status, _, _ in during)
+    assert '<p class="fm-summary" role="status" aria-live="polite">4/6 checks pass (2 fail)</p>' in panel(stopping).status.value
 
 
 def test_while_running_the_hints_box_shows_no_hint_of_the_previous_run(stopping):
@@ -103,8 +107,22 @@ def test_variant_selector_reruns():
     pairs.check(lambda candidates: None)
     panel(pairs).variant.value = 3
     assert pairs.runs[0].variant == 3 and "a3" in panel(pairs).checks.value
-    panel(pairs).variant.value = "all"
-    assert panel(pairs).compare.value.count("<caption>") == 5
+    panel(pairs).all_variants.value = True
+    assert pairs.variant == "all" and panel(pairs).compare.value.count("<caption>") == 5
+    panel(pairs).all_variants.value = False
+    assert pairs.variant == 3 and len(pairs.runs) == 1
+    panel(pairs).variant.value = 5
+    assert pairs.runs[0].variant == 5 and panel(pairs).all_variants.value is False
+
+
+def test_the_variant_is_a_number_box_whose_arrow_keys_jupyterlab_leaves_alone():
+    """A focused <select> loses ArrowUp/ArrowDown to JupyterLab's command mode; ipywidgets' number box keeps them."""
+    pairs = Exercise("FA-100061", timeout=1.0)
+    panel_for(pairs)
+    ui = panel(pairs)
+    assert isinstance(ui.variant, ipywidgets.BoundedIntText) and (ui.variant.min, ui.variant.max) == (1, 5)
+    assert ui.variant.description == "Variant N" and ui.all_variants.description == "all variants"
+    assert not any(isinstance(w, ipywidgets.Dropdown) for w in _walk(panel_for(pairs)))
 
 
 def test_playground_placeholder_is_typeable_and_follows_the_variant():
@@ -154,6 +172,12 @@ def test_displaying_the_panel_runs_nothing(monkeypatch):
     assert calls == []
 
 
+def _walk(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _walk(child)
+
+
 def test_controls_are_keyboard_reachable_and_labels_fit(stopping):
     """Only native, focusable controls; every button says what it does and sizes to its label."""
     controls = []
@@ -161,7 +185,7 @@ def test_controls_are_keyboard_reachable_and_labels_fit(stopping):
     def walk(widget):
         for child in getattr(widget, "children", ()):
             walk(child)
-        if isinstance(widget, (ipywidgets.Button, ipywidgets.Dropdown, ipywidgets.Text)):
+        if isinstance(widget, (ipywidgets.Button, ipywidgets.BoundedIntText, ipywidgets.Checkbox, ipywidgets.Text)):
             controls.append(widget)
         else:
             assert isinstance(widget, (ipywidgets.Box, ipywidgets.HTML)), type(widget)
@@ -239,3 +263,57 @@ def test_lone_surrogates_everywhere_reach_the_browser_escaped(raw_record, write_
     assert "bad \\ud800 title" in next(text for name, text in files.items() if name.endswith(".py"))
     results = json.loads(next(text for name, text in files.items() if name.endswith(".json")))
     assert results["runs"][0]["observations"][0]["check"] == "partial marker held \ud800"  # JSON's escape: the data as it was
+def test_buttons_have_no_icon_and_the_playground_box_a_real_name(stopping):
+    """ipywidgets draws a button's icon as <i class="fa"> without aria-hidden: its glyph would start the spoken name."""
+    root = panel_for(Exercise("FA-100786", presenter=True))
+    buttons = [w for w in _walk(root) if isinstance(w, ipywidgets.Button)]
+    assert len(buttons) == 5 and all(b.icon == "" for b in buttons), [(b.description, b.icon) for b in buttons]
+    box = panel(stopping).inputs
+    assert box.description == "Arguments to try, as between solve( and )" and "fm-named-box" in box._dom_classes  # a label only a screen reader meets
+    row = next(w for w in _walk(panel_for(stopping)) if isinstance(w, ipywidgets.HBox) and box in w.children)
+    assert [getattr(w, "value", None) for w in row.children if w is not box] == [
+        '<div class="fm-root"><code aria-hidden="true">solve(</code></div>',
+        '<div class="fm-root"><code aria-hidden="true">)</code></div>',
+    ]
+
+
+def test_sections_are_headings_and_the_panel_has_its_class(stopping):
+    root = panel_for(stopping)
+    values = [w.value for w in _walk(root) if isinstance(w, ipywidgets.HTML)]
+    for title in ("Compared with the record&#x27;s broken and attempt", "Hints", "Playground: try any inputs"):
+        assert f'<div class="fm-root"><h4>{title}</h4></div>' in values
+    assert panel(stopping).header.value.count('<h3 class="fm-title">') == 1 and "<strong>" not in panel(stopping).header.value
+    assert "fm-panel" in root._dom_classes
+
+
+def _focus_log(ui, monkeypatch):
+    """What the browser would be told, in order: the hint buttons' disabled changes and focus requests."""
+    log = []
+    for name in ("next_hint", "hide_hints"):
+        button = getattr(ui, name)
+        button.observe(lambda change, name=name: log.append((name, "disabled" if change["new"] else "enabled")), names="disabled")
+        monkeypatch.setattr(button, "focus", lambda name=name: log.append((name, "focus")))
+    return log
+
+
+def test_hide_hints_moves_focus_to_show_next_hint_before_it_disables_itself(stopping, monkeypatch):
+    ui = panel(stopping)
+    stopping.check(reference)
+    for _ in range(4):
+        ui.next_hint.click()
+    assert ui.next_hint.disabled
+    log = _focus_log(ui, monkeypatch)
+    ui.hide_hints.click()
+    # enabled first, focused next, and only then the pressed button disabled: focus never drops to <body>
+    assert log == [("next_hint", "enabled"), ("next_hint", "focus"), ("hide_hints", "disabled")]
+
+
+def test_the_last_hint_moves_focus_to_hide_hints_before_show_next_hint_disables(stopping, monkeypatch):
+    ui = panel(stopping)
+    stopping.check(reference)
+    log = _focus_log(ui, monkeypatch)
+    ui.next_hint.click()  # the first of four: no focus move
+    assert log == [("hide_hints", "enabled")]
+    for _ in range(3):
+        ui.next_hint.click()
+    assert log[1:] == [("hide_hints", "focus"), ("next_hint", "disabled")]

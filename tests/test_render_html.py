@@ -8,12 +8,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from failuremap_edu import load_record
-from failuremap_edu.render._html import CSS, comparison_html, observation_html, report_html, run_html, text_diff_html
+from failuremap_edu.render._html import CSS, PANEL_CSS, comparison_html, observation_html, report_html, run_html, text_diff_html
 from failuremap_edu._diff import diff
 from failuremap_edu._results import Comparison, ErrorInfo, Observation, RunResult
 
 ALLOWED_TAGS = {"div", "span", "strong", "code", "dl", "dt", "dd", "ul", "li", "mark", "details", "summary", "pre", "p",
-                "style", "table", "caption", "thead", "tbody", "tr", "th", "td", "h1", "h2", "html", "head", "meta", "title", "body", "br"}
+                "style", "table", "caption", "thead", "tbody", "tr", "th", "td", "h1", "h2", "h4", "html", "head", "meta", "title", "body", "br"}
 HOSTILE = '<script>alert("x")</script> & \'q\' <stop> <img src=x onerror=alert(1)>'
 
 
@@ -47,7 +47,7 @@ def parse(html: str) -> Collector:
 def assert_safe(html: str) -> Collector:
     parsed = parse(html)
     assert set(parsed.tags) <= ALLOWED_TAGS, set(parsed.tags) - ALLOWED_TAGS
-    assert {name for name, _ in parsed.attrs} <= {"class", "charset", "lang", "title"}
+    assert {name for name, _ in parsed.attrs} <= {"class", "charset", "lang", "title", "scope"}
     return parsed
 
 
@@ -94,11 +94,71 @@ def test_report_escapes_record_text_and_has_no_external_assets(raw_record, write
 
 
 def test_css_is_scoped():
-    rules = [rule for rule in CSS.replace("}", "}\n").splitlines() if "{" in rule]
+    rules = [rule for rule in (CSS + PANEL_CSS).replace("}", "}\n").splitlines() if "{" in rule]
     for rule in rules:
         for selector in rule.split("{")[0].split(","):
-            # scoped: under .fm-root (possibly inside the widget view that ipywidgets marks disconnected)
-            assert selector.strip().removeprefix(".jupyter-widgets-disconnected ").startswith(".fm-root"), selector
+            # scoped: under .fm-root or the panel's .fm-panel (possibly inside the widget view that
+            # ipywidgets marks disconnected, or under JupyterLab's dark-theme marker on <body>)
+            selector = selector.strip().removeprefix(".jupyter-widgets-disconnected ").removeprefix('body[data-jp-theme-light="false"] ')
+            assert selector.startswith((".fm-root", ".fm-panel")), selector
+
+
+def test_colours_follow_the_theme():
+    """A light palette, and a dark one under JupyterLab's marker: no fixed colour on a badge, muted text or link."""
+    assert CSS.startswith(
+        ".fm-root,.fm-panel{--fm-pass:#116329;--fm-fail:#a40e26;--fm-error:#7d4e00;--fm-timeout:#6639ba;"
+        "--fm-muted:#595959;--fm-link:#0d47a1;--fm-focus:#1565c0}\n"
+        'body[data-jp-theme-light="false"] .fm-root,body[data-jp-theme-light="false"] .fm-panel{--fm-pass:#3fb950;'
+        "--fm-fail:#ff7b72;--fm-error:#d29922;--fm-timeout:#bc8cff;--fm-muted:#b3b3b3;--fm-link:#8cc8ff;--fm-focus:#64b5f6}\n"
+    )
+    for rule in (
+        ".fm-root .fm-pass{color:var(--fm-pass)}.fm-root .fm-fail{color:var(--fm-fail)}"
+        ".fm-root .fm-error{color:var(--fm-error)}.fm-root .fm-timeout{color:var(--fm-timeout)}",
+        ".fm-root .fm-muted{color:var(--fm-muted)}\n",  # was opacity:.6, 4.29:1 on white
+        ".fm-root a{color:var(--fm-link);text-decoration:underline;text-underline-offset:2px}\n",  # links look like links
+        ".fm-root a:focus-visible,.fm-root summary:focus-visible{outline:2px solid var(--fm-focus);outline-offset:2px}\n",
+    ):
+        assert rule in CSS, rule
+    assert "opacity" not in CSS and "#cf222e" not in CSS and "#9a6700" not in CSS
+
+
+def test_contrast_of_every_palette_colour_is_at_least_aa():
+    """WCAG's formula, on the backgrounds the colours meet: text 4.5:1, the focus ring 3:1."""
+    from failuremap_edu.render._style import STATUS_CSS, STATUS_CSS_DARK, UI_CSS, UI_CSS_DARK
+
+    def luminance(colour):
+        channels = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+        r, g, b = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    def ratio(a, b):
+        high, low = sorted((luminance(a), luminance(b)), reverse=True)
+        return (high + 0.05) / (low + 0.05)
+
+    for palette, backgrounds in (({**STATUS_CSS, **UI_CSS}, ("#ffffff", "#f5f5f5", "#eeeeee", "#e0e0e0")),
+                                 ({**STATUS_CSS_DARK, **UI_CSS_DARK}, ("#111111", "#212121", "#2a2a2a"))):
+        for name, colour in palette.items():
+            for background in backgrounds:
+                assert ratio(colour, background) >= (3.0 if name == "focus" else 4.5), (name, colour, background)
+
+
+def test_panel_css_gives_a_visible_focus_ring_and_lets_rows_wrap():
+    assert PANEL_CSS == (
+        "\n.fm-panel .jupyter-button:focus-visible,.fm-panel input:focus-visible,.fm-panel select:focus-visible"
+        "{outline:2px solid var(--fm-focus)!important;outline-offset:2px}\n"
+        ".fm-panel .widget-hbox{flex-wrap:wrap;max-width:100%}\n"
+        ".fm-panel .jupyter-button{max-width:100%;height:auto;min-height:var(--jp-widgets-inline-height,28px);white-space:normal;overflow-wrap:anywhere}\n"
+        ".fm-panel .widget-html,.fm-panel .widget-html-content{max-width:100%;min-width:0}\n"
+        ".fm-panel .widget-text{max-width:100%}\n"
+        ".fm-panel .fm-named-box .widget-label{position:absolute;width:1px;height:1px;margin:0;overflow:hidden;clip-path:inset(50%);white-space:nowrap}\n"
+    )
+
+
+def test_the_passing_row_is_data_cells_with_a_row_header():
+    runs = [RunResult("FA-1", name, 1, (Observation(index=0, check="c", status="pass", passed=True, expected=1, actual=1),), 1.0, "process")
+            for name in ("broken", "yours")]
+    html = comparison_html(runs, ["broken", "yours"], css=False)
+    assert html.endswith('<tr><th scope="row">passing</th><td>1/1</td><td>1/1</td></tr></tbody></table></div>')
 
 
 def test_exact_badge_and_diff_markup():

@@ -19,10 +19,11 @@ from .._records import Record
 from ._text import expected_text, line_rows, outcome_text, printed_summary, run_notes, story_reasons, story_sentences, visible
 from .._results import FAIL, PASS, CallResult, Observation, RunResult, check_labels
 from .._values import safe_repr, text_safe
-from ._style import STATUS_CSS, STATUS_SYMBOLS
+from ._style import DARK_THEME, STATUS_CSS, STATUS_CSS_DARK, STATUS_SYMBOLS, UI_CSS, UI_CSS_DARK
 
 __all__ = [
     "CSS",
+    "PANEL_CSS",
     "hint_ladder_html",
     "call_html",
     "checks_html",
@@ -39,15 +40,24 @@ __all__ = [
 ]
 
 
-CSS = """
+def _palette(status: dict[str, str], ui: dict[str, str]) -> str:
+    return ";".join([*(f"--fm-{k}:{v}" for k, v in status.items()), *(f"--fm-{k}:{v}" for k, v in ui.items())])
+
+
+CSS = (
+    # Colours follow the theme: a light palette, and a dark one under JupyterLab's dark-theme marker.
+    f".fm-root,.fm-panel{{{_palette(STATUS_CSS, UI_CSS)}}}\n"
+    f"{DARK_THEME} .fm-root,{DARK_THEME} .fm-panel{{{_palette(STATUS_CSS_DARK, UI_CSS_DARK)}}}"
+) + """
 .fm-root{font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:var(--jp-content-font-size1,14px);line-height:1.45;color:inherit;max-width:100%}
-.fm-root code,.fm-root pre{font-family:var(--jp-code-font-family,ui-monospace,monospace);font-size:var(--jp-code-font-size,13px);white-space:pre-wrap;overflow-wrap:break-word}
+.fm-root code,.fm-root pre{font-family:var(--jp-code-font-family,ui-monospace,monospace);font-size:var(--jp-code-font-size,13px);white-space:pre-wrap;overflow-wrap:anywhere}
 .fm-root pre{margin:4px 0;padding:6px;border:1px solid rgba(128,128,128,.35);max-height:18em;overflow:auto}
 .fm-root .fm-summary{font-weight:600;margin:4px 0}
 .fm-root .fm-badge{display:inline-block;min-width:5.5em;padding:0 6px;border:1px solid currentColor;border-radius:3px;font-weight:600;white-space:nowrap}
-""" + "".join(f".fm-root .fm-{status}{{color:{colour}}}" for status, colour in STATUS_CSS.items()) + """
-.fm-root table{border-collapse:collapse;margin:4px 0}
-.fm-root th,.fm-root td{border:1px solid rgba(128,128,128,.35);padding:2px 6px;text-align:left;vertical-align:top}
+""" + "".join(f".fm-root .fm-{status}{{color:var(--fm-{status})}}" for status in STATUS_CSS) + """
+.fm-root table{border-collapse:collapse;margin:4px 0;max-width:100%}
+.fm-root th,.fm-root td{border:1px solid rgba(128,128,128,.35);padding:2px 4px;text-align:left;vertical-align:top;overflow-wrap:break-word}
+.fm-root td>.fm-badge{min-width:0}
 .fm-root .fm-obs{border-left:3px solid rgba(128,128,128,.5);padding:2px 0 2px 8px;margin:8px 0}
 .fm-root .fm-kv{display:grid;grid-template-columns:max-content 1fr;gap:0 8px;margin:2px 0}
 .fm-root .fm-kv dt{font-weight:600}.fm-root .fm-kv dd{margin:0}
@@ -56,13 +66,27 @@ CSS = """
 .fm-root .fm-textdiff code{white-space:pre}
 .fm-root mark.fm-chg{background:rgba(255,196,0,.45);color:inherit;text-decoration:underline;text-decoration-thickness:2px;text-underline-offset:2px}
 .fm-root mark.fm-gap{background:transparent;color:inherit;outline:1px dashed currentColor;outline-offset:-1px}
-.fm-root .fm-note{margin:2px 0;padding:2px 6px;border-left:3px solid #9a6700}
-.fm-root .fm-muted{opacity:.6}
-.fm-root .fm-stale{display:none;font-weight:600;padding:4px 6px;border:2px solid #9a6700}
+.fm-root .fm-note{margin:2px 0;padding:2px 6px;border-left:3px solid var(--fm-error);overflow-wrap:anywhere}
+.fm-root .fm-muted{color:var(--fm-muted)}
+.fm-root a{color:var(--fm-link);text-decoration:underline;text-underline-offset:2px}
+.fm-root a:focus-visible,.fm-root summary:focus-visible{outline:2px solid var(--fm-focus);outline-offset:2px}
+.fm-root h2,.fm-root h3,.fm-root h4{font-size:1em;font-weight:600;margin:8px 0 2px}.fm-root h2{font-size:1.15em}
+.fm-root .fm-stale{display:none;font-weight:600;padding:4px 6px;border:2px solid var(--fm-error)}
 .jupyter-widgets-disconnected .fm-root .fm-stale{display:block}
 .fm-root .fm-hint{font-style:italic}
 .fm-root details>summary{cursor:pointer}
 """
+
+PANEL_CSS = """
+.fm-panel .jupyter-button:focus-visible,.fm-panel input:focus-visible,.fm-panel select:focus-visible{outline:2px solid var(--fm-focus)!important;outline-offset:2px}
+.fm-panel .widget-hbox{flex-wrap:wrap;max-width:100%}
+.fm-panel .jupyter-button{max-width:100%;height:auto;min-height:var(--jp-widgets-inline-height,28px);white-space:normal;overflow-wrap:anywhere}
+.fm-panel .widget-html,.fm-panel .widget-html-content{max-width:100%;min-width:0}
+.fm-panel .widget-text{max-width:100%}
+.fm-panel .fm-named-box .widget-label{position:absolute;width:1px;height:1px;margin:0;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
+"""
+"""The exercise panel's own rules (its ipywidgets controls), scoped under .fm-panel: a focus ring of
+at least 3:1 on every control, and rows and labels that wrap instead of scrolling or cutting off."""
 
 
 def _e(value: object) -> str:
@@ -241,7 +265,7 @@ def comparison_html(runs: Sequence[RunResult], names: Sequence[str] | None = Non
             o = run.observations[i] if i < len(run.observations) else None
             cells.append(f"<td>{_badge(o.status)}</td>" if o else "<td>—</td>")
         body.append(f"<tr><td>{_e(label)}</td>{''.join(cells)}</tr>")
-    totals = "<tr><th>passing</th>" + "".join(f"<th>{r.passed_count}/{r.total}</th>" for r in runs) + "</tr>"
+    totals = '<tr><th scope="row">passing</th>' + "".join(f"<td>{r.passed_count}/{r.total}</td>" for r in runs) + "</tr>"
     cap = f"<caption>{_e(caption)}</caption>" if caption else ""
     return _root(f"<table>{cap}<thead>{head}</thead><tbody>{''.join(body)}{totals}</tbody></table>", css)
 
@@ -267,7 +291,7 @@ def story_html(story, css: bool = True) -> str:
                 f'<dl class="fm-kv">{call}<dt>expected</dt><dd>{_code(safe_repr(item.expected, 300))}</dd></dl>'
                 f'<ul class="fm-why">{outcomes}</ul></div>'
             )
-        parts.append("<p><strong>Where they fail</strong></p>" + "".join(rows))
+        parts.append("<h4>Where they fail</h4>" + "".join(rows))
     parts.append(
         "".join(f"<details><summary>The code of {_e(name)}</summary><pre>{_e(source)}</pre></details>" for name, source in story.sources)
     )
