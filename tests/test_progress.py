@@ -204,11 +204,14 @@ def test_export_keeps_every_distinct_solve_and_labels_each_status(tmp_path):
         assert sha == __import__("hashlib").sha256(source.encode()).hexdigest()
     latest = data["latest"]["FA-100786"]
     assert latest["solve_source"] == LOOPING and data["sources"][latest["last_passing_sha256"]] == PASSING
-    assert data["attempts"][0]["checks"] == [
+    first = [{k: v for k, v in c.items() if k != "outcome"} for c in data["attempts"][0]["checks"]]
+    assert first == [
         {"check": "check 0", "status": "fail", "reason": "type"},
         {"check": "check 1", "status": "error", "reason": "KeyError"},
     ]
-    assert data["attempts"][3]["checks"][1] == {"check": "check 1", "status": "timeout", "reason": "Timeout"}
+    assert data["attempts"][0]["checks"][1]["outcome"] == {"status": "error", "value": None, "repr": "KeyError", "same_as": []}
+    assert "outcome" not in data["attempts"][1]["checks"][0]  # a pass has none
+    assert {k: v for k, v in data["attempts"][3]["checks"][1].items() if k != "outcome"} == {"check": "check 1", "status": "timeout", "reason": "Timeout"}
     assert "solve_source" not in data["attempts"][0] and "statuses" not in data["attempts"][0]
 
 
