@@ -249,6 +249,10 @@ def heatmap_figure(report: ClassReport):
     axes = fig.subplots(len(heights), 1, squeeze=False, gridspec_kw={"height_ratios": heights})[:, 0]
     for ax, (e, rows) in zip(axes, drawn):
         checks = e.checks[:rows]
+        if not checks:  # an exercise of the workshop nobody started
+            ax.set_axis_off()
+            ax.set_title(terminal_safe(clip(e.record, 80), 120) + ": nobody started it", fontsize=9, loc="left", parse_math=False)
+            continue
         grid = [[order.index(cell) if cell in order else len(order) for cell in c.cells[:HEATMAP_LEARNERS]] for c in checks]
         ax.imshow(grid, cmap=cmap, vmin=0, vmax=len(colours) - 1, aspect="auto", interpolation="nearest")
         ax.set_yticks(range(len(checks)))
