@@ -9,8 +9,11 @@ nobody, yet lets an instructor count each learner once when a class hands in
 downloads and exports (`failuremap-edu report`), and it keeps 30 downloads of the
 same exercise from clashing (`file_tag`). Every line carries the check labels
 next to the statuses, and for each check that did not pass the reason in one word
-(the diff's kind, or the error's type): enough for a class report, without the
-learner's values.
+(the diff's kind, or the error's type) and a bounded outcome (`outcomes`: a
+fingerprint of the returned value, its repr clipped to `OUTCOME_REPR` characters,
+and whether it equals what the record's attempt or broken returns there): enough
+for a class report to group learners who make the same mistake, without their
+whole values.
 
 The log is untrusted input too (a learner, a sync tool or a crash may have
 written it): it is only opened when it is a regular file (a FIFO there would
