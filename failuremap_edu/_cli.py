@@ -507,8 +507,12 @@ def _watch(args) -> int:
     import time
 
     from .render._report import watch_text
-    from ._report import ReportError, build_report
+    from ._report import ReportError, build_report, read_names, workshop_exercises
 
+    if args.names:  # what the instructor typed is wrong: said once, not every round
+        read_names(args.names)
+    if args.workshop:
+        workshop_exercises(args.workshop)
     seconds = args.watch if args.watch is not None else 5.0
     rounds, tty = 0, sys.stdout.isatty()
     try:

@@ -545,6 +545,10 @@ def test_report_watch_waits_for_the_first_log_and_holds_100_learners(tmp_path, c
     assert "FA-1: 100 started, 34 pass every check" in out and " 34/100 pass" in out
     assert "33 learners return ('a', '0') (value)" in out and "33 learners return ('a', '1') (value)" in out
     assert len(out.splitlines()) < 15  # a glance: the groups, not the names
+    bad = tmp_path / "ids.csv"
+    bad.write_text("abc,Ann\n")
+    assert main(["report", "--homes", str(homes / "*"), "--watch", "--watch-rounds", "1", "--names", str(bad)]) == 2  # said once, not watched forever
+    assert "at least 6 characters" in capsys.readouterr().err
     with pytest.raises(SystemExit) as stopped:
         main(["report", "--homes", str(homes / "*"), "--watch", "0", "--watch-rounds", "1"])
     assert stopped.value.code == 2 and "must be a positive number of seconds" in capsys.readouterr().err
