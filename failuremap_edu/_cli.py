@@ -131,10 +131,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = commands.add_parser("export", help="write all logged runs and every distinct solve to one JSON file")
     p.add_argument("--out", metavar="FILE", help="JSON file to write (default: failuremap-export-LEARNER-TIME.json)")
 
-    p = commands.add_parser("report", help="a class report from learners' downloaded results and exports", parents=[shared["json"]])
-    p.add_argument("paths", nargs="+", metavar="FILE|DIR", help="results (.json) and exports; folders are searched for *.json")
+    p = commands.add_parser("report", help="a class report from learners' progress logs, downloaded results and exports", parents=[shared["json"]])
+    p.add_argument("paths", nargs="*", metavar="FILE|DIR", help="results (.json), exports, progress logs (.jsonl); folders are searched for both")
+    p.add_argument("--homes", metavar="GLOB", help="also read every learner's progress log under these home folders, e.g. '/home/*'")
+    p.add_argument("--workshop", metavar="DIR", help="the learners' folder `workshop` wrote: list its every exercise, started or not")
+    p.add_argument("--names", metavar="CSV", help="show learners by name: lines of 'learner id (or a unique prefix of 6+),name'; only in this output")
     p.add_argument("--html", metavar="FILE", help="also write a standalone HTML page with a heatmap of checks by learners")
     p.add_argument("--with-code", action="store_true", help="include each learner's solve (left out by default)")
+    p.add_argument("--watch", nargs="?", const=5.0, type=_positive_float, metavar="SECONDS",
+                   help="a live view: re-read everything every SECONDS (default 5) until Ctrl-C")
+    p.add_argument("--watch-rounds", type=int, default=None, help=argparse.SUPPRESS)
 
     p = commands.add_parser("record", help="write your own exercise: a source folder, built into a record")
     record_commands = p.add_subparsers(dest="record_command", required=True, metavar="new|build|edit", parser_class=_Parser)
@@ -496,11 +502,34 @@ def _cmd_export(args) -> int:
     return EXIT_OK
 
 
+def _report_inputs(args) -> dict:
+    """What every round of the report reads: the same for the report and its live view."""
+    from ._report import ReportError, home_logs, read_names, workshop_exercises
+
+    if not args.paths and not args.homes:
+        raise ReportError("give the files or folders to read, or --homes GLOB")
+    paths, without = list(args.paths), []
+    if args.homes:
+        logs, without = home_logs(args.homes)
+        if not logs and not without:
+            raise ReportError(f"--homes {args.homes}: no folder matches it")
+        paths += logs
+    return {
+        "paths": paths,
+        "with_code": args.with_code,
+        "exercises": workshop_exercises(args.workshop) if args.workshop else None,
+        "names": read_names(args.names) if args.names else None,
+        "homes_without_log": without,
+    }
+
+
 def _cmd_report(args) -> int:
     from .render._report import report_page, report_text
     from ._report import build_report
 
-    report = build_report(args.paths, with_code=args.with_code)
+    if args.watch is not None or args.watch_rounds is not None:
+        return _watch(args)
+    report = build_report(**_report_inputs(args))
     for problem in report.problems:
         _error(problem)
     if args.html:
@@ -558,6 +587,39 @@ def _cmd_record(args) -> int:
         print(path)
     print(f"edit them, then: failuremap-edu record build {paths[0].parent}")
     return EXIT_OK
+
+
+def _watch(args) -> int:
+    """``report --watch``: re-read the logs every few seconds and show the live view (in place on a terminal)."""
+    import time
+
+    from .render._report import watch_text
+    from ._report import ReportError, build_report, read_names, workshop_exercises
+
+    if args.names:  # what the instructor typed is wrong: said once, not every round
+        read_names(args.names)
+    if args.workshop:
+        workshop_exercises(args.workshop)
+    seconds = args.watch if args.watch is not None else 5.0
+    rounds, tty = 0, sys.stdout.isatty()
+    try:
+        while True:
+            rounds += 1
+            stamp = time.strftime("%H:%M:%S")
+            try:
+                text = watch_text(build_report(**_report_inputs(args)), stamp)
+            except ReportError as exc:  # nobody has run anything yet: keep watching
+                text = _terminal(f"Class live view at {stamp}: {exc}")
+            if tty:
+                sys.stdout.write("\x1b[H\x1b[2J" + text + "\n")  # every line of it is terminal-safe already
+            else:
+                sys.stdout.write(("" if rounds == 1 else "\n") + f"---- round {rounds}\n" + text + "\n")
+            sys.stdout.flush()
+            if args.watch_rounds is not None and rounds >= args.watch_rounds:
+                return EXIT_OK
+            time.sleep(seconds)
+    except KeyboardInterrupt:
+        return EXIT_OK
 
 
 _COMMANDS = {"record": _cmd_record, "lite": _cmd_lite, "workshop": _cmd_workshop, "export": _cmd_export, "report": _cmd_report, "notebook": _cmd_notebook, "list": _cmd_list, "show": _cmd_show, "check": _cmd_check, "verify": _cmd_verify}

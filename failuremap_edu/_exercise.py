@@ -33,7 +33,7 @@ from ._code import can_fall_off_end
 from ._download import solve_source
 from ._fixtures import VARIANTS, read_fixtures
 from ._hints import Hint, HintLadder, hint_ladder
-from ._progress import learner_id, log_run, short_id, shown_path
+from ._progress import learner_id, log_run, outcomes, short_id, shown_path
 from ._records import Record, load_record
 from ._results import CallResult, Comparison, Observation, RunResult
 from ._solution import SolutionError
@@ -212,13 +212,13 @@ class Exercise:
         self._hints = {}  # they follow your latest run
         self.finished_at = time.time()
         self.solve_source = solve_source(self.solve)
-        if self.log_progress:
-            for result in self.runs:
-                warning = log_run(result, self.solve_source, title=self.record.title)
-                if warning:
-                    self.message = warning
         for variant in self.variants:
             self.replays(variant)  # the comparison and the hints are computed here, never while displaying
+        if self.log_progress:  # after the replays: the log names the checks where yours returns what attempt or broken returns
+            for result in self.runs:
+                warning = log_run(result, self.solve_source, title=self.record.title, replays=self.replays(result.variant))
+                if warning:
+                    self.message = warning
         self.hints  # noqa: B018
         if self.playground_input.strip():
             # The checks are done: show their result now, and say that the playground is catching up
@@ -246,6 +246,10 @@ class Exercise:
             if (variant, name) not in self._replays:
                 self._replays[(variant, name)] = replay(self.record, name, variant, self.timeout)
         return tuple(self._replays[(variant, name)] for name in IMPLEMENTATIONS)
+
+    def _computed_replays(self, variant: int) -> tuple[RunResult, ...]:
+        """The replays of `variant` computed so far (nothing runs: a download is built while displaying)."""
+        return tuple(self._replays[(variant, name)] for name in IMPLEMENTATIONS if (variant, name) in self._replays)
 
     def comparisons(self) -> tuple[Comparison, ...]:
         """For each variant run: broken, attempt and yours side by side (only what is computed)."""
@@ -435,7 +439,8 @@ class Exercise:
             variant = f"N={run.variant} " if self.uses_variant else ""
             header += [f"#   {variant}{STATUS_SYMBOLS[o.status]} {o.status:<7} {clip(o.check, 80, one_line=True)}" for o in run.observations]
         py = text_safe("\n".join(header) + "\n\n" + source.strip() + "\n")
-        data = {"record": r.id, "learner": learner, "checked_at": stamp, "summary": self.summary(), "solve": source, "runs": [run.to_json() for run in self.runs]}
+        data = {"record": r.id, "learner": learner, "checked_at": stamp, "summary": self.summary(), "solve": source, "runs": [run.to_json() for run in self.runs],
+                "outcomes": [outcomes(run, self._computed_replays(run.variant)) for run in self.runs]}
         return {f"{stem}-solve.py": py, f"{stem}-results.json": text_safe(json.dumps(data, ensure_ascii=False, indent=1)) + "\n"}
 
     def __repr__(self) -> str:

@@ -9,8 +9,11 @@ nobody, yet lets an instructor count each learner once when a class hands in
 downloads and exports (`failuremap-edu report`), and it keeps 30 downloads of the
 same exercise from clashing (`file_tag`). Every line carries the check labels
 next to the statuses, and for each check that did not pass the reason in one word
-(the diff's kind, or the error's type): enough for a class report, without the
-learner's values.
+(the diff's kind, or the error's type) and a bounded outcome (`outcomes`: a
+fingerprint of the returned value, its repr clipped to `OUTCOME_REPR` characters,
+and whether it equals what the record's attempt or broken returns there): enough
+for a class report to group learners who make the same mistake, without their
+whole values.
 
 The log is untrusted input too (a learner, a sync tool or a crash may have
 written it): it is only opened when it is a regular file (a FIFO there would
@@ -30,19 +33,22 @@ import secrets
 import stat
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from ._results import STATUSES, RunResult
-from ._values import text_safe
+from ._values import clip, safe_repr, text_safe
 
 __all__ = [
     "ProgressOverview",
+    "export_data",
+    "export_link_html",
     "export_progress",
     "failure_reason",
     "file_tag",
     "latest_by_record",
     "learner_id",
     "log_run",
+    "outcomes",
     "progress_overview",
     "progress_path",
     "read_progress",
@@ -269,11 +275,63 @@ def failure_reason(status: str, expected: Any = None, actual: Any = None, error_
     return found.differences[0].kind if found.differences else "value"
 
 
-def log_run(result: RunResult, solve_source: str | None = None, path: Path | None = None, *, instructor: bool = False, title: str | None = None) -> str | None:
+OUTCOME_REPR = 80
+"""Characters of a returned value's repr kept per check in a log line (its fingerprint is of the whole repr)."""
+_FINGERPRINT_REPR = 10_000
+
+
+def outcomes(result: RunResult, replays: Sequence[RunResult] = ()) -> list[dict | None]:
+    """Per check: None for a pass, else what happened there, bounded (a class report groups learners by it).
+
+    ``{"status", "value": sha256 of the returned value's safe repr (16 hex digits) or None,
+    "repr": that repr clipped to `OUTCOME_REPR`, "same_as": ["attempt", ...]}``. `same_as`
+    names the replays (the record's attempt and broken, run for the same variant) whose
+    value at this check EQUALS the learner's, decided on the values (`_diff.diff`),
+    never on the clipped text; an error is its type.
+    """
+    from ._diff import diff
+
+    out: list[dict | None] = []
+    for o in result.observations:
+        if o.status == "pass":
+            out.append(None)
+            continue
+        entry: dict = {"status": o.status, "value": None, "repr": None, "same_as": []}
+        if o.status == "fail":
+            text = safe_repr(o.actual, _FINGERPRINT_REPR)
+            entry["value"] = hashlib.sha256(text.encode("utf-8", "backslashreplace")).hexdigest()[:16]
+            entry["repr"] = clip(text, OUTCOME_REPR, one_line=True)
+            for other in replays:
+                theirs = next((t for t in other.observations if t.index == o.index), None)
+                if theirs is None or theirs.status != "fail":
+                    continue
+                try:
+                    same = diff(theirs.actual, o.actual).equal
+                except Exception:  # noqa: BLE001 - logging must never break a notebook
+                    same = False
+                if same:
+                    entry["same_as"].append(other.solver)
+        elif o.error is not None:
+            entry["repr"] = clip(o.error.type, OUTCOME_REPR, one_line=True)
+        out.append(entry)
+    return out
+
+
+def log_run(
+    result: RunResult,
+    solve_source: str | None = None,
+    path: Path | None = None,
+    *,
+    instructor: bool = False,
+    title: str | None = None,
+    replays: Sequence[RunResult] = (),
+) -> str | None:
     """Append one line for `result`. Returns a message the first time writing fails, else None.
 
     `instructor` marks the runs of an instructor notebook (a demo in front of the
-    room, not learning): `failuremap-edu report` skips them.
+    room, not learning): `failuremap-edu report` skips them. `replays` (the record's
+    attempt and broken for this variant) name the checks where the learner returned
+    what one of them returns (`outcomes`).
     """
     target = path or progress_path()
     entry = {
@@ -285,6 +343,7 @@ def log_run(result: RunResult, solve_source: str | None = None, path: Path | Non
         "statuses": [o.status for o in result.observations],
         "checks": [o.check for o in result.observations],
         "reasons": [failure_reason(o.status, o.expected, o.actual, o.error.type if o.error else None) for o in result.observations],
+        "outcomes": outcomes(result, replays),
         "time": _now(),
         "learner": learner_id(target),
         "solve_sha256": hashlib.sha256(solve_source.encode("utf-8", "replace")).hexdigest() if solve_source else None,
@@ -350,11 +409,25 @@ def _is_entry(entry: Any) -> bool:
         value = entry.get(key)
         if value is not None and (not isinstance(value, list) or not all(v is None or isinstance(v, str) for v in value)):
             return False
+    found = entry.get("outcomes")
+    if found is not None and (not isinstance(found, list) or not all(o is None or _is_outcome(o) for o in found)):
+        return False
     for key in ("title", "time", "solve_sha256", "solve_source"):
         if entry.get(key) is not None and not isinstance(entry[key], str):
             return False
     variant = entry.get("variant")
     return variant is None or (type(variant) is int)
+
+
+def _is_outcome(o: Any) -> bool:
+    """One check's outcome as `outcomes` writes it: short strings, a list of names."""
+    if not isinstance(o, dict) or o.get("status") not in STATUSES:
+        return False
+    for key, limit in (("value", 64), ("repr", 4 * OUTCOME_REPR)):
+        if o.get(key) is not None and (not isinstance(o[key], str) or len(o[key]) > limit):
+            return False
+    same = o.get("same_as", [])
+    return isinstance(same, list) and all(isinstance(x, str) and len(x) <= 32 for x in same)
 
 
 def latest_by_record(entries: list[dict]) -> dict[str, dict]:
@@ -392,9 +465,10 @@ class ProgressOverview:
             for record_id, title, latest, runs in self.rows
         )
         note = f"<p>{self.skipped} unreadable lines skipped.</p>" if self.skipped else ""
+        link = export_link_html(self.path) if self.entries else ""
         return text_safe(
             f'<div class="fm-root"><p>{escape(self.since())}</p><table><thead><tr><th>exercise</th><th>title</th><th>latest run</th><th>runs</th></tr></thead>'
-            f"<tbody>{body}</tbody></table>{note}</div>"
+            f"<tbody>{body}</tbody></table>{note}{link}</div>"
         )
 
 
@@ -437,9 +511,20 @@ def progress_overview(records: list[str] | None = None, path: Path | None = None
 
 
 def export_progress(out: Path, path: Path | None = None) -> dict:
-    """Write every logged run, every distinct solve and the latest of each exercise to one JSON file.
+    """Write every logged run, every distinct solve and the latest of each exercise to one JSON file (`export_data`)."""
+    data = export_data(path)
+    out.write_text(_export_text(data), encoding="utf-8")
+    return data
 
-    Each run lists its checks as ``{"check", "status", "reason"}``. Sources are kept
+
+def _export_text(data: dict) -> str:
+    return text_safe(json.dumps(data, ensure_ascii=False, indent=1)) + "\n"
+
+
+def export_data(path: Path | None = None) -> dict:
+    """Every logged run, every distinct solve and the latest of each exercise, as `export_progress` writes them.
+
+    Each run lists its checks as ``{"check", "status", "reason", "outcome"}`` (`outcomes`). Sources are kept
     once each, keyed by their sha256, so that a learner whose last run looped still
     hands in the passing code they had before (``latest[ID]["last_passing_sha256"]``).
     """
@@ -454,9 +539,15 @@ def export_progress(out: Path, path: Path | None = None) -> dict:
         statuses = e.get("statuses") if isinstance(e.get("statuses"), list) else []
         labels = e.get("checks") if isinstance(e.get("checks"), list) else []
         reasons = e.get("reasons") if isinstance(e.get("reasons"), list) else []
+        found = e.get("outcomes") if isinstance(e.get("outcomes"), list) else []
         attempt = {k: e.get(k) for k in ("record", "variant", "passed", "total", "time", "solve_sha256")}
         attempt["checks"] = [
-            {"check": labels[i] if i < len(labels) else None, "status": status, "reason": reasons[i] if i < len(reasons) else None}
+            {
+                "check": labels[i] if i < len(labels) else None,
+                "status": status,
+                "reason": reasons[i] if i < len(reasons) else None,
+                **({"outcome": found[i]} if i < len(found) and found[i] is not None else {}),
+            }
             for i, status in enumerate(statuses)
         ]
         if e.get("instructor"):
@@ -477,5 +568,30 @@ def export_progress(out: Path, path: Path | None = None) -> dict:
         "latest": latest,
         "skipped_lines": skipped,
     }
-    out.write_text(text_safe(json.dumps(data, ensure_ascii=False, indent=1)) + "\n", encoding="utf-8")
     return data
+
+
+EXPORT_LINK_BYTES = 8 * 1024 * 1024
+"""An export larger than this gets no download link (a notebook output that size slows the browser): the terminal command instead."""
+
+
+def export_link_html(path: Path | None = None) -> str:
+    """An "export everything" download link (a data: link of what ``failuremap-edu export`` writes); empty without runs.
+
+    For learners without a terminal (a hub whose terminal lacks the command, a
+    browser-only site): the browser saves the file into its downloads folder.
+    """
+    import base64
+    from html import escape
+
+    data = export_data(path)
+    if not data["attempts"]:
+        return ""
+    text = _export_text(data).encode("utf-8")
+    if len(text) > EXPORT_LINK_BYTES:
+        return (f'<p class="fm-muted">Your export is {len(text):,} bytes, too large for a link here: run '
+                "<code>failuremap-edu export</code> in a terminal and download the file it names.</p>")
+    name = f"failuremap-export-{file_tag(path)}.json"
+    href = "data:application/json;charset=utf-8;base64," + base64.b64encode(text).decode("ascii")
+    return (f'<p><a class="fm-download" download="{escape(name)}" href="{href}">⬇ Export everything (.json)</a> '
+            f'<span class="fm-muted">{len(data["attempts"])} runs: hand this file in to your instructor.</span></p>')

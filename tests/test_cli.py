@@ -434,7 +434,7 @@ def test_report_survives_lone_surrogates_and_shows_no_terminal_escape(tmp_path):
     code, out, err = cli("report", folder, "--with-code", "--html", tmp_path / "r.html")
     assert code == 2 and "Traceback" not in err
     assert err.splitlines() == [f"failuremap-edu: error: {folder}/evil-\\x1b[2J-\\x1b]52;c;SGVsbG8=\\x07.json: not JSON"]
-    assert out.startswith("Class report: 2 learners, 1 exercises, from 2 files")
+    assert out.startswith("Class report: 2 learners, 1 exercise, from 2 files")
     assert "\x1b" not in out and "\x07" not in out and "\\ud800bad-i" in out and "keeps \\ud800 order" in out
     assert "-- code of \\x1b[2J\\x1b]:" in out and "return '\\x1b[2J'" in out
     page = (tmp_path / "r.html").read_text(encoding="utf-8")
@@ -597,3 +597,68 @@ def test_check_sandbox_without_bubblewrap_is_one_line(capsys, solution, tmp_path
     code, out, err = run(capsys, "check", "FA-100786", solution(REFERENCE), "--sandbox")
     assert code == 2 and out == ""
     assert err == "failuremap-edu: error: --sandbox needs bubblewrap (the bwrap command), which is not installed here: apt-get install bubblewrap\n"
+
+
+def _log(home_dir: Path, statuses, actual=("a", ""), record="FA-1"):
+    from failuremap_edu._progress import log_run
+    from failuremap_edu._results import ErrorInfo, Observation, RunResult
+
+    observations = tuple(
+        Observation(i, f"check {i}", s, s == "pass", ("a", "b") if s == "pass" else actual if s == "fail" else None, ("a", "b"),
+                    error=ErrorInfo("Timeout", "slow") if s == "timeout" else None)
+        for i, s in enumerate(statuses)
+    )
+    log_run(RunResult(record, "yours", 1, observations, 1.0, "process"), "def solve(): pass\n", home_dir / ".local" / "share" / "failuremap_edu" / "progress.jsonl")
+
+
+def test_report_watch_rereads_the_logs_every_round(tmp_path, capsys, monkeypatch):
+    import time
+
+    homes = tmp_path / "home"
+    _log(homes / "ann", ("pass", "fail"))
+    _log(homes / "bob", ("pass", "fail"))
+    (homes / "cy").mkdir()
+    slept = []
+
+    def sleep(seconds):  # between rounds cy runs her first check
+        slept.append(seconds)
+        _log(homes / "cy", ("pass", "timeout"))
+
+    monkeypatch.setattr(time, "sleep", sleep)
+    assert main(["report", "--homes", str(homes / "*"), "--watch", "--watch-rounds", "2"]) == 0
+    out = capsys.readouterr().out
+    assert slept == [5.0] and "\x1b" not in out  # not a terminal: rounds printed one after the other
+    first, second = out.split("---- round 2\n")
+    assert first.startswith("---- round 1\nClass live view at ")
+    assert "FA-1: 2 started, 0 pass every check" in first and "1 of 3 homes have no progress log" in first
+    assert "FA-1: 3 started, 0 pass every check" in second and "homes have no progress log" not in second
+    assert "       2 learners return ('a', '') (value)" in second and "       1 learner time out" in second
+    assert "   1 check 0" in second and "3/3   pass" in second
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert main(["report", "--homes", str(homes / "*"), "--watch", "0.5", "--watch-rounds", "2"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("\x1b[H\x1b[2JClass live view") and out.count("\x1b[H\x1b[2J") == 2 and slept[-1] == 0.5  # redrawn in place
+
+
+def test_report_watch_waits_for_the_first_log_and_holds_100_learners(tmp_path, capsys, monkeypatch):
+    import time
+
+    monkeypatch.setattr(time, "sleep", lambda seconds: None)
+    homes = tmp_path / "home"
+    (homes / "ann").mkdir(parents=True)
+    assert main(["report", "--homes", str(homes / "*"), "--watch", "--watch-rounds", "1"]) == 0  # nobody started: it keeps watching
+    assert "no progress log in any of the 1 homes" in capsys.readouterr().out
+    for n in range(100):
+        _log(homes / f"learner{n:03}", ("pass", "fail" if n % 3 else "pass"), actual=("a", str(n % 2)))
+    assert main(["report", "--homes", str(homes / "*"), "--watch", "--watch-rounds", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "FA-1: 100 started, 34 pass every check" in out and " 34/100 pass" in out
+    assert "33 learners return ('a', '0') (value)" in out and "33 learners return ('a', '1') (value)" in out
+    assert len(out.splitlines()) < 15  # a glance: the groups, not the names
+    bad = tmp_path / "ids.csv"
+    bad.write_text("abc,Ann\n")
+    assert main(["report", "--homes", str(homes / "*"), "--watch", "--watch-rounds", "1", "--names", str(bad)]) == 2  # said once, not watched forever
+    assert "at least 6 characters" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stopped:
+        main(["report", "--homes", str(homes / "*"), "--watch", "0", "--watch-rounds", "1"])
+    assert stopped.value.code == 2 and "must be a positive number of seconds" in capsys.readouterr().err

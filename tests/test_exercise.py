@@ -368,3 +368,34 @@ def test_a_download_in_the_browser_site_says_how_to_check_it_there_and_elsewhere
     assert lines[2].startswith("# on a machine with failuremap-edu installed: failuremap-edu check records/TR-000101.json ")
     assert lines[2].endswith("(download records/TR-000101.json from the site's file browser first)")
     assert "/drive" not in py and "check again with:" not in py
+
+
+def _like_the_attempt(text, stops):  # the record's attempt, as a learner might write it
+    hold = max([len(s) - 1 for s in stops if s] or [0])
+    return (text[:-hold] if hold else text, text[-hold:] if hold else "")
+
+
+def _lists_instead_of_tuples(text, stops):
+    return list(reference(text, stops))
+
+
+def test_a_run_logs_where_yours_returns_what_the_attempt_returns(tmp_path, monkeypatch):
+    """Computed in the learner's kernel when the run is logged: the replays come first, then the log line."""
+    from failuremap_edu._progress import read_progress
+
+    log = tmp_path / "progress.jsonl"
+    monkeypatch.setenv("FAILUREMAP_PROGRESS", str(log))
+    ex = Exercise("FA-100786", timeout=0.5)
+    ex.check(_like_the_attempt)
+    (entry,), _ = read_progress(log)
+    broken, attempt = ex.replays(1)
+    failing = [i for i, s in enumerate(entry["statuses"]) if s != "pass"]
+    assert failing and failing == [o.index for o in attempt.observations if o.status == "fail"]
+    assert all("attempt" in entry["outcomes"][i]["same_as"] for i in failing)
+    assert all(entry["outcomes"][i] is None for i, s in enumerate(entry["statuses"]) if s == "pass")
+    download = json.loads(next(text for name, text in ex.export_files().items() if name.endswith("-results.json")))
+    assert download["outcomes"] == [entry["outcomes"]]  # the panel's results file carries them too
+    ex.check(_lists_instead_of_tuples)
+    entries, _ = read_progress(log)
+    latest = entries[-1]
+    assert latest["reasons"] == ["type"] * 6 and all(o["same_as"] == [] and o["repr"].startswith("[") for o in latest["outcomes"])

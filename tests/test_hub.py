@@ -164,3 +164,76 @@ def test_the_start_here_link_opens_the_overview(hub, course):
         assert all(re.search(rf"^{r}\s+not started\s+0$", overview, re.M) for r in RECORDS), overview
     finally:
         learner.close()
+
+
+CLASS = {  # issue 22: six learners, different mistakes (FA-100786), their homes read by report --homes
+    "class0": ["attempt"],
+    "class1": ["attempt"],
+    "class2": ["lists"],
+    "class3": ["loop"],
+    "class4": ["reference"],
+    "class5": ["attempt", "reference"],  # passes at the second run
+}
+
+
+def _report(hub, *args: str) -> str:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "failuremap_edu", "report", "--homes", str(hub.homes / "class*"), *args],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    return done.stdout
+
+
+def test_the_class_report_and_live_view_over_the_learners_homes(hub, course):
+    from pathlib import Path
+
+    repo, links = course
+    first_done, go_on = threading.Barrier(len(CLASS) + 1), threading.Barrier(len(CLASS) + 1)
+
+    def solve(name: str, plan: list[str]) -> list[str]:
+        learner = hubkit.Learner(hub, name)
+        try:
+            _, attempt = open_exercise(learner, links["FA-100786.ipynb"], "FA-100786", repo)
+            cells = {"attempt": attempt, "lists": hubkit.with_body(attempt, "    return [text, '']"),
+                     "loop": loop_cell(attempt), "reference": hubkit.reference_cell("FA-100786", name, attempt)}
+            summaries = []
+            for n, step in enumerate(plan + [None] * (2 - len(plan))):
+                if step is not None:
+                    summaries.append(learner.execute(cells[step]).summary)
+                if n == 0:
+                    first_done.wait(timeout=900)
+                    go_on.wait(timeout=900)
+            return summaries
+        except BaseException as exc:
+            first_done.abort()
+            go_on.abort()
+            raise AssertionError(f"{name}: {exc!r}; steps so far: {learner.steps}") from exc
+        finally:
+            learner.close()
+
+    with ThreadPoolExecutor(len(CLASS)) as pool:
+        futures = {name: pool.submit(solve, name, plan) for name, plan in CLASS.items()}
+        first_done.wait(timeout=900)
+        live = _report(hub, "--watch", "--watch-rounds", "1")  # the live view, during the session
+        go_on.wait(timeout=900)
+        summaries = {name: f.result() for name, f in futures.items()}
+    assert summaries["class4"] == ["6/6 checks pass"] and summaries["class5"][1] == "6/6 checks pass", summaries
+
+    assert "FA-100786: 6 started, 1 pass every check" in live, live
+    assert "       3 learners return what the attempt returns (('hel', 'lo<st'))" in live, live  # class5 has not fixed it yet
+
+    folder = Path(urlsplit(repo).path).parent / "fm-course"
+    out = _report(hub, "--workshop", str(folder))
+    lines = out.splitlines()
+    assert lines[0] == "Class report: 6 learners, 1 of 2 exercises started, from 6 files", out
+    assert "FA-100061: nobody started it" in lines
+    headline = next(line for line in lines if line.startswith("FA-100786: "))
+    assert headline.startswith("FA-100786: 6 learners ran it (7 runs); 2 reached every check passing (median 1.5 runs); stuck: "), out
+    start = lines.index("  Check 1 (partial marker held), the same mistake:")
+    assert lines[start + 1].startswith("    3 learners return what the attempt returns (('hel', 'lo<st')), 2 of them still stuck: "), out
+    assert lines[start + 2].startswith("    1 learner return ['hello<st', ''] (type): "), out
+    assert lines[start + 3].startswith("    1 learner time out: "), out
+    assert lines[start + 4].startswith("    Why the attempt fails: Holding a fixed maximum marker length"), out
+    assert "learner class" not in out  # the reference cells are marked with the learner's name: no code without --with-code

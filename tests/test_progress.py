@@ -204,11 +204,14 @@ def test_export_keeps_every_distinct_solve_and_labels_each_status(tmp_path):
         assert sha == __import__("hashlib").sha256(source.encode()).hexdigest()
     latest = data["latest"]["FA-100786"]
     assert latest["solve_source"] == LOOPING and data["sources"][latest["last_passing_sha256"]] == PASSING
-    assert data["attempts"][0]["checks"] == [
+    first = [{k: v for k, v in c.items() if k != "outcome"} for c in data["attempts"][0]["checks"]]
+    assert first == [
         {"check": "check 0", "status": "fail", "reason": "type"},
         {"check": "check 1", "status": "error", "reason": "KeyError"},
     ]
-    assert data["attempts"][3]["checks"][1] == {"check": "check 1", "status": "timeout", "reason": "Timeout"}
+    assert data["attempts"][0]["checks"][1]["outcome"] == {"status": "error", "value": None, "repr": "KeyError", "same_as": []}
+    assert "outcome" not in data["attempts"][1]["checks"][0]  # a pass has none
+    assert {k: v for k, v in data["attempts"][3]["checks"][1].items() if k != "outcome"} == {"check": "check 1", "status": "timeout", "reason": "Timeout"}
     assert "solve_source" not in data["attempts"][0] and "statuses" not in data["attempts"][0]
 
 
@@ -322,3 +325,51 @@ def test_a_first_line_without_an_id_is_kept_a_new_id_is_appended_and_the_run_say
         assert lines[:2] == [damaged, entry] and json.loads(lines[2])["learner"] == new  # nothing lost
         assert log_run(run_result(["pass"]), PASSING, log) is None and learner_id(log) == new  # said once; the id stays
         assert [e["passed"] for e in read_progress(log)[0]] == [1, 0, 1]
+
+
+def test_outcomes_name_the_implementation_whose_value_equals_yours_decided_on_values(tmp_path):
+    from failuremap_edu._progress import OUTCOME_REPR, outcomes
+
+    long = "x" * 500
+    def one(value, solver="yours", status="fail"):
+        return RunResult("FA-1", solver, 1, (Observation(0, "c", status, status == "pass", value, ("a", "b")),), 1.0, "process")
+
+    attempt, broken = one(("a", ""), "attempt"), one(long + "1", "broken")
+    (same,) = outcomes(one(("a", "")), (broken, attempt))
+    assert same["same_as"] == ["attempt"] and same["repr"] == "('a', '')" and len(same["value"]) == 16
+    assert outcomes(one(["a", ""]), (broken, attempt))[0]["same_as"] == []  # a list is not the attempt's tuple
+    (near,) = outcomes(one(long + "2"), (broken, attempt))  # the same clipped text, another value
+    assert near["same_as"] == [] and len(near["repr"]) <= OUTCOME_REPR and near["repr"] == outcomes(one(long + "1"))[0]["repr"]
+    assert near["value"] != outcomes(one(long + "1"))[0]["value"]
+    assert outcomes(one(long + "1"), (broken, attempt))[0]["same_as"] == ["broken"]
+    assert outcomes(one(("a", "b"), status="pass"), (attempt,)) == [None]
+    log = tmp_path / "p.jsonl"
+    log_run(one(("a", "")), PASSING, log, replays=(broken, attempt))
+    (entry,), _ = read_progress(log)
+    assert entry["outcomes"] == [same]
+    good = json.loads(log.read_text().splitlines()[-1])
+    with open(log, "a", encoding="utf-8") as fh:
+        for bad in ("yes", ["fail"], [{"status": "fail", "value": 3}], [{"status": "fail", "repr": "x" * 10_000}], [{"status": "odd"}],
+                    [{"status": "fail", "same_as": "attempt"}]):
+            fh.write(json.dumps({**good, "outcomes": bad}) + "\n")
+    assert read_progress(log) == ([good], 6)  # wrong-shaped outcomes: the line is unreadable
+
+
+def test_the_overview_has_an_export_everything_link(tmp_path):
+    import base64
+    import html
+
+    from failuremap_edu import progress_overview
+    from failuremap_edu._progress import export_data
+
+    log = tmp_path / "progress.jsonl"
+    assert "Export everything" not in progress_overview(path=log)._repr_html_()  # nothing to hand in yet
+    assert not log.exists()  # and showing the overview made no log
+    log_run(run_result(["pass", "fail"]), PASSING, log)
+    page = progress_overview(path=log)._repr_html_()
+    found = re.search(r'<a class="fm-download" download="(failuremap-export-[0-9a-f]{6}-\d{8}-\d{6}\.json)" href="data:application/json;charset=utf-8;base64,([^"]+)">⬇ Export everything', page)
+    assert found and found.group(1).startswith(f"failuremap-export-{learner_id(log)[:6]}-")
+    data = json.loads(base64.b64decode(html.unescape(found.group(2))))
+    expected = export_data(log)
+    assert {k: v for k, v in data.items() if k != "exported"} == {k: v for k, v in expected.items() if k != "exported"}
+    assert len(data["attempts"]) == 1 and data["sources"] == {__import__("hashlib").sha256(PASSING.encode()).hexdigest(): PASSING}

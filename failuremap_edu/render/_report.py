@@ -17,10 +17,10 @@ from html import escape
 
 from ._style import MISSING_STYLE, STATUS_STYLE
 from ._text import terminal_safe
-from .._report import ClassReport, ExerciseStats
+from .._report import CheckStats, ClassReport, ExerciseStats, Group
 from .._values import clip, text_safe
 
-__all__ = ["HEATMAP_CHECKS", "HEATMAP_LEARNERS", "TABLE_ROWS", "heatmap_figure", "report_page", "report_text"]
+__all__ = ["HEATMAP_CHECKS", "HEATMAP_LEARNERS", "TABLE_ROWS", "heatmap_figure", "report_page", "report_text", "watch_text"]
 
 _NOT_RUN = MISSING_STYLE[0]
 _SHOWN_STUCK = 8
@@ -47,27 +47,88 @@ def _names(names, limit: int = _SHOWN_STUCK) -> str:
     return shown + (f" +{len(names) - limit} more" if len(names) > limit else "")
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _median(value: float | None, of: int, reached: int) -> str:
+    """The median and, when it leaves learners out, how many it covers: ``1.5 (2 of 3)``."""
+    if value is None:
+        return "—" if not reached else f"— (0 of {reached})"
+    return _runs(value) + (f" ({of} of {reached})" if of < reached else "")
+
+
 def _headline(e: ExerciseStats) -> str:
-    text = f"{e.record}: {e.learners} learner{'s' if e.learners != 1 else ''} ran it ({e.runs} runs); {e.reached_pass} reached every check passing"
+    if not e.learners:
+        return f"{e.record}: nobody started it"
+    text = f"{e.record}: {_plural(e.learners, 'learner')} ran it ({e.runs} runs); {e.reached_pass} reached every check passing"
     if e.median_runs_to_pass is not None:
-        text += f" (median {_runs(e.median_runs_to_pass)} runs)"
+        text += f" (median {_runs(e.median_runs_to_pass)} runs"
+        text += f", over {e.median_of} of those {e.reached_pass})" if e.median_of < e.reached_pass else ")"
+    elif e.reached_pass:
+        text += " (no median: they handed in only panel snapshots)"
     return text + (f"; stuck: {_names(e.stuck)}" if e.stuck else "; nobody stuck")
+
+
+MEDIAN_NOTE = (
+    "A median shown as \"1.5 (2 of 3)\" covers 2 of the 3 learners who passed: the others handed in only the panel's "
+    "results file, a snapshot that does not say how many runs it took (a progress log or an export does)."
+)
+
+
+def _covers_less(report: ClassReport) -> bool:
+    return any(e.median_of < e.reached_pass or any(c.median_of < c.reached_pass for c in e.checks) for e in report.exercises)
+
+
+def _group_text(g: Group) -> str:
+    still = "" if g.stuck == len(g.learners) else ", all of them pass it since" if not g.stuck else f", {g.stuck} of them still stuck"
+    return f"{_plural(len(g.learners), 'learner')} {g.text}{still}"
+
+
+def _summary(report: ClassReport) -> str:
+    if report.listed:
+        exercises = f"{report.started} of {len(report.exercises)} exercises started"
+    else:
+        exercises = _plural(len(report.exercises), "exercise")
+    return f"{_plural(len(report.learners), 'learner')}, {exercises}, from {_plural(report.files, 'file')}"
+
+
+def _teaching_lines(e: ExerciseStats, c: CheckStats) -> list[tuple[str, str]]:
+    """(implementation, its teaching text) for each implementation a group of this check is named after."""
+    named = []
+    for g in c.groups:
+        for name in g.kind.split("+"):
+            if name in e.teaching and name not in named:
+                named.append(name)
+    return [(name, e.teaching[name]) for name in named]
 
 
 def report_text(report: ClassReport) -> str:
     """For the terminal: one block per exercise, one row per check."""
-    lines = [f"Class report: {len(report.learners)} learners, {len(report.exercises)} exercises, from {report.files} file{'s' if report.files != 1 else ''}"]
+    lines = [f"Class report: {_summary(report)}"]
+    lines += [terminal_safe(note, 400) for note in report.notes]
+    if _covers_less(report):
+        lines.append(MEDIAN_NOTE)
     for e in report.exercises:
         lines += ["", terminal_safe(_headline(e), 400)]
+        if not e.checks:
+            continue
         lines.append(f"  {'#':>2}  {'check':<34}  {'passed':>7}  {'median runs':>11}  {'most common reasons':<30}  stuck")
         for c in e.checks:
             lines.append(
                 terminal_safe(
                     f"  {c.index + 1:>2}  {clip(c.label, 34, one_line=True):<34}  {f'{c.reached_pass}/{c.learners}':>7}  "
-                    f"{_runs(c.median_runs_to_pass):>11}  {clip(_reasons(c.reasons), 30):<30}  {_names(c.stuck, 4) or '—'}",
+                    f"{_median(c.median_runs_to_pass, c.median_of, c.reached_pass):>11}  {clip(_reasons(c.reasons), 30):<30}  {_names(c.stuck, 4) or '—'}",
                     400,
                 )
             )
+        for c in e.checks:
+            if not c.groups:
+                continue
+            lines.append(terminal_safe(f"  Check {c.index + 1} ({clip(c.label, 60, one_line=True)}), the same mistake:", 400))
+            lines += [terminal_safe(f"    {_group_text(g)}: {_names(g.learners, 6)}", 400) for g in c.groups]
+            for name, text in _teaching_lines(e, c):
+                lines.append(terminal_safe(f"    Why {_IMPL.get(name, name)} fails: {clip(text, 300, one_line=True)}", 400))
         if report.with_code:
             for name, source in sorted(e.code.items()):
                 lines += [terminal_safe(f"  -- code of {name}:", 400)] + ["    " + line for line in terminal_safe(source, 20_000).splitlines()]
@@ -85,13 +146,25 @@ pre { background: #f6f6f6; padding: .6em; overflow-x: auto; }
 """
 
 
+_IMPL = {"attempt": "the attempt", "broken": "the broken implementation"}
+
+
+def _groups_html(e: ExerciseStats, c: CheckStats) -> str:
+    items = "".join(f"<li>{escape(_group_text(g))}: {escape(_names(g.learners, 12))}</li>" for g in c.groups)
+    why = "".join(f"<p><b>Why {escape(_IMPL.get(name, name))} fails:</b> {escape(text)}</p>" for name, text in _teaching_lines(e, c))
+    return f"<h3>Check {c.index + 1}: {escape(c.label)}, the same mistake</h3><ul>{items}</ul>{why}"
+
+
 def report_page(report: ClassReport, title: str = "Class report") -> str:
-    """A standalone HTML page: the headline, the heatmap, and a table per exercise."""
+    """A standalone HTML page: the headline, the heatmap, a table per exercise, and its groups of the same mistake."""
     parts = [
         f"<h1>{escape(title)}</h1>",
-        f"<p>{len(report.learners)} learners, {len(report.exercises)} exercises, from {report.files} files. "
+        f"<p>{escape(_summary(report))}. "
         "Learners are shown by the pseudonymous id of their progress log.</p>",
     ]
+    parts += [f"<p>{escape(note)}</p>" for note in report.notes]
+    if _covers_less(report):
+        parts.append(f"<p>{escape(MEDIAN_NOTE)}</p>")
     if report.problems:
         items = "".join(f"<li>{escape(p)}</li>" for p in report.problems)
         parts.append(f'<div class="problems"><p>Files that could not be used:</p><ul>{items}</ul></div>')
@@ -106,7 +179,7 @@ def report_page(report: ClassReport, title: str = "Class report") -> str:
         more = len(e.checks) - TABLE_ROWS
         rows = "".join(
             f"<tr><td class=n>{c.index + 1}</td><td>{escape(c.label)}</td><td class=n>{c.reached_pass}/{c.learners}</td>"
-            f"<td class=n>{escape(_runs(c.median_runs_to_pass))}</td><td>{escape(_reasons(c.reasons))}</td>"
+            f"<td class=n>{escape(_median(c.median_runs_to_pass, c.median_of, c.reached_pass))}</td><td>{escape(_reasons(c.reasons))}</td>"
             f"<td>{escape(', '.join(c.stuck)) or '—'}</td></tr>"
             for c in e.checks[:TABLE_ROWS]
         )
@@ -115,7 +188,9 @@ def report_page(report: ClassReport, title: str = "Class report") -> str:
         parts.append(
             f"<h2>{escape(e.record)}</h2><p>{escape(_headline(e))}</p><table><thead><tr><th>#</th><th>check</th><th>passed</th>"
             f"<th>median runs to pass</th><th>most common reasons</th><th>stuck</th></tr></thead><tbody>{rows}</tbody></table>"
+            if e.checks else f"<h2>{escape(e.record)}</h2><p>{escape(_headline(e))}</p>"
         )
+        parts += [_groups_html(e, c) for c in e.checks[:TABLE_ROWS] if c.groups]
         if report.with_code:
             parts += [f"<h3>Code of {escape(name)}</h3><pre>{escape(source)}</pre>" for name, source in sorted(e.code.items())]
     return text_safe(
@@ -174,6 +249,10 @@ def heatmap_figure(report: ClassReport):
     axes = fig.subplots(len(heights), 1, squeeze=False, gridspec_kw={"height_ratios": heights})[:, 0]
     for ax, (e, rows) in zip(axes, drawn):
         checks = e.checks[:rows]
+        if not checks:  # an exercise of the workshop nobody started
+            ax.set_axis_off()
+            ax.set_title(terminal_safe(clip(e.record, 80), 120) + ": nobody started it", fontsize=9, loc="left", parse_math=False)
+            continue
         grid = [[order.index(cell) if cell in order else len(order) for cell in c.cells[:HEATMAP_LEARNERS]] for c in checks]
         ax.imshow(grid, cmap=cmap, vmin=0, vmax=len(colours) - 1, aspect="auto", interpolation="nearest")
         ax.set_yticks(range(len(checks)))
@@ -195,3 +274,26 @@ def _png(fig) -> bytes:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=110)
     return buffer.getvalue()
+
+
+WATCH_GROUPS = 3
+"""Groups of the same mistake shown per check in the live view."""
+
+
+def watch_text(report: ClassReport, when: str = "") -> str:
+    """The live view (``report --watch``): per exercise and check, who started, who passes, the largest groups.
+
+    Short by design (a projector, a glance during the session): one line per check,
+    one line per group, every learner file read as the report reads it.
+    """
+    lines = [f"Class live view{(' at ' + when) if when else ''}: {_summary(report)}"]
+    lines += [terminal_safe(note, 300) for note in report.notes]
+    for e in report.exercises:
+        if not e.learners:
+            lines.append(terminal_safe(f"{e.record}: nobody started it", 300))
+            continue
+        lines.append(terminal_safe(f"{e.record}: {e.learners} started, {e.reached_pass} pass every check", 300))
+        for c in e.checks[:TABLE_ROWS]:
+            lines.append(terminal_safe(f"  {c.index + 1:>2} {clip(c.label, 40, one_line=True):<40} {c.reached_pass:>3}/{c.learners:<3} pass", 300))
+            lines += [terminal_safe(f"       {clip(_group_text(g), 100, one_line=True)}", 300) for g in c.groups[:WATCH_GROUPS]]
+    return "\n".join(lines)
