@@ -285,6 +285,82 @@ def read_names(path: str | os.PathLike) -> dict[str, str]:
     return names
 
 
+_STATUS = {"enum": list(STATUSES)}
+_TEXT = {"type": ["string", "null"]}
+HANDIN_SCHEMAS = {
+    "export": {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "export (what failuremap-edu export writes)",
+        "type": "object",
+        "required": ["attempts"],
+        "properties": {
+            "learner": {"type": "string"},
+            "attempts": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["record"],
+                    "anyOf": [{"required": ["checks"]}, {"required": ["statuses"]}],
+                    "properties": {
+                        "record": {"type": "string", "minLength": 1},
+                        "variant": {"type": ["integer", "null"]},
+                        "time": _TEXT,
+                        "solve_sha256": _TEXT,
+                        "instructor": {"type": "boolean"},
+                        "statuses": {"type": "array", "items": _STATUS},
+                        "checks": {
+                            "type": "array",
+                            "items": {"type": "object", "required": ["status"], "properties": {"status": _STATUS, "check": _TEXT, "reason": _TEXT}},
+                        },
+                    },
+                },
+            },
+            "sources": {"type": "object", "additionalProperties": {"type": "string"}},
+            "latest": {"type": "object"},
+        },
+    },
+    "download": {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "results download (from the exercise panel)",
+        "type": "object",
+        "required": ["record", "runs"],
+        "properties": {
+            "record": {"type": "string", "minLength": 1},
+            "learner": {"type": "string"},
+            "solve": _TEXT,
+            "outcomes": {"type": "array"},
+            "runs": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["observations"],
+                    "properties": {
+                        "variant": {"type": ["integer", "null"]},
+                        "observations": {
+                            "type": "array",
+                            "items": {"type": "object", "required": ["status"], "properties": {"status": _STATUS, "check": _TEXT}},
+                        },
+                    },
+                },
+            },
+        },
+    },
+}
+"""The two hand-in formats, as JSON Schemas: `read_results` validates a file with `jsonschema` before reading it,
+so a file of the wrong shape is one line naming where it is wrong, and the formats are written down."""
+
+
+def _check_shape(kind: str, data: Any) -> None:
+    """Raise ValueError naming the first place where `data` is not a `kind` (export or download)."""
+    import jsonschema
+
+    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(HANDIN_SCHEMAS[kind]).iter_errors(data))
+    if error is not None:
+        where = "/".join(map(str, error.absolute_path)) or "the top"
+        message = error.message if len(error.message) <= 160 else error.message[:159] + "…"
+        raise ValueError(f"not a valid failuremap_edu {HANDIN_SCHEMAS[kind]['title'].split(' (')[0]}: at {where}: {message}")
+
+
 def read_results(path: Path) -> Handin:
     """One handed-in file. Raises ValueError with a short reason when it is not ours or unreadable."""
     if path.suffix == ".jsonl":
@@ -303,10 +379,13 @@ def read_results(path: Path) -> Handin:
         if _looks_like_log(path):
             return _from_log(path)
         raise ValueError("not JSON") from None
+    kind = "export" if isinstance(data, dict) and "attempts" in data else "download" if isinstance(data, dict) and "runs" in data and "record" in data else None
+    if kind is not None:
+        _check_shape(kind, data)  # one line naming where the file is wrong
     try:
-        if isinstance(data, dict) and isinstance(data.get("attempts"), list):
+        if kind == "export":
             return _from_export(path, data)
-        if isinstance(data, dict) and isinstance(data.get("record"), str) and isinstance(data.get("runs"), list):
+        if kind == "download":
             return _from_download(path, data)
         if isinstance(data, dict) and (str(data.get("log", "")).startswith("failuremap_edu progress") or isinstance(data.get("statuses"), list)):
             return _from_log(path)  # a progress log of one line

@@ -154,7 +154,7 @@ def test_bad_files_are_one_line_each_and_the_rest_is_reported(klass, capsys):
     assert len(lines) == 5 and all(line.startswith("failuremap-edu: error: ") for line in lines)
     assert f"{folder / 'notes.json'}: not a failuremap_edu results download or export" in err
     assert f"{folder / 'half.json'}: not JSON" in err and f"{folder / 'binary.json'}: not JSON" in err
-    assert f"{folder / 'wrong.json'}: a failuremap_edu file with fields of the wrong type" in err
+    assert f"{folder / 'wrong.json'}: not a valid failuremap_edu export: at attempts/0/checks: 3 is not of type 'array'" in err
     assert f"{folder / 'missing.json'}: cannot read" in err and "Traceback" not in err
     assert out.startswith("Class report: 4 learners")
 
@@ -433,3 +433,40 @@ def test_groups_come_through_exports_and_downloads_and_wrong_ones_are_dropped(tm
     (tmp_path / "in" / "cy.json").write_text(json.dumps(data))
     (e,) = build_report([tmp_path / "in"]).exercises
     assert [(g.kind, len(g.learners)) for g in e.checks[1].groups] == [("attempt", 2), ("reason", 1)]  # cy's outcome had the wrong shape
+
+
+@pytest.mark.parametrize(
+    "data, where",
+    [
+        ({"attempts": [{"record": "FA-100786", "statuses": ["pass", "maybe"]}]}, "at attempts/0/statuses/1: 'maybe' is not one of"),
+        ({"attempts": [{"record": "FA-100786", "variant": True, "statuses": ["pass"]}]}, "at attempts/0/variant: True is not of type"),
+        ({"attempts": [{"record": "", "statuses": []}]}, "at attempts/0/record:"),
+        ({"attempts": [{"record": "FA-100786"}]}, "at attempts/0:"),
+        ({"record": "FA-100786", "runs": [{"observations": [{"check": 3, "status": "pass"}]}]}, "at runs/0/observations/0/check: 3 is not of type"),
+        ({"record": "FA-100786", "runs": "all"}, "at runs: 'all' is not of type 'array'"),
+    ],
+)
+def test_a_handin_of_the_wrong_shape_is_one_line_naming_where(tmp_path, data, where):
+    """Validated against the formats' JSON Schemas: the line says where the file is wrong, not only that it is."""
+    from failuremap_edu._report import read_results
+
+    path = tmp_path / "handin.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ValueError) as info:
+        read_results(path)
+    assert where in str(info.value) and "\n" not in str(info.value)
+
+
+def test_the_handin_schemas_accept_what_the_panel_and_export_write(klass):
+    """Every file the class fixture handed in (real downloads and exports) is valid against the schemas."""
+    import jsonschema
+
+    from failuremap_edu._report import HANDIN_SCHEMAS
+
+    folder, _ = klass
+    files = sorted(Path(folder).rglob("*.json"))
+    assert files
+    for path in files:
+        data = json.loads(path.read_text())
+        kind = "export" if "attempts" in data else "download"
+        jsonschema.validate(data, HANDIN_SCHEMAS[kind])
