@@ -220,7 +220,15 @@ def test_diff_never_raises_and_is_empty_exactly_when_equal_with_same_types(a, b)
 @settings(max_examples=200, deadline=None)
 @given(json_like)
 def test_a_value_never_differs_from_itself(a):
+    """Not only at the top, where equal values are a shortcut: beside a sibling that differs, inside a
+    list and a dict, the walker goes through `a` and its copy and must find only the sibling."""
+    import copy
+
     assert diff(a, a).equal
+    inside_list = diff([a, 0], [copy.deepcopy(a), 1])
+    assert [(d.path, d.kind) for d in inside_list.differences] == [("[1]", "value")], inside_list.differences
+    inside_dict = diff({"k": a, "x": "a"}, {"k": copy.deepcopy(a), "x": "b"})
+    assert [d.path for d in inside_dict.differences] == ["['x']"], inside_dict.differences
 
 
 @settings(max_examples=200, deadline=None)
