@@ -63,6 +63,13 @@ class Observation(Shown):
     expected: Any = None
     call: str = ""
     """The call to solve as it happened, e.g. ``solve('hello<st', ['<stop>'])``."""
+    compared: str = ""
+    """The expression the check compares, as the fixture writes it with this run's values filled in
+    (``solve(5, pad=1)[-1]``, ``solve(1, warmup=4)[0] > 0``); "" when it compares solve's return value
+    itself, which `call` already names."""
+    returned: tuple = ()
+    """When `compared` is set: (call, value) for each call of solve in the check, in the order they
+    were entered: what solve itself returned, beside the compared value. Empty when not known."""
     site: int = -1
     """Index of the CheckSite (the source line) this check came from."""
     lineno: int = 0
@@ -77,6 +84,29 @@ class Observation(Shown):
 
     def __repr__(self) -> str:
         return f"Observation({self.index}, {self.check!r}, {self.status})"
+
+    @property
+    def expression(self) -> str:
+        """What the check compares, for every display: the expression, or the call when it compares the return value."""
+        return self.compared or self.call
+
+    @property
+    def compares_return(self) -> bool:
+        """Whether the compared value is what solve returned (a bare call): only then may a display say "returns"."""
+        return not self.compared
+
+    def shown_returns(self) -> tuple:
+        """(call, value) of what solve returned, when that adds something to the compared value (else ())."""
+        if not self.compared or not self.returned:
+            return ()
+        if len(self.returned) == 1 and self.status in (PASS, FAIL):
+            value = self.returned[0][1]
+            try:
+                if type(value) is type(self.actual) and bool(value == self.actual):
+                    return ()  # the check compares solve's result itself (through a walrus, say)
+            except BaseException:  # noqa: BLE001 - a hostile __eq__: show both
+                pass
+        return self.returned
 
     def to_json(self) -> dict:
         """This check in the schema the README documents under "`check --json` schema"."""

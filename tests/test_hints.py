@@ -14,7 +14,7 @@ def test_ladder_points_at_the_check_that_isolates_the_attempts_own_mistake(pairs
     hints = hint_ladder(pairs, replay(pairs, "attempt"), replay(pairs, "broken"))
     assert [(h.title, h.text) for h in hints[:2]] == [
         ("Where to look first",
-         "Start with the check 'same text distinct IDs' (broken passes it, so it shows the attempt's own mistake): "
+         "Start with the check 'same text distinct IDs' (the broken version gets this one right, so here only the attempt's own mistake shows): "
          "solve([['a1', 'same', 1], ['b1', 'same', 0]]) should return ['a1', 'b1']."),
         ("What the attempt does there", "There the attempt returns None. Why: expected a list, got None." + TRACE),
     ]
@@ -29,8 +29,8 @@ def test_without_broken_the_first_failing_check_comes_first(pairs):
 
 def test_ladder_without_a_run_uses_the_recorded_observations(pairs):
     hints = hint_ladder(pairs, None)
-    assert hints[0].text == "Start with the check 'replay same id': it should return ['a1', 'b1']."
-    assert hints[1].text == "There the attempt returns ['a1', 'a1']. At [1]: expected 'b1', got 'a1'." + TRACE
+    assert hints[0].text == "Start with the check 'replay same id': the expected value is ['a1', 'b1']."
+    assert hints[1].text == "There the attempt gives ['a1', 'a1']. At [1]: expected 'b1', got 'a1'." + TRACE
 
 
 def test_errors_and_timeouts_say_what_happened(pairs):
