@@ -60,6 +60,15 @@ def _html(body: str) -> str:
     return f'<div class="fm-root">{body}</div>'
 
 
+def status_line(e: Exercise) -> str:
+    """The panel's first line, short: a mark, `K/N checks pass`, and when a re-run changed nothing, that it ran."""
+    mark = ""
+    if not e.running and not e.message and e.runs:
+        mark = "✓ " if all(r.passed for r in e.runs) else "✗ "
+    again = f' <span class="fm-rerun">· {escape(e.rerun_note)}</span>' if e.rerun_note and not e.running else ""
+    return f'<p class="fm-summary">{mark}{escape(e.summary())}{again}</p>'
+
+
 class Panel:
     """The widgets. They mirror an Exercise's state and forward clicks to it."""
 
@@ -79,6 +88,7 @@ class Panel:
         )
         self.rerun = w.Button(description="Run checks again", icon="refresh", tooltip="Run the checks on your current solve", layout=auto)
         self.status = w.HTML()
+        self.mistake = w.HTML()
         self.checks = w.HTML()
         self.downloads = w.HTML()
         self.compare = w.HTML()
@@ -106,10 +116,11 @@ class Panel:
         self.root = w.VBox(
             [
                 w.HTML(f"<style>{CSS}</style>"),
+                self.status,  # first: after Shift+Enter JupyterLab scrolls to the next cell, and this line stays in view
                 self.header,
                 *presenter,
                 w.HBox(controls),
-                self.status,
+                self.mistake,
                 self.checks,
                 self.downloads,
                 heading("Compared with the record's broken and attempt"),
@@ -164,7 +175,8 @@ class Panel:
         if self.variant.value != e.variant:
             self.variant.value = e.variant
         self.rerun.disabled = e.running or e.solve is None
-        self.status.value = _html(f'<p class="fm-summary">{escape(e.summary())}</p>')
+        self.status.value = _html(status_line(e))
+        self.mistake.value = _html(f'<p class="fm-note">{escape(e.mistake)}</p>') if e.mistake and not e.running else ""
         runs = e.partial if e.running else e.runs
         self.checks.value = checks_html(runs, expand=e.expanded, missing_return=e.missing_return) if runs else ""
         self.downloads.value = "" if e.running or not e.runs else self._download_links()

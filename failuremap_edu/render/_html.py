@@ -19,7 +19,7 @@ from .._records import Record
 from .._patterns import pattern
 from ._grid import GRID_CSS, picture_html
 from ._text import RETURNED_LIMIT, expected_text, expression_label, first_reason, outcome_text, printed_summary, run_notes, story_sentences, visible
-from .._results import FAIL, PASS, CallResult, Observation, RunResult, check_labels
+from .._results import FAIL, PASS, CallResult, Observation, RunResult, check_labels, repeated_failures
 from .._values import safe_repr
 from ._style import STATUS_CSS, STATUS_SYMBOLS
 
@@ -61,7 +61,7 @@ CSS = """
 .fm-root .fm-stale{display:none;font-weight:600;padding:4px 6px;border:2px solid #9a6700}
 .jupyter-widgets-disconnected .fm-root .fm-stale{display:block}
 .fm-root .fm-hint{font-style:italic}
-.fm-root .fm-note,.fm-root .fm-hints li,.fm-root .fm-message{white-space:pre-wrap}
+.fm-root .fm-note,.fm-root .fm-hints li,.fm-root .fm-summary,.fm-root .fm-message{white-space:pre-wrap}
 .fm-root .fm-pattern{margin:2px 0;font-weight:600}
 .fm-root details>summary{cursor:pointer}
 """ + GRID_CSS
@@ -284,18 +284,31 @@ def checks_html(runs: Sequence[RunResult], budget: Budget | None = None, css: bo
     """Each check as a foldable row (open when it did not pass, or all with `expand`); for the exercise panel."""
     budget = budget or Budget()
     parts = []
-    for run in runs:
+    repeats = repeated_failures(runs) if len(runs) > 1 else {}
+    occurs: dict[tuple[int, int], list[int]] = {}
+    for (r, _), first in repeats.items():
+        occurs.setdefault(first, [runs[first[0]].variant]).append(runs[r].variant)
+    for r, run in enumerate(runs):
         if len(runs) > 1:
             parts.append(f'<p class="fm-summary">N = {run.variant}: {_e(run.summary())}</p>')
         parts.append(notes_html(run))
-        for o in run.observations:
+        same: list[tuple[str, int]] = []
+        for i, o in enumerate(run.observations):
+            if (r, i) in repeats:  # a failure repeated from an earlier variant: shown once, there
+                same.append((o.check, runs[repeats[(r, i)][0]].variant))
+                continue
             call = f" {_code(o.expression)}" if o.expression else ""
             printed = ' <span class="fm-muted">· printed output</span>' if o.stdout else ""
+            where = occurs.get((r, i))
+            also = f' <span class="fm-muted">· the same failure in N = {", ".join(map(str, where))}</span>' if where else ""
             opened = "" if o.status == PASS and not expand else " open"
             parts.append(
-                f'<details class="fm-obs"{opened}><summary>{_badge(o.status)} <strong>{_e(o.check)}</strong>{call}{printed}</summary>'
+                f'<details class="fm-obs"{opened}><summary>{_badge(o.status)} <strong>{_e(o.check)}</strong>{call}{printed}{also}</summary>'
                 f"{_observation_body(o, budget, missing_return, call=False)}</details>"
             )
+        if same:
+            listed = "; ".join(f"'{label}' (shown under N = {variant})" for label, variant in same)
+            parts.append(f'<p class="fm-muted">The same failures as in an earlier variant: {_e(listed)}</p>')
         if run.problem is not None:
             parts.append(f"<p>The run stopped: {_code(str(run.problem))}</p>")
     return _root("".join(parts), css)
