@@ -162,7 +162,7 @@ def mistake_note(record: Record, yours: tuple[RunResult, ...], replays: dict[tup
         return None
     n = len(failing)
     counts = []
-    for name, implementation, text in (("the plausible attempt", "attempt", record.failed_approach), ("the broken version", "broken", record.abstract)):
+    for name, implementation, text in (("the plausible attempt", "attempt", record.failed_approach), ("the broken version", "broken", "its code is shown in watch it fail")):
         same = 0
         for variant, o in failing:
             run = replays.get((variant, implementation))
@@ -172,9 +172,9 @@ def mistake_note(record: Record, yours: tuple[RunResult, ...], replays: dict[tup
     same, name, text = max(counts, key=lambda c: c[0])  # the attempt first on a tie
     checks = f"{n} failing check{'s' if n != 1 else ''}"
     if same == n:
-        return f"Your solve gets the same wrong results as {name} on {same} of {checks}: {text}"
+        return f"Your solve gets the same wrong results as {name} on {same} of {checks}: {text}" + ("" if text.endswith(".") else ".")
     if same:
-        return (f"Your solve gets the same wrong results as {name} on {same} of {checks} ({text}); "
+        return (f"Your solve gets the same wrong results as {name} on {same} of {checks} ({text.rstrip('.')}); "
                 f"on the other {n - same} it makes a mistake of its own.")
     return f"Your solve fails differently from the record's attempt and broken version on all {checks}: a mistake of its own."
 

@@ -118,3 +118,74 @@ def test_where_yours_fails_differently_the_second_hint_is_about_yours():
         "There your solve returns ('abab', 'a'). At [0]: expected 'ab', got 'abab'. (The attempt returns ('a', 'baba').)"
         " Work through that call by hand with your code and find the step where it goes wrong.",
     )
+
+
+# --------------------------------------------- expressions of the result, and your mistake (issue 21 §1, §6)
+
+
+def _own(record_id):
+    from conftest import record_path
+
+    return load_record(record_path(record_id))
+
+
+def test_a_hint_about_a_predicate_says_should_be_never_should_return():
+    """A learner trial: 'solve(1, peak=0.01, warmup=4) should return True', although solve returns [0.0]."""
+    warmup = _own("TR-000606")
+    first, second, *_ = hint_ladder(warmup, replay(warmup, "attempt"), replay(warmup, "broken"))
+    assert first.text == (
+        "Start with the check 'first step nonzero' (the broken version gets this one right, so here only the attempt's own "
+        "mistake shows): solve(1, peak=0.01, warmup=4)[0] > 0 should be True."
+    )
+    assert second.text.startswith(
+        "There, with the attempt, solve(1, peak=0.01, warmup=4)[0] > 0 is False (solve(1, peak=0.01, warmup=4) returned [0.0]). "
+    )
+    assert "should return" not in first.text + second.text and "returns False" not in second.text
+    assert first.code == ("solve(1, peak=0.01, warmup=4)[0] > 0", "True")  # shown as code, whitespace kept
+
+
+def test_your_solve_makes_the_attempts_mistake():
+    warmup = _own("TR-000606")
+    attempt, broken = replay(warmup, "attempt"), replay(warmup, "broken")
+    replays = {(1, "attempt"): attempt, (1, "broken"): broken}
+    from failuremap_edu._hints import mistake_note
+
+    def yours(solve):
+        from failuremap_edu import run_checks
+
+        return (run_checks(warmup, solve, 1),)
+
+    def like_the_attempt(steps, *, peak, warmup):
+        return [min(peak * t / warmup, peak) for t in range(steps)]
+
+    def own_mistake(steps, *, peak, warmup):
+        return [peak * 3] * steps
+
+    def half(steps, *, peak, warmup):  # the attempt's ramp, and a wrong length of its own
+        return [min(peak * t / warmup, peak) for t in range(steps)] + ([0.0] if steps == 6 else [])
+
+    def right(steps, *, peak, warmup):
+        return [min(peak * (t + 1) / warmup, peak) for t in range(steps)]
+
+    assert mistake_note(warmup, yours(like_the_attempt), replays) == (
+        "Your solve gets the same wrong results as the plausible attempt on 2 of 2 failing checks: " + warmup.failed_approach
+    )
+    assert mistake_note(warmup, yours(own_mistake), replays) == (
+        "Your solve fails differently from the record's attempt and broken version on all 2 failing checks: a mistake of its own."
+    )
+    assert mistake_note(warmup, yours(half), replays) == (
+        f"Your solve gets the same wrong results as the plausible attempt on 1 of 2 failing checks ({warmup.failed_approach.rstrip('.')}); "
+        "on the other 1 it makes a mistake of its own."
+    )
+    assert mistake_note(warmup, yours(right), replays) is None
+
+
+def test_the_same_mistake_is_decided_on_values_with_their_types():
+    """[(0, 2)] and [[0, 2]] print alike in JSON; a list of lists is not the attempt's mistake when the attempt returns tuples."""
+    from failuremap_edu._hints import same_outcome
+
+    a = Observation(0, "x", "fail", False, [[0, 2]], [(0, 2)])
+    assert same_outcome(a, Observation(0, "x", "fail", False, [[0, 2]], [(0, 2)]))
+    assert not same_outcome(a, Observation(0, "x", "fail", False, [(0, 3)], [(0, 2)]))
+    assert not same_outcome(Observation(0, "x", "fail", False, [(0, 2), [1]], None), Observation(0, "x", "fail", False, [[0, 2], [1]], None))
+    assert not same_outcome(Observation(0, "x", "fail", False, [1], None), Observation(0, "x", "fail", False, [1.0], None))

@@ -195,3 +195,52 @@ def test_the_keep_your_work_tip_fits_where_the_notebook_runs(stopping, monkeypat
     monkeypatch.setattr(panel_module.sys, "platform", "emscripten")  # JupyterLite's Pyodide
     stopping.check(lambda text, stops: (text, ""))
     assert "kept in this browser's storage" in panel(stopping).downloads.value
+
+
+# ------------------------------------------------------------------------------- issue 21
+
+
+def test_the_status_line_comes_first_and_says_when_a_rerun_changed_nothing(stopping):
+    stopping.check(mixed_stopping_solve)
+    ui = panel(stopping)
+    assert ui.root.children[1] is ui.status  # right after the style: in view when JupyterLab scrolls to the next cell
+    assert ui.status.value.count("<p") == 1 and "✗ 2/6 checks pass" in ui.status.value and "ran again" not in ui.status.value
+    ui.rerun.click()
+    assert "· ran again at " in ui.status.value and ": same result" in ui.status.value
+
+
+def test_the_panel_says_your_solve_makes_the_attempts_mistake():
+    from conftest import record_path
+
+    e = Exercise(str(record_path("TR-000808")), timeout=1.0)
+    ui = panel(e)
+    attempt = e.fixtures.solve_source
+    namespace = {}
+    exec(attempt, namespace)
+    e.check(namespace["solve"])
+    assert "Your solve gets the same wrong results as the plausible attempt on 3 of 3 failing checks: Building each span" in ui.mistake.value
+
+
+def test_all_variants_show_a_repeated_failure_once_with_its_variants():
+    """A learner trial: the same failure, repeated five times."""
+    from conftest import record_path
+
+    e = Exercise(str(record_path("TR-000808")), timeout=1.0, variant="all")
+    ui = panel(e)
+
+    def solve(tags):  # lists for tuples: 'one span' fails the same way in every variant
+        spans, start = [], None
+        for i, tag in enumerate(tags + ["O"]):
+            if tag != "I" and start is not None:
+                spans.append([start, i])
+                start = None
+            if tag == "B":
+                start = i
+        return spans
+
+    e.check(solve)
+    html = ui.checks.value
+    assert html.count("<strong>one span</strong>") == 1
+    assert "· the same failure in N = 1, 2, 3, 4, 5</span>" in html
+    assert html.count("<strong>span at the end</strong>") == 5  # its values depend on N: five different failures
+    assert "The same failures as in an earlier variant: &#x27;one span&#x27; (shown under N = 1); &#x27;spans are tuples&#x27; (shown under N = 1)" in html

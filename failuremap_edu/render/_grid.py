@@ -83,7 +83,7 @@ def grid_text(expected: Any, got: Any) -> list[str]:
     if more > 0:
         lines.append(f"… {more:,} more rows")
     n = len(cells)
-    lines.append(f"[ ] marks the {n:,} cell{'s' if n != 1 else ''} that differ{'s' if n == 1 else ''}" if n else "no cell differs")
+    lines.append(("[ ] marks the cell that differs" if n == 1 else f"[ ] marks the {n:,} cells that differ") if n else "no cell differs")
     return lines
 
 
@@ -109,7 +109,7 @@ def sequence_text(expected: Any, got: Any) -> list[str]:
     if more > 0:
         lines.append(f"… {more:,} more items")
     differing = sum(1 for col in cols if col[3])
-    lines.append(f"[ ] marks the {differing:,} position{'s' if differing != 1 else ''} that differ{'s' if differing == 1 else ''}" if differing else "no position differs")
+    lines.append(("[ ] marks the position that differs" if differing == 1 else f"[ ] marks the {differing:,} positions that differ") if differing else "no position differs")
     return lines
 
 
@@ -136,24 +136,25 @@ def _e(value: object) -> str:
     return escape(str(value), quote=True)
 
 
-def _grid_table(grid, caption: str, cells: set, other) -> str:
+def _grid_table(grid, caption: str, cells: set, expected, got) -> str:
     rows = min(len(grid), MAX_CELLS)
     columns = min(max(len(r) for r in grid), MAX_CELLS)
-    head = "<tr><th></th>" + "".join(f'<th>{j}</th>' for j in range(columns)) + "</tr>"
+    head = "<tr><th></th>" + "".join(f"<th>{j}</th>" for j in range(columns)) + "</tr>"
+
+    def at(g, i, j):
+        return _cell(g[i][j]) if i < len(g) and j < len(g[i]) else "nothing"
+
     body = []
     for i in range(rows):
         tds = []
         for j in range(columns):
             if j >= len(grid[i]):
                 tds.append("<td></td>")
-                continue
-            value = grid[i][j]
-            if (i, j) in cells:
-                there = other[i][j] if i < len(other) and j < len(other[i]) else None
-                title = f"row {i}, column {j}: {caption} {_cell(value)}" + (f", the other side {_cell(there)}" if there is not None else ", missing on the other side")
-                tds.append(f'<td class="fm-cell-diff" title="{_e(title)}">{_e(_cell(value))}</td>')
+            elif (i, j) in cells:
+                title = f"row {i}, column {j}: expected {at(expected, i, j)}, got {at(got, i, j)}"
+                tds.append(f'<td class="fm-cell-diff" title="{_e(title)}">{_e(_cell(grid[i][j]))}</td>')
             else:
-                tds.append(f"<td>{_e(_cell(value))}</td>")
+                tds.append(f"<td>{_e(_cell(grid[i][j]))}</td>")
         body.append(f'<tr><th>{i}</th>{"".join(tds)}</tr>')
     more = len(grid) - rows
     foot = f'<tr><td colspan="{columns + 1}">… {more:,} more rows</td></tr>' if more > 0 else ""
@@ -163,8 +164,8 @@ def _grid_table(grid, caption: str, cells: set, other) -> str:
 def _legend(n: int, what: str) -> str:
     if not n:
         return f'<p class="fm-muted">no {what} differs</p>'
-    return (f'<p class="fm-muted">the {n:,} {what}{"s" if n != 1 else ""} that differ{"s" if n == 1 else ""} '
-            "are shaded, outlined with a dashed border and set in bold, on both sides</p>")
+    these = f"the {what} that differs is" if n == 1 else f"the {n:,} {what}s that differ are"
+    return f'<p class="fm-muted">{these} shaded, outlined with a dashed border and set in bold, on both sides</p>'
 
 
 def grid_html(expected: Any, got: Any) -> str:
@@ -175,7 +176,7 @@ def grid_html(expected: Any, got: Any) -> str:
         image = grid_image(expected, got, cells)
         if image is not None:
             return image
-    tables = _grid_table(expected, "expected", cells, got) + _grid_table(got, "got", cells, expected)
+    tables = _grid_table(expected, "expected", cells, expected, got) + _grid_table(got, "got", cells, expected, got)
     return f'<div class="fm-pictures">{tables}</div>' + _legend(len(cells), "cell")
 
 
@@ -189,7 +190,8 @@ def sequence_html(expected: Any, got: Any) -> str:
         for i in range(n):
             text = _cell(values[i]) if i < len(values) else ""
             if differs[i] and text:
-                tds.append(f'<td class="fm-cell-diff" title="position {i}: {_e(title)} {_e(text)}">{_e(text)}</td>')
+                there = [_cell(v[i]) if i < len(v) else "nothing" for v in (expected, got)]
+                tds.append(f'<td class="fm-cell-diff" title="position {i}: expected {_e(there[0])}, got {_e(there[1])}">{_e(text)}</td>')
             else:
                 tds.append(f"<td>{_e(text)}</td>")
         return f'<tr><th>{_e(title)}</th>{"".join(tds)}</tr>'
