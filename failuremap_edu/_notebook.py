@@ -145,6 +145,41 @@ def _bundle(value) -> dict:
     return data
 
 
+def variant_words(runs) -> str:
+    """What the variants change, counted from runs of every variant: only claim "different values" when it is so.
+
+    A check depends on N when its label, what it compares or its expected value
+    differs between variants (decided on values), or when only some variants run it.
+    """
+    longest = max((run.total for run in runs), default=0)
+    depends = []
+    for i in range(longest):
+        seen = [run.observations[i] for run in runs if i < run.total]
+        first = seen[0]
+        differs = len(seen) < len(runs) or any(
+            (o.check, o.expression) != (first.check, first.expression) or type(o.expected) is not type(first.expected) or not _equal(o.expected, first.expected)
+            for o in seen[1:]
+        )
+        if differs:
+            depends.append(first.check)
+    counts = sorted({run.total for run in runs})
+    if len(depends) > 1 and len(counts) > 1:
+        return (f"The checks use `N` (1 to 5): there are {counts[0]} to {counts[-1]} checks, depending on N, and {len(depends)} "
+                "of them get different values in each variant or run only in some.")
+    if len(depends) > 1:
+        return f"The checks use `N` (1 to 5): {len(depends)} of the {counts[0]} checks get different values in each variant."
+    if depends:
+        return f"The checks use `N` (1 to 5) in one check only, '{md(depends[0], 100)}'; the other checks are the same in every variant."
+    return "The checks read `N` (1 to 5), but every variant checks the same values here."
+
+
+def _equal(a, b) -> bool:
+    try:
+        return bool(a == b)
+    except BaseException:  # noqa: BLE001 - a record's value with a hostile __eq__: count it as different
+        return False
+
+
 def _about(record: Record) -> str:
     """The record's facts and fine print, folded at the end: for the curious, not in the way."""
     r = record
@@ -271,11 +306,9 @@ def _learner_notebook(record: Record, record_ref: str):
         )
         cells.code(f"{IMPORT}fm.try_call({record_ref!r}, solve, {example})")
     if fixtures.uses_variant:
-        variant_lines = [run_checks(r, attempt, variant=v).summary() for v in VARIANTS]
-        cells.markdown(
-            "## Variants\n\nThe checks use `N` (1 to 5) to vary their inputs, so each variant checks different values. "
-            "Choose a variant in the panel, or run them all here:"
-        )
+        variant_runs = [run_checks(r, attempt, variant=v) for v in VARIANTS]
+        variant_lines = [run.summary() for run in variant_runs]
+        cells.markdown("## Variants\n\n" + variant_words(variant_runs) + " Choose a variant in the panel, or run them all here:")
         cells.code(
             f"{IMPORT}for variant in range(1, 6):\n    print(f'N={{variant}}:', fm.run_checks({record_ref!r}, solve, variant=variant).summary())",
             output="\n".join(f"N={v}: {line}" for v, line in zip(VARIANTS, variant_lines)),

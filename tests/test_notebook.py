@@ -11,6 +11,7 @@ import nbformat
 import pytest
 
 from conftest import OWN, record_path, solution_path
+from failuremap_edu import load_record
 from failuremap_edu._cli import main
 from failuremap_edu._notebook import md, write_all, write_notebook
 
@@ -163,3 +164,20 @@ def test_instructor_with_a_wrong_reference_is_refused(capsys, tmp_path):
 def test_cli_notebook_writes_one(capsys, tmp_path):
     assert main(["notebook", "FA-100061", "-o", str(tmp_path)]) == 0
     assert capsys.readouterr().out.strip() == str(tmp_path / "FA-100061.ipynb")
+
+
+def test_the_variant_line_says_how_many_checks_depend_on_n():
+    """A learner trial: "each variant checks different values" where one check of six read N."""
+    from failuremap_edu import replay
+    from failuremap_edu._notebook import variant_words
+
+    def words(record_id):
+        record = load_record(record_path(record_id))
+        return variant_words([replay(record, "attempt", v) for v in range(1, 6)])
+
+    assert words("TR-000606") == "The checks use `N` (1 to 5): 2 of the 4 checks get different values in each variant."
+    assert words("TR-000808") == "The checks use `N` (1 to 5) in one check only, 'span at the end'; the other checks are the same in every variant."
+    assert words("TR-000202") == (
+        "The checks use `N` (1 to 5): there are 5 to 9 checks, depending on N, and 5 of them get different values in each variant or run only in some."
+    )
+    assert words("TR-000101") == "The checks read `N` (1 to 5), but every variant checks the same values here."
