@@ -411,6 +411,23 @@ class Exercise:
             lines.append(f"Playground: {self.playground_message}")
         return "\n".join(lines)
 
+    STATIC_NOTE = "These are the results saved with the notebook: run the cell to check again (the buttons and the playground need a running kernel)."
+
+    def static_html(self) -> str:
+        """The last results as static HTML, for where the live panel cannot show: a notebook reopened with a new kernel
+        (where the front can fall back to it), nbviewer, GitHub, an exported page. No time in it: it is stored and compared."""
+        from html import escape
+
+        from .render._html import CSS, checks_html
+
+        r = self.record
+        head = (f'<p class="fm-summary">{escape(self.summary())}</p>'
+                f'<p><strong>{escape(r.title)}</strong> · <code>{escape(r.id)}</code>{escape(self._variant_words())}</p>'
+                f'<p class="fm-note">{escape(self.STATIC_NOTE)}</p>')
+        mistake = f'<p class="fm-note">{escape(self.mistake)}</p>' if self.mistake else ""
+        runs = checks_html(self.runs, css=False, missing_return=self.missing_return, traceback=False) if self.runs else ""
+        return f'<div class="fm-root fm-static"><style>{CSS}</style>{head}{mistake}{runs}</div>'
+
     def _variant_words(self) -> str:
         if not self.uses_variant:
             return ""

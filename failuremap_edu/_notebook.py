@@ -204,12 +204,12 @@ def _solve_cell(record_ref: str, preamble: list[str], body: str, decorator: str 
     return f"{top}\n\n{decorator}\n{body.strip()}\n"
 
 
-def _panel_text(record: Record, solve, **options) -> str:
-    """The finished panel's text form for `solve`: what the solve cell shows when it runs."""
+def _panel_text(record: Record, solve, **options) -> dict:
+    """The finished panel's text form and its static HTML for `solve`: what the solve cell shows when it runs."""
     shown = Exercise(record, log_progress=False, **options)
     shown.solve = solve
     shown.run()
-    return shown.text()
+    return {"text/plain": shown.text(), "text/html": shown.static_html()}
 
 
 def build_notebook(record: Record, record_ref: str, *, instructor: bool = False, solution: Solution | None = None):
@@ -295,7 +295,7 @@ def _learner_notebook(record: Record, record_ref: str):
         "On Binder your session vanishes after a while: keep your work with the panel's download links. "
         "A downloaded `.py` pasted back into this cell works again: keep the `@fm.exercise` line right above `def solve`."
     )
-    cells.code(_solve_cell(record_ref, preamble, fixtures.solve_source), display={"text/plain": _panel_text(r, attempt)}, tags=(CHECK_OUTPUT,))
+    cells.code(_solve_cell(record_ref, preamble, fixtures.solve_source), display=_panel_text(r, attempt), tags=(CHECK_OUTPUT,))
 
     example = _example_arguments(r)
     if example is not None:
@@ -336,7 +336,7 @@ def _instructor_notebook(record: Record, record_ref: str, solution: Solution):
     cells.markdown("## 1. The attempt\n\nThe record's plausible attempt, exactly as learners get it. Its failing checks show *why* they fail.")
     cells.code(
         _solve_cell(record_ref, preamble, fixtures.solve_source, f"@fm.exercise({record_ref!r}, {options})"),
-        display={"text/plain": _panel_text(r, attempt, presenter=True)},
+        display=_panel_text(r, attempt, presenter=True),
         tags=(CHECK_OUTPUT,),
     )
     cells.markdown("## 2. What broken and attempt return\n\nBoth of the record's implementations, with what they return where they fail and their code.")
@@ -360,7 +360,7 @@ def _instructor_notebook(record: Record, record_ref: str, solution: Solution):
     top = "\n".join(["import failuremap_edu as fm", *reference_preamble]).strip()
     cells.code(
         f"{top}\n\nreference = fm.Exercise({record_ref!r}, {options})\n\n@reference.check\n{solve_body.strip()}\n",
-        display={"text/plain": _panel_text(r, reference, presenter=True)},
+        display=_panel_text(r, reference, presenter=True),
         tags=(CHECK_OUTPUT,),
     )
     cells.code(

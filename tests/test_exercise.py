@@ -366,3 +366,18 @@ def test_a_check_on_an_expression_shows_the_expression_in_the_rows():
     assert "<code>solve(6, pad=2)[-1]</code>" in html and "<code>solve(3)[0][0] == 1</code>" in html
     assert "<dt>solve(3) returned</dt><dd><code>[[0, 0, 0], [1, 0, 0], [1, 1, 0]]</code></dd>" in html
     assert "pattern: The differing cells are exactly the diagonal" in html
+
+
+def test_the_static_form_shows_the_last_results_and_says_run_the_cell_to_check_again():
+    """A notebook reopened with a new kernel showed 'Error displaying widget: model not found' and nothing else."""
+    from failuremap_edu._cell import NotebookFront
+
+    e = Exercise(str(record_path("TR-000505")), timeout=1.0)
+    e.check(lambda n, pad=0: [[1 if pad <= j < i else 0 for j in range(n)] for i in range(n)])
+    html = e.static_html()
+    assert html.startswith('<div class="fm-root fm-static"><style>')
+    assert '<p class="fm-summary">1/5 checks pass (4 fail)</p>' in html
+    assert "run the cell to check again" in html and "<code>solve(3)[0][0] == 1</code>" in html
+    bundle = NotebookFront().bundle(e)
+    assert bundle["text/html"] == html and bundle["text/plain"] == e.text()
+    assert "application/vnd.jupyter.widget-view+json" in bundle  # the live panel, where the widget model exists

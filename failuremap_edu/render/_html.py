@@ -148,7 +148,7 @@ def folded_value(value: object, short: int = 80) -> str:
     return f"<details><summary>{_code(safe_repr(value, short))}</summary><pre>{_e(full)}</pre></details>"
 
 
-def _observation_body(o: Observation, budget: Budget, missing_return: bool = False, call: bool = True) -> str:
+def _observation_body(o: Observation, budget: Budget, missing_return: bool = False, call: bool = True, traceback: bool = True) -> str:
     rows = []
     if o.compared and call:
         rows.append(("compares", _code(o.compared)))
@@ -170,7 +170,7 @@ def _observation_body(o: Observation, budget: Budget, missing_return: bool = Fal
         body += diff_html(diff(o.expected, o.actual, budget, missing_return=missing_return))
     if o.mutation:
         body += f'<p class="fm-note">note: {_e(o.mutation)}</p>'
-    if o.error is not None and o.error.traceback:
+    if traceback and o.error is not None and o.error.traceback:
         body += f"<details><summary>traceback</summary><pre>{_e(o.error.traceback)}</pre></details>"
     if o.stdout:
         body += f"<details><summary>{_e(printed_summary(o))}</summary><pre>{_e(o.stdout)}</pre></details>"
@@ -280,8 +280,12 @@ def report_html(record: Record, runs: Sequence[RunResult], names: Sequence[str] 
     )
 
 
-def checks_html(runs: Sequence[RunResult], budget: Budget | None = None, css: bool = True, expand: bool = False, *, missing_return: bool = False) -> str:
-    """Each check as a foldable row (open when it did not pass, or all with `expand`); for the exercise panel."""
+def checks_html(runs: Sequence[RunResult], budget: Budget | None = None, css: bool = True, expand: bool = False, *, missing_return: bool = False,
+                traceback: bool = True) -> str:
+    """Each check as a foldable row (open when it did not pass, or all with `expand`); for the exercise panel.
+
+    ``traceback=False`` leaves tracebacks out (they name the kernel's temporary files): for the static form a notebook stores.
+    """
     budget = budget or Budget()
     parts = []
     repeats = repeated_failures(runs) if len(runs) > 1 else {}
@@ -304,7 +308,7 @@ def checks_html(runs: Sequence[RunResult], budget: Budget | None = None, css: bo
             opened = "" if o.status == PASS and not expand else " open"
             parts.append(
                 f'<details class="fm-obs"{opened}><summary>{_badge(o.status)} <strong>{_e(o.check)}</strong>{call}{printed}{also}</summary>'
-                f"{_observation_body(o, budget, missing_return, call=False)}</details>"
+                f"{_observation_body(o, budget, missing_return, call=False, traceback=traceback)}</details>"
             )
         if same:
             listed = "; ".join(f"'{label}' (shown under N = {variant})" for label, variant in same)
