@@ -248,7 +248,7 @@ def _execute(plan: Plan, collector: "_Collector", mode: str) -> None:
 
 _RESULT_FIELDS = {
     "index": int, "site": int, "check": str, "status": str, "passed": bool, "call": str, "stdout": str,
-    "stdout_dropped": int, "elapsed_ms": float, "mutation": (str, type(None)), "error": (dict, type(None)), "returned": list,
+    "stdout_dropped": int, "elapsed_ms": float, "mutation": (str, type(None)), "error": (dict, type(None)),
 }
 
 
@@ -365,9 +365,9 @@ def _observation(data: dict, current) -> Observation:
     _require(type(data) is dict and current is not None and data.get("index") == current[0] and data.get("status") in STATUSES)
     _require(all(isinstance(data.get(k), kind) for k, kind in _RESULT_FIELDS.items()))
     error = None if data["error"] is None else _error(data["error"])
-    fields = {k: data[k] for k in _RESULT_FIELDS if k not in ("error", "returned")}
-    returned = data["returned"]
-    _require(all(type(pair) is list and len(pair) == 2 and type(pair[0]) is int for pair in returned))
+    fields = {k: data[k] for k in _RESULT_FIELDS if k != "error"}
+    returned = data.get("returned", [])  # what solve returned, beside a compared expression (optional: shown, never judged)
+    _require(type(returned) is list and all(type(pair) is list and len(pair) == 2 and type(pair[0]) is int for pair in returned))
     return Observation(**fields, actual=data.get("actual"), expected=data.get("expected"), error=error, returned=tuple(map(tuple, returned)))
 
 
