@@ -64,9 +64,9 @@ def status_line(e: Exercise) -> str:
     """The panel's first line, short: a mark, `K/N checks pass`, and when a re-run changed nothing, that it ran."""
     mark = ""
     if not e.running and not e.message and e.runs:
-        mark = "✓ " if all(r.passed for r in e.runs) else "✗ "
+        mark = '<span class="fm-mark">✓</span> ' if all(r.passed for r in e.runs) else '<span class="fm-mark">✗</span> '
     again = f' <span class="fm-rerun">· {escape(e.rerun_note)}</span>' if e.rerun_note and not e.running else ""
-    return f'<p class="fm-summary">{mark}{escape(e.summary())}{again}</p>'
+    return f'<p class="fm-status">{mark}<span class="fm-summary">{escape(e.summary())}</span>{again}</p>'
 
 
 class Panel:

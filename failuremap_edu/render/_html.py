@@ -44,6 +44,7 @@ CSS = """
 .fm-root code,.fm-root pre{font-family:var(--jp-code-font-family,ui-monospace,monospace);font-size:var(--jp-code-font-size,13px);white-space:pre-wrap;overflow-wrap:break-word}
 .fm-root pre{margin:4px 0;padding:6px;border:1px solid rgba(128,128,128,.35);max-height:18em;overflow:auto}
 .fm-root .fm-summary{font-weight:600;margin:4px 0}
+.fm-root .fm-status{margin:4px 0}.fm-root .fm-status .fm-mark,.fm-root .fm-rerun{font-weight:600}
 .fm-root .fm-badge{display:inline-block;min-width:5.5em;padding:0 6px;border:1px solid currentColor;border-radius:3px;font-weight:600;white-space:nowrap}
 """ + "".join(f".fm-root .fm-{status}{{color:{colour}}}" for status, colour in STATUS_CSS.items()) + """
 .fm-root table{border-collapse:collapse;margin:4px 0}
