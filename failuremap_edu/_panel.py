@@ -60,13 +60,14 @@ def _html(body: str) -> str:
     return f'<div class="fm-root">{body}</div>'
 
 
-def status_line(e: Exercise) -> str:
-    """The panel's first line, short: a mark, `K/N checks pass`, and when a re-run changed nothing, that it ran."""
+def status_line(e: Exercise, end: bool = False) -> str:
+    """The panel's first (and last) line, short: a mark, `K/N checks pass`, and when a re-run changed nothing, that it ran."""
     mark = ""
     if not e.running and not e.message and e.runs:
         mark = '<span class="fm-mark">✓</span> ' if all(r.passed for r in e.runs) else '<span class="fm-mark">✗</span> '
     again = f' <span class="fm-rerun">· {escape(e.rerun_note)}</span>' if e.rerun_note and not e.running else ""
-    return f'<p class="fm-status">{mark}<span class="fm-summary">{escape(e.summary())}</span>{again}</p>'
+    where = " fm-status-end" if end else ""
+    return f'<p class="fm-status{where}">{mark}<span class="fm-summary">{escape(e.summary())}</span>{again}</p>'
 
 
 class Panel:
@@ -88,6 +89,9 @@ class Panel:
         )
         self.rerun = w.Button(description="Run checks again", icon="refresh", tooltip="Run the checks on your current solve", layout=auto)
         self.status = w.HTML()
+        self.status_end = w.HTML()
+        """The same line again at the panel's end: after Shift+Enter JupyterLab scrolls the next cell into view, and a
+        tall panel's top goes out of view while its bottom stays (a learner trial at 1366x900; the browser test checks it)."""
         self.mistake = w.HTML()
         self.checks = w.HTML()
         self.downloads = w.HTML()
@@ -132,6 +136,7 @@ class Panel:
                 w.HTML(_html(f'<p class="fm-muted">{escape(PLAYGROUND_HELP)}</p>')),
                 w.HBox([self.inputs, w.HTML(_html("<code>)</code>"))]),
                 self.outputs,
+                self.status_end,
             ],
             layout=w.Layout(border="1px solid rgba(128,128,128,.4)", padding="6px"),
         )
@@ -176,6 +181,7 @@ class Panel:
             self.variant.value = e.variant
         self.rerun.disabled = e.running or e.solve is None
         self.status.value = _html(status_line(e))
+        self.status_end.value = _html(status_line(e, end=True))
         self.mistake.value = _html(f'<p class="fm-note">{escape(e.mistake)}</p>') if e.mistake and not e.running else ""
         runs = e.partial if e.running else e.runs
         self.checks.value = checks_html(runs, expand=e.expanded, missing_return=e.missing_return) if runs else ""

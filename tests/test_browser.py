@@ -212,6 +212,9 @@ def test_learner_session(page, lab, name):
     page.keyboard.press("Shift+Enter")
     expect(panel_status(page)).to_have_text("6/6 checks pass", timeout=60_000)
     wait_idle(page)
+    # JupyterLab moves on to the next cell and the panel's top scrolls away: its last line says the outcome (issue 21).
+    expect(solve_cell(page).locator(".fm-status-end .fm-summary")).to_have_text("6/6 checks pass")
+    expect(solve_cell(page).locator(".fm-status-end")).to_be_in_viewport()
     shot(page, f"{stem}-2-fixed")
 
     # Export: one click downloads the solve through the browser, results in its header.

@@ -206,6 +206,8 @@ def test_the_status_line_comes_first_and_says_when_a_rerun_changed_nothing(stopp
     assert ui.root.children[1] is ui.status  # right after the style: in view when JupyterLab scrolls to the next cell
     assert ui.status.value.count("<p") == 1 and '✗</span> <span class="fm-summary">2/6 checks pass' in ui.status.value
     assert "ran again" not in ui.status.value
+    assert ui.root.children[-1] is ui.status_end and "fm-status-end" in ui.status_end.value  # and last: the end stays in view
+    assert ui.status_end.value.replace(" fm-status-end", "") == ui.status.value
     ui.rerun.click()
     assert "· ran again at " in ui.status.value and ": same result" in ui.status.value
 
