@@ -329,7 +329,7 @@ def _warmup_like_the_attempt(steps, *, peak, warmup):
 
 
 def test_the_model_says_when_your_solve_makes_the_attempts_mistake():
-    e = Exercise(str(record_path("TR-000606")), timeout=1.0)
+    e = Exercise(str(record_path("TR-001010")), timeout=1.0)
     e.check(_warmup_like_the_attempt)
     assert e.mistake == "Your solve gets the same wrong results as the plausible attempt on 2 of 2 failing checks: " + e.record.failed_approach
     assert e.mistake in e.text().splitlines()
@@ -338,7 +338,7 @@ def test_the_model_says_when_your_solve_makes_the_attempts_mistake():
 
 
 def test_run_checks_again_with_the_same_result_says_so():
-    e = Exercise(str(record_path("TR-000606")), timeout=1.0)
+    e = Exercise(str(record_path("TR-001010")), timeout=1.0)
     e.check(_warmup_like_the_attempt)
     assert e.rerun_note == ""  # a first run is its own news
     e.run()  # the panel's "Run checks again"
@@ -360,7 +360,7 @@ def test_typed_inputs_keep_their_spaces_in_the_text_form(stopping):
 def test_a_check_on_an_expression_shows_the_expression_in_the_rows():
     from failuremap_edu.render._html import checks_html
 
-    e = Exercise(str(record_path("TR-000505")), timeout=1.0, variant=2)
+    e = Exercise(str(record_path("TR-000909")), timeout=1.0, variant=2)
     e.check(lambda n, pad=0: [[1 if pad <= j < i else 0 for j in range(n)] for i in range(n)])
     html = checks_html(e.runs)
     assert "<code>solve(6, pad=2)[-1]</code>" in html and "<code>solve(3)[0][0] == 1</code>" in html
@@ -372,7 +372,7 @@ def test_the_static_form_shows_the_last_results_and_says_run_the_cell_to_check_a
     """A notebook reopened with a new kernel showed 'Error displaying widget: model not found' and nothing else."""
     from failuremap_edu._cell import NotebookFront
 
-    e = Exercise(str(record_path("TR-000505")), timeout=1.0)
+    e = Exercise(str(record_path("TR-000909")), timeout=1.0)
     e.check(lambda n, pad=0: [[1 if pad <= j < i else 0 for j in range(n)] for i in range(n)])
     html = e.static_html()
     assert html.startswith('<div class="fm-root fm-static"><style>')

@@ -131,7 +131,7 @@ def _own(record_id):
 
 def test_a_hint_about_a_predicate_says_should_be_never_should_return():
     """A learner trial: 'solve(1, peak=0.01, warmup=4) should return True', although solve returns [0.0]."""
-    warmup = _own("TR-000606")
+    warmup = _own("TR-001010")
     first, second, *_ = hint_ladder(warmup, replay(warmup, "attempt"), replay(warmup, "broken"))
     assert first.text == (
         "Start with the check 'first step nonzero' (the broken version gets this one right, so here only the attempt's own "
@@ -145,7 +145,7 @@ def test_a_hint_about_a_predicate_says_should_be_never_should_return():
 
 
 def test_your_solve_makes_the_attempts_mistake():
-    warmup = _own("TR-000606")
+    warmup = _own("TR-001010")
     attempt, broken = replay(warmup, "attempt"), replay(warmup, "broken")
     replays = {(1, "attempt"): attempt, (1, "broken"): broken}
     from failuremap_edu._hints import mistake_note

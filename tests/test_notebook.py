@@ -175,8 +175,8 @@ def test_the_variant_line_says_how_many_checks_depend_on_n():
         record = load_record(record_path(record_id))
         return variant_words([replay(record, "attempt", v) for v in range(1, 6)])
 
-    assert words("TR-000606") == "The checks use `N` (1 to 5): 2 of the 4 checks get different values in each variant."
-    assert words("TR-000808") == "The checks use `N` (1 to 5) in one check only, 'span at the end'; the other checks are the same in every variant."
+    assert words("TR-001010") == "The checks use `N` (1 to 5): 2 of the 4 checks get different values in each variant."
+    assert words("TR-001212") == "The checks use `N` (1 to 5) in one check only, 'span at the end'; the other checks are the same in every variant."
     assert words("TR-000202") == (
         "The checks use `N` (1 to 5): there are 5 to 9 checks, depending on N, and 5 of them get different values in each variant or run only in some."
     )

@@ -215,7 +215,7 @@ def test_the_status_line_comes_first_and_says_when_a_rerun_changed_nothing(stopp
 def test_the_panel_says_your_solve_makes_the_attempts_mistake():
     from conftest import record_path
 
-    e = Exercise(str(record_path("TR-000808")), timeout=1.0)
+    e = Exercise(str(record_path("TR-001212")), timeout=1.0)
     ui = panel(e)
     attempt = e.fixtures.solve_source
     namespace = {}
@@ -228,7 +228,7 @@ def test_all_variants_show_a_repeated_failure_once_with_its_variants():
     """A learner trial: the same failure, repeated five times."""
     from conftest import record_path
 
-    e = Exercise(str(record_path("TR-000808")), timeout=1.0, variant="all")
+    e = Exercise(str(record_path("TR-001212")), timeout=1.0, variant="all")
     ui = panel(e)
 
     def solve(tags):  # lists for tuples: 'one span' fails the same way in every variant

@@ -186,7 +186,7 @@ def test_watch_it_fail_names_the_compared_expression_and_says_gave_not_returned(
     from conftest import record_path
     from failuremap_edu import load_record, watch_it_fail
 
-    text = str(watch_it_fail(load_record(record_path("TR-000606"))))
+    text = str(watch_it_fail(load_record(record_path("TR-001010"))))
     assert "  first step nonzero: solve(1, peak=0.01, warmup=4)[0] > 0\n    expected: True\n" in text
     assert "    attempt gave False; solve(1, peak=0.01, warmup=4) returned [0.0] (expected True, got False)" in text
     assert "attempt returned False" not in text

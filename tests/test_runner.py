@@ -703,7 +703,7 @@ def test_try_call_refuses_args_that_are_not_a_tuple_with_a_result_not_an_excepti
 def test_a_check_on_an_expression_of_the_result_reports_the_expression_and_what_solve_returned():
     from conftest import record_path
 
-    mask = load_record(record_path("TR-000505"))
+    mask = load_record(record_path("TR-000909"))
     run = replay(mask, "attempt", 2)
     by_label = {o.check: o for o in run.observations}
     last = by_label["last row with padding"]

@@ -207,7 +207,7 @@ check('empty batch', solve([]), ([], []))
 """,
     ),
     # A 2-D 0/1 grid (an attention mask), checks on expressions of the result: [-1], a predicate, len(), a large grid.
-    "TR-000505": dict(
+    "TR-000909": dict(
         title="Causal mask with left padding: a query cannot see itself · grid record",
         category="Attention",
         family="test-causal-mask",
@@ -239,7 +239,7 @@ check('large padded mask', solve(14, pad=2), visible(14, pad=2))
 """,
     ),
     # Float sequences, keyword-only arguments, a predicate on the result.
-    "TR-000606": dict(
+    "TR-001010": dict(
         title="Learning-rate warmup: the first step is zero · float sequences",
         category="Optimization",
         family="test-lr-warmup",
@@ -270,7 +270,7 @@ check('peak after warmup', solve(N + 3, peak=0.5, warmup=2)[-1], 0.5)
 """,
     ),
     # Nested per-class dicts: two keys swapped at every label.
-    "TR-000707": dict(
+    "TR-001111": dict(
         title="Per-class precision and recall: swapped at every label · nested dicts",
         category="Evaluation",
         family="test-per-class-pr",
@@ -316,7 +316,7 @@ check('labels', sorted(solve([('x', 'y')] * N)), ['x', 'y'])
 """,
     ),
     # Tuples against lists: the attempt returns [start, end] lists where (start, end) tuples are expected.
-    "TR-000808": dict(
+    "TR-001212": dict(
         title="BIO spans: lists where tuples are expected · tuple record",
         category="Tagging",
         family="test-bio-spans",
