@@ -28,7 +28,7 @@ PYODIDE_PIP    := --only-binary=:all: --python-version 3.14 --implementation py 
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml failuremap_edu/_jupyter/page_config.json
+$(STAMP): pyproject.toml failuremap_edu/_jupyter/page_config.json failuremap_edu/_jupyter/widgets_settings.json
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'

@@ -14,6 +14,7 @@ import time
 
 from ._exercise import Exercise, PlainFront, _reference, exercise, use_front
 from ._panel import panel_for
+from ._values import text_safe
 
 __all__ = ["Exercise", "exercise"]
 
@@ -50,7 +51,9 @@ class NotebookFront(PlainFront):
         if isinstance(bundle, tuple):
             bundle = bundle[0]
         bundle = dict(bundle)
-        bundle["text/plain"] = exercise.text()
+        bundle["text/plain"] = text_safe(exercise.text())
+        if not exercise.running:  # the last results, static: a front that cannot show the widget shows these (README)
+            bundle["text/html"] = text_safe(exercise.static_html())
         return bundle
 
 

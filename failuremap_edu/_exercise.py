@@ -32,7 +32,7 @@ from typing import Any, Callable
 from ._code import can_fall_off_end
 from ._download import solve_source
 from ._fixtures import VARIANTS, read_fixtures
-from ._hints import Hint, HintLadder, hint_ladder
+from ._hints import Hint, HintLadder, hint_ladder, mistake_note, same_outcome
 from ._progress import learner_id, log_run, outcomes, short_id, shown_path
 from ._records import Record, load_record
 from ._results import CallResult, Comparison, Observation, RunResult
@@ -135,6 +135,12 @@ class Exercise:
         """When the latest run ended (names of the downloads)."""
         self.solve_source: str | None = None
         """The solve's source as last run (for the log and the downloads)."""
+        self.mistake: str | None = None
+        """Whether your failing checks fail as the record's attempt (or broken) does, and its teaching text (`mistake_note`)."""
+        self.rerun_note = ""
+        """Set when a run gives exactly the result of the run before it: "ran again at 10:42:07: same result"."""
+        self._cell_run: str | None = None
+        """Names the latest run of the solve cell: its variants and the panel's re-runs are logged under it."""
         self._replays: dict[tuple[int, str], RunResult] = {}
         self._hints: dict[int, tuple[Hint, ...]] = {}
         self._listeners: list[Callable[["Exercise"], None]] = []
@@ -166,6 +172,7 @@ class Exercise:
             return solve
         _bind_early(solve)
         self.solve = solve
+        self._cell_run = f"{time.time():.6f}-{id(solve):x}"  # one run of the solve cell, however many variants it checks
         presenter = _FRONT[0].start(self)
         self.run(on_progress=presenter.progress)
         presenter.finish()
@@ -184,7 +191,8 @@ class Exercise:
             self.message = "No solve checked yet: run the cell with def solve in it (keep the @fm.exercise(...) line above it)."
             self._changed()
             return ()
-        self.message, self.runs, self.running, self.partial = "", (), True, ()
+        previous = self.runs
+        self.message, self.runs, self.running, self.partial, self.rerun_note = "", (), True, (), ""
         if self.playground_input.strip():  # its rows were the previous solve's: never shown as if they were this one's
             self.playground_rows, self.playground_message = (), "The playground tries your new solve once its checks are done."
         self.missing_return = can_fall_off_end(self.solve)
@@ -211,14 +219,17 @@ class Exercise:
         self.runs = tuple(finished)
         self._hints = {}  # they follow your latest run
         self.finished_at = time.time()
+        if previous and _same_result(previous, self.runs):  # a re-run that changes nothing must still be seen to have happened
+            self.rerun_note = f"ran again at {time.strftime('%H:%M:%S', time.localtime(self.finished_at))}: same result"
         self.solve_source = solve_source(self.solve)
         for variant in self.variants:
             self.replays(variant)  # the comparison and the hints are computed here, never while displaying
         if self.log_progress:  # after the replays: the log names the checks where yours returns what attempt or broken returns
             for result in self.runs:
-                warning = log_run(result, self.solve_source, title=self.record.title, replays=self.replays(result.variant))
+                warning = log_run(result, self.solve_source, title=self.record.title, replays=self.replays(result.variant), run=self._cell_run)
                 if warning:
                     self.message = warning
+        self.mistake = mistake_note(self.record, self.runs, self._replays)
         self.hints  # noqa: B018
         if self.playground_input.strip():
             # The checks are done: show their result now, and say that the playground is catching up
@@ -308,17 +319,28 @@ class Exercise:
 
     def example_arguments(self) -> str | None:
         """Arguments a learner can type, taken from this exercise's own checks (evaluated, current variant)."""
+        found = self._example()
+        return found[0] if found else None
+
+    def example_check(self) -> str:
+        """Where the playground's example comes from, when that check compares an expression of the result, not the result."""
+        found = self._example()
+        if not found or not found[1].compared:
+            return ""
+        return f"The check '{found[1].check}' compares {found[1].compared}; here you see what solve itself returns."
+
+    def _example(self) -> tuple[str, Observation] | None:
         variant = self.variants[0]
         runs = [run for run in self.runs if run.variant == variant] or [self._replays.get((variant, "attempt"))]
         for run in runs:
             for o in run.observations if run is not None else ():
                 inner = o.call[len("solve(") : -1] if o.call.startswith("solve(") and o.call.endswith(")") else ""
-                if inner and len(inner) <= 200:
+                if inner and len(inner) <= 200 and "; solve(" not in o.call:
                     try:
                         parse_call_arguments(inner)
                     except ValueError:
                         continue
-                    return inner
+                    return inner, o
         return None
 
     def try_inputs(self, text: str) -> None:
@@ -332,6 +354,8 @@ class Exercise:
         example = self.example_arguments()
         if not text.strip():
             self.playground_message = "Type arguments as Python literals" + (f", for example: {example}" if example else ".")
+            if example and self.example_check():
+                self.playground_message += f" ({self.example_check()})"
             return
         try:
             args, kwargs = parse_call_arguments(text, example=example)
@@ -378,23 +402,44 @@ class Exercise:
         from .render._text import render_hints, run_notes, terminal_safe
 
         lines = [f"{self.record.id} · {clip(self.record.title, 100, one_line=True)}{self._variant_words()}", self.summary()]
+        if self.rerun_note and not self.running:
+            lines.append(f"  ({self.rerun_note})")
         shown = self.partial if self.running else self.runs
         for run in shown:
             lines += [f"  note: {note}" for note in run_notes(run)]
             for o in run.observations:
                 prefix = f"N={run.variant} " if len(self.variants) > 1 else ""
-                lines.append(f"  {STATUS_SYMBOLS[o.status]} {o.status:<7} {prefix}{clip(o.check, 80, one_line=True)}")
+                lines.append(f"  {STATUS_SYMBOLS[o.status]} {o.status:<7} {prefix}{_keep_spaces(o.check, 80)}")
+        if self.mistake and not self.running:
+            lines.append(self.mistake)
         if self.hints_shown and self.running:
             lines.append(HINTS_WAIT)  # the shown hints were about the previous run: never shown as if about this one
         elif self.hints_shown:
             lines.append(render_hints(self.hints, self.hints_shown))
         if self.playground_rows:
-            lines.append(f"Playground: solve({clip(self.playground_input, 80, one_line=True)})")
-            lines += [f"  {who}: {status} {clip(value, 120, one_line=True)}" for who, status, value in self.playground_rows]
+            lines.append(f"Playground: solve({_keep_spaces(self.playground_input, 80)})")
+            lines += [f"  {who}: {status} {_keep_spaces(value, 120)}" for who, status, value in self.playground_rows]
         elif self.playground_message and self.playground_input:
             lines.append(f"Playground: {self.playground_message}")
         text = "\n".join(lines)
         return terminal_safe(text, 1 << 62)  # a plain python prompt prints it: no escape sequence, no lone surrogate; never clipped
+
+    STATIC_NOTE = "These are the results saved with the notebook: run the cell to check again (the buttons and the playground need a running kernel)."
+
+    def static_html(self) -> str:
+        """The last results as static HTML, for where the live panel cannot show: a notebook reopened with a new kernel
+        (where the front can fall back to it), nbviewer, GitHub, an exported page. No time in it: it is stored and compared."""
+        from html import escape
+
+        from .render._html import CSS, checks_html
+
+        r = self.record
+        head = (f'<p class="fm-summary">{escape(self.summary())}</p>'
+                f'<p><strong>{escape(r.title)}</strong> · <code>{escape(r.id)}</code>{escape(self._variant_words())}</p>'
+                f'<p class="fm-note">{escape(self.STATIC_NOTE)}</p>')
+        mistake = f'<p class="fm-note">{escape(self.mistake)}</p>' if self.mistake else ""
+        runs = checks_html(self.runs, css=False, missing_return=self.missing_return, traceback=False) if self.runs else ""
+        return f'<div class="fm-root fm-static"><style>{CSS}</style>{head}{mistake}{runs}</div>'
 
     def _variant_words(self) -> str:
         if not self.uses_variant:
@@ -437,7 +482,7 @@ class Exercise:
         header.append(f"# result: {self.summary()}")
         for run in self.runs:
             variant = f"N={run.variant} " if self.uses_variant else ""
-            header += [f"#   {variant}{STATUS_SYMBOLS[o.status]} {o.status:<7} {clip(o.check, 80, one_line=True)}" for o in run.observations]
+            header += [f"#   {variant}{STATUS_SYMBOLS[o.status]} {o.status:<7} {_keep_spaces(o.check, 80)}" for o in run.observations]
         py = text_safe("\n".join(header) + "\n\n" + source.strip() + "\n")
         data = {"record": r.id, "learner": learner, "checked_at": stamp, "summary": self.summary(), "solve": source, "runs": [run.to_json() for run in self.runs],
                 "outcomes": [outcomes(run, self._computed_replays(run.variant)) for run in self.runs]}
@@ -468,6 +513,30 @@ def exercise(record: Record | str, **options: Any) -> Exercise:
     if found is None or found.record != loaded:
         found = _EXERCISES[key] = Exercise(loaded, **options)
     return found
+
+
+def _same_result(before: tuple[RunResult, ...], after: tuple[RunResult, ...]) -> bool:
+    """Two runs of the same variants with the same outcome on every check (decided on values)."""
+    if [r.variant for r in before] != [r.variant for r in after]:
+        return False
+    for old, new in zip(before, after):
+        if old.total != new.total or (old.problem is None) != (new.problem is None):
+            return False
+        if not all(same_outcome(a, b) for a, b in zip(old.observations, new.observations)):
+            return False
+    return True
+
+
+def _keep_spaces(text: str, limit: int) -> str:
+    """One line of typed text, clipped, with its spaces kept: ``'a  b'`` must not read as ``'a b'`` (a different input)."""
+    return clip(text.replace("\r", "\\r").replace("\n", "\\n"), limit)
+
+
+def _absolute(origin: str) -> str:
+    """A record file's path that works from wherever the download was saved."""
+    from pathlib import Path
+
+    return str(Path(origin).resolve())
 
 
 def _reference(record: Record) -> str:

@@ -44,7 +44,7 @@ from types import CodeType
 from ._records import Record, RecordError
 from ._signature import Params
 
-__all__ = ["CheckSite", "FixtureScript", "read_fixtures"]
+__all__ = ["CheckSite", "FixtureScript", "compared_expression", "is_bare_call", "read_fixtures"]
 
 CHECK_HOOK = "__fm_check__"
 WRAP_HOOK = "__fm_wrap__"
@@ -221,6 +221,63 @@ def _read(record_id: str, implementation: str, source: str, contract: Params, la
         _statements={"learner": kept_learner, "replay": kept_replay, "setup-learner": setup_learner, "setup-replay": setup_replay},
         source=source,
     )
+
+
+def is_bare_call(actual_source: str) -> bool:
+    """Whether a check compares what one call of solve returned, as it is (``solve(x)``, not ``solve(x)[0]``)."""
+    try:
+        node = ast.parse(actual_source, mode="eval").body
+    except SyntaxError:
+        return False
+    return _is_solve_call(node)
+
+
+def _is_solve_call(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "solve"
+
+
+def _post_order(node: ast.AST):
+    """Nodes children first, left to right: the order in which Python enters the calls of an expression."""
+    for child in ast.iter_child_nodes(node):
+        yield from _post_order(child)
+    yield node
+
+
+def compared_expression(actual_source: str, calls: list[str] | tuple[str, ...], variant: int) -> str:
+    """The expression a check compares, as the fixture writes it, with the variant's values filled in.
+
+    Each ``solve(...)`` becomes the call as it happened (`calls`, in the order
+    solve was entered) and each read of ``N`` becomes the variant:
+    ``solve(N + 4, pad=N)[-1]`` with the call ``solve(5, pad=1)`` gives
+    ``solve(5, pad=1)[-1]``. When the calls cannot be matched one to one (a call
+    inside a comprehension, a lazy branch, a call that never happened), the
+    calls stay as written and only ``N`` is filled in. Other names stay as they
+    are. "" when the check compares solve's return value itself (a bare call):
+    the call already says it all.
+    """
+    try:
+        tree = ast.parse(actual_source, mode="eval")
+    except SyntaxError:
+        return actual_source
+    if _is_solve_call(tree.body):
+        return ""
+    source = actual_source.encode("utf-8")  # col_offset counts UTF-8 bytes
+    solves = [n for n in _post_order(tree.body) if _is_solve_call(n)]
+    spans: list[tuple[int, int, str]] = []
+    lazy = any(isinstance(n, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.IfExp, ast.BoolOp))
+               and any(_is_solve_call(m) for m in ast.walk(n)) for n in ast.walk(tree.body))
+    if solves and len(solves) == len(calls) and not lazy and all(n.lineno == n.end_lineno == 1 for n in solves):
+        spans += [(n.col_offset, n.end_col_offset, call) for n, call in zip(solves, calls)]
+    spans += [(n.col_offset, n.end_col_offset, repr(variant)) for n in ast.walk(tree.body)
+              if isinstance(n, ast.Name) and n.id == "N" and isinstance(n.ctx, ast.Load) and n.lineno == n.end_lineno == 1]
+    out, position = [], 0
+    for start, end, text in sorted(spans, key=lambda span: (span[0], -span[1])):
+        if start < position:
+            continue  # inside a span already replaced (an N or a call inside a call)
+        out += [source[position:start].decode("utf-8"), text]
+        position = end
+    out.append(source[position:].decode("utf-8"))
+    return "".join(out)
 
 
 def _compile(statements: list[ast.stmt], filename: str) -> CodeType:

@@ -18,7 +18,7 @@ from ._records import Record
 from ._results import ERROR, FAIL, PASS, TIMEOUT, Observation, RunResult
 from ._values import safe_repr
 
-__all__ = ["Hint", "hint_ladder"]
+__all__ = ["Hint", "hint_ladder", "mistake_note"]
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,18 @@ class Hint:
 
     title: str
     text: str
+    code: tuple[str, ...] = ()
+    """Parts of `text` that are code (a call, an expression, a value): renderers show them as code, whitespace kept."""
+
+
+def _should(o: Observation) -> tuple[str, tuple[str, ...]]:
+    """"solve(x) should return V", or for an expression of the result "solve(x)[0] > 0 should be V"; and its code parts."""
+    expected = safe_repr(o.expected, 300)
+    if o.compared:
+        return f"{o.compared} should be {expected}", (o.compared, expected)
+    if o.call:
+        return f"{o.call} should return {expected}", (o.call, expected)
+    return f"the expected value is {expected}", (expected,)
 
 
 @dataclass(frozen=True)
@@ -63,31 +75,36 @@ def hint_ladder(record: Record, attempt: RunResult | None, broken: RunResult | N
         if any(o.index in still_failing for o in attempt.observations if o.status != PASS):
             own = None  # the attempt's mistake is still theirs: the ladder below fits
     if own is not None:
-        call = f"{own.call} should return" if own.call else "it should return"
-        hints.append(Hint("Where to look first", f"Start with the check '{own.check}', the first one you still fail: {call} {safe_repr(own.expected, 300)}."))
-        hints.append(Hint("What your solve does there", _what_it_does(own, "your solve") + _TRACE_YOURS))
+        should, code = _should(own)
+        hints.append(Hint("Where to look first", f"Start with the check '{own.check}', the first one you still fail: {should}.", code))
+        text, code = _what_it_does(own, "your solve")
+        hints.append(Hint("What your solve does there", text + _TRACE_YOURS, code))
     elif attempt is not None:
         first, isolates = _where_to_look(attempt, broken, still_failing or None)
         if first is not None:
-            call = f"{first.call} should return" if first.call else "it should return"
-            why = " (broken passes it, so it shows the attempt's own mistake)" if isolates else ""
+            should, code = _should(first)
+            why = " (the broken version gets this one right, so here only the attempt's own mistake shows)" if isolates else ""
             if still_failing == set():  # you pass everything: the ladder is for comparison, not a place to look
-                hints.append(Hint("Where the attempt fails", f"You pass every check. For comparison, the attempt fails '{first.check}'{why}: {call} {safe_repr(first.expected, 300)}."))
+                hints.append(Hint("Where the attempt fails", f"You pass every check. For comparison, the attempt fails '{first.check}'{why}: {should}.", code))
             else:
-                hints.append(Hint("Where to look first", f"Start with the check '{first.check}'{why}: {call} {safe_repr(first.expected, 300)}."))
+                hints.append(Hint("Where to look first", f"Start with the check '{first.check}'{why}: {should}.", code))
             mine = None if yours is None else next((o for o in yours.observations if o.index == first.index), None)
-            if mine is not None and mine.status != PASS and (mine.status, safe_repr(mine.actual)) != (first.status, safe_repr(first.actual)):
+            if mine is not None and mine.status != PASS and not same_outcome(mine, first):
                 # Yours fails it differently from the attempt: say what yours does, the attempt's answer beside it.
-                attempt_did = f"returns {safe_repr(first.actual, 300)}" if first.status == FAIL else "fails it too"
-                hints.append(Hint("What your solve does there", f"{_what_it_does(mine, 'your solve')} (The attempt {attempt_did}.){_TRACE_YOURS}"))
+                verb = "gives" if first.compared else "returns"
+                attempt_did = f"{verb} {safe_repr(first.actual, 300)}" if first.status == FAIL else "fails it too"
+                text, code = _what_it_does(mine, "your solve")
+                hints.append(Hint("What your solve does there", f"{text} (The attempt {attempt_did}.){_TRACE_YOURS}", code))
             else:
-                hints.append(Hint("What the attempt does there", _what_it_does(first) + _TRACE))
+                text, code = _what_it_does(first)
+                hints.append(Hint("What the attempt does there", text + _TRACE, code))
     else:
         recorded = record.verification.get("attempt")
         failing = next((o for o in recorded.observations if not o.passed), None) if recorded else None
-        if failing is not None:
-            hints.append(Hint("Where to look first", f"Start with the check '{failing.check}': it should return {safe_repr(failing.expected, 300)}."))
-            hints.append(Hint("What the attempt does there", f"There the attempt returns {safe_repr(failing.actual, 300)}. {_reason(failing.expected, failing.actual)}{_TRACE}"))
+        if failing is not None:  # a recorded run has no call: say "expected", which is true of any check
+            expected, actual = safe_repr(failing.expected, 300), safe_repr(failing.actual, 300)
+            hints.append(Hint("Where to look first", f"Start with the check '{failing.check}': the expected value is {expected}.", (expected,)))
+            hints.append(Hint("What the attempt does there", f"There the attempt gives {actual}. {_reason(failing.expected, failing.actual)}{_TRACE}", (actual,)))
     hints.append(Hint("The plausible attempt, and why it fails", record.failed_approach))
     hints.append(Hint("Root cause", record.root_cause))
     return tuple(hints)
@@ -107,14 +124,72 @@ def _where_to_look(attempt: RunResult, broken: RunResult | None, still_failing: 
     return (failing[0] if failing else None), False
 
 
-def _what_it_does(o: Observation, who: str = "the attempt") -> str:
+def _what_it_does(o: Observation, who: str = "the attempt") -> tuple[str, tuple[str, ...]]:
+    """What `who` does on the check, in a sentence, and its code parts. "returns" only for a return value."""
     if o.status == FAIL:
-        return f"There {who} returns {safe_repr(o.actual, 300)}. {_reason(o.expected, o.actual)}"
+        actual = safe_repr(o.actual, 300)
+        if o.compared:
+            returned = o.shown_returns()
+            also = "".join(f" ({call} returned {safe_repr(value, 200)})" for call, value in returned[:1])
+            code = (o.compared, actual, *(c for pair in returned[:1] for c in (pair[0], safe_repr(pair[1], 200))))
+            return f"There, with {who}, {o.compared} is {actual}{also}. {_reason(o.expected, o.actual)}", code
+        return f"There {who} returns {actual}. {_reason(o.expected, o.actual)}", (actual,)
     if o.status == TIMEOUT:
-        return f"There {who} never returns: the check ran out of time."
+        return f"There {who} never returns: the check ran out of time.", ()
     if o.status == ERROR and o.error is not None:
-        return f"There {who} raises {o.error}."
-    return f"There {who} does not return the expected value."
+        return f"There {who} raises {o.error}.", ()
+    return f"There {who} does not give the expected value.", ()
+
+
+def same_outcome(mine: Observation, theirs: Observation) -> bool:
+    """Whether two runs did the same on a check: the same status and, for a failure, the same value (decided on values)."""
+    if mine.status != theirs.status or mine.check != theirs.check:
+        return False
+    if mine.status == FAIL:
+        try:
+            return type(mine.actual) is type(theirs.actual) and bool(mine.actual == theirs.actual) and _types(mine.actual) == _types(theirs.actual)
+        except BaseException:  # noqa: BLE001 - a hostile __eq__: not the same
+            return False
+    if mine.status == ERROR:
+        return mine.error is not None and theirs.error is not None and mine.error.type == theirs.error.type
+    return True
+
+
+def _types(value, depth: int = 0):
+    """The value's container types, nested: [(0, 2)] and [[0, 2]] are equal to == only when the types agree."""
+    if depth > 50 or type(value) not in (list, tuple, dict, set, frozenset):
+        return type(value).__name__
+    items = value.values() if type(value) is dict else value
+    return (type(value).__name__, tuple(_types(v, depth + 1) for v in list(items)[:1_000]))
+
+
+def mistake_note(record: Record, yours: tuple[RunResult, ...], replays: dict[tuple[int, str], RunResult]) -> str | None:
+    """Whether your failing checks fail exactly as the record's attempt (or broken) does, and that one's teaching text.
+
+    `yours` are your runs (one per variant), `replays` the record's runs by (variant, implementation).
+    Decided on values: the same status and an equal value of the same types, check by check.
+    None when nothing fails.
+    """
+    failing = [(run.variant, o) for run in yours for o in run.observations if o.status != PASS]
+    if not failing:
+        return None
+    n = len(failing)
+    counts = []
+    for name, implementation, text in (("the plausible attempt", "attempt", record.failed_approach), ("the broken version", "broken", "its code is shown in watch it fail")):
+        same = 0
+        for variant, o in failing:
+            run = replays.get((variant, implementation))
+            theirs = run.observations[o.index] if run is not None and o.index < len(run.observations) else None
+            same += theirs is not None and same_outcome(o, theirs)
+        counts.append((same, name, text))
+    same, name, text = max(counts, key=lambda c: c[0])  # the attempt first on a tie
+    checks = f"{n} failing check{'s' if n != 1 else ''}"
+    if same == n:
+        return f"Your solve gets the same wrong results as {name} on {same} of {checks}: {text}" + ("" if text.endswith(".") else ".")
+    if same:
+        return (f"Your solve gets the same wrong results as {name} on {same} of {checks} ({text.rstrip('.')}); "
+                f"on the other {n - same} it makes a mistake of its own.")
+    return f"Your solve fails differently from the record's attempt and broken version on all {checks}: a mistake of its own."
 
 
 def _reason(expected, actual) -> str:

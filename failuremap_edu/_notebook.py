@@ -182,6 +182,41 @@ def _bundle(value) -> dict:
     return data
 
 
+def variant_words(runs) -> str:
+    """What the variants change, counted from runs of every variant: only claim "different values" when it is so.
+
+    A check depends on N when its label, what it compares or its expected value
+    differs between variants (decided on values), or when only some variants run it.
+    """
+    longest = max((run.total for run in runs), default=0)
+    depends = []
+    for i in range(longest):
+        seen = [run.observations[i] for run in runs if i < run.total]
+        first = seen[0]
+        differs = len(seen) < len(runs) or any(
+            (o.check, o.expression) != (first.check, first.expression) or type(o.expected) is not type(first.expected) or not _equal(o.expected, first.expected)
+            for o in seen[1:]
+        )
+        if differs:
+            depends.append(first.check)
+    counts = sorted({run.total for run in runs})
+    if len(depends) > 1 and len(counts) > 1:
+        return (f"The checks use `N` (1 to 5): there are {counts[0]} to {counts[-1]} checks, depending on N, and {len(depends)} "
+                "of them get different values in each variant or run only in some.")
+    if len(depends) > 1:
+        return f"The checks use `N` (1 to 5): {len(depends)} of the {counts[0]} checks get different values in each variant."
+    if depends:
+        return f"The checks use `N` (1 to 5) in one check only, '{md(depends[0], 100)}'; the other checks are the same in every variant."
+    return "The checks read `N` (1 to 5), but every variant checks the same values here."
+
+
+def _equal(a, b) -> bool:
+    try:
+        return bool(a == b)
+    except BaseException:  # noqa: BLE001 - a record's value with a hostile __eq__: count it as different
+        return False
+
+
 def _about(record: Record) -> str:
     """The record's facts and fine print, folded at the end: for the curious, not in the way."""
     r = record
@@ -207,12 +242,12 @@ def _solve_cell(record_ref: str, preamble: list[str], body: str, decorator: str 
     return f"{top}\n\n{decorator}\n{body.strip()}\n"
 
 
-def _panel_text(record: Record, solve, **options) -> str:
-    """The finished panel's text form for `solve`: what the solve cell shows when it runs."""
+def _panel_text(record: Record, solve, **options) -> dict:
+    """The finished panel's text form and its static HTML for `solve`: what the solve cell shows when it runs."""
     shown = Exercise(record, log_progress=False, **options)
     shown.solve = solve
     shown.run()
-    return shown.text()
+    return {"text/plain": shown.text(), "text/html": shown.static_html()}
 
 
 PLATFORMS = ("server", "binder", "hub", "lite")
@@ -349,7 +384,7 @@ def _learner_notebook(record: Record, record_ref: str, platform: str = "server")
         f"{_KEEP_WORK[platform]} "
         "A downloaded `.py` pasted back into this cell works again: keep the `@fm.exercise` line right above `def solve`."
     )
-    cells.code(_solve_cell(record_ref, preamble, fixtures.solve_source), display={"text/plain": _panel_text(r, attempt)}, tags=(CHECK_OUTPUT,))
+    cells.code(_solve_cell(record_ref, preamble, fixtures.solve_source), display=_panel_text(r, attempt), tags=(CHECK_OUTPUT,))
 
     example = _example_arguments(r)
     if example is not None:
@@ -360,11 +395,9 @@ def _learner_notebook(record: Record, record_ref: str, platform: str = "server")
         )
         cells.code(f"{IMPORT}fm.try_call({record_ref!r}, solve, {example})")
     if fixtures.uses_variant:
-        variant_lines = [run_checks(r, attempt, variant=v).summary() for v in VARIANTS]
-        cells.markdown(
-            "## Variants\n\nThe checks use `N` (1 to 5) to vary their inputs, so each variant checks different values. "
-            "Choose a variant in the panel, or run them all here:"
-        )
+        variant_runs = [run_checks(r, attempt, variant=v) for v in VARIANTS]
+        variant_lines = [run.summary() for run in variant_runs]
+        cells.markdown("## Variants\n\n" + variant_words(variant_runs) + " Choose a variant in the panel, or run them all here:")
         cells.code(
             f"{IMPORT}for variant in range(1, 6):\n    print(f'N={{variant}}:', fm.run_checks({record_ref!r}, solve, variant=variant).summary())",
             output="\n".join(f"N={v}: {line}" for v, line in zip(VARIANTS, variant_lines)),
@@ -394,7 +427,7 @@ def _instructor_notebook(record: Record, record_ref: str, solution: Solution):
     cells.markdown("## 1. The attempt\n\nThe record's plausible attempt, exactly as learners get it. Its failing checks show *why* they fail.")
     cells.code(
         _solve_cell(record_ref, preamble, fixtures.solve_source, f"@fm.exercise({record_ref!r}, {options})"),
-        display={"text/plain": _panel_text(r, attempt, presenter=True)},
+        display=_panel_text(r, attempt, presenter=True),
         tags=(CHECK_OUTPUT,),
     )
     cells.markdown("## 2. What broken and attempt return\n\nBoth of the record's implementations, with what they return where they fail and their code.")
@@ -414,7 +447,7 @@ def _instructor_notebook(record: Record, record_ref: str, solution: Solution):
     top = "\n".join(["import failuremap_edu as fm", *reference_preamble]).strip()
     cells.code(
         f"{top}\n\nreference = fm.Exercise({record_ref!r}, {options})\n\n@reference.check\n{solve_body.strip()}\n",
-        display={"text/plain": _panel_text(r, reference, presenter=True)},
+        display=_panel_text(r, reference, presenter=True),
         tags=(CHECK_OUTPUT,),
     )
     cells.code(

@@ -63,6 +63,17 @@ def _html(body: str) -> str:
     return f'<div class="fm-root">{text_safe(body)}</div>'
 
 
+def status_line(e: Exercise, end: bool = False, live: bool = False) -> str:
+    """The panel's first (and last) line, short: a mark, `K/N checks pass`, and when a re-run changed nothing, that it ran."""
+    mark = ""
+    if not e.running and not e.message and e.runs:
+        mark = '<span class="fm-mark">✓</span> ' if all(r.passed for r in e.runs) else '<span class="fm-mark">✗</span> '
+    again = f' <span class="fm-rerun">· {escape(e.rerun_note)}</span>' if e.rerun_note and not e.running else ""
+    where = " fm-status-end" if end else ""
+    role = ' role="status" aria-live="polite"' if live else ""
+    return f'<p class="fm-status{where}"{role}>{mark}<span class="fm-summary">{escape(e.summary())}</span>{again}</p>'
+
+
 class Panel:
     """The widgets. They mirror an Exercise's state and forward clicks to it."""
 
@@ -87,6 +98,10 @@ class Panel:
         # icon font's glyph would start every button's spoken name.
         self.rerun = w.Button(description="Run checks again", tooltip="Run the checks on your current solve", layout=auto)
         self.status = w.HTML()
+        self.status_end = w.HTML()
+        """The same line again at the panel's end: after Shift+Enter JupyterLab scrolls the next cell into view, and a
+        tall panel's top goes out of view while its bottom stays (a learner trial at 1366x900; the browser test checks it)."""
+        self.mistake = w.HTML()
         self.checks = w.HTML()
         self.downloads = w.HTML()
         self.compare = w.HTML()
@@ -117,10 +132,11 @@ class Panel:
         self.root = w.VBox(
             [
                 w.HTML(f"<style>{CSS}{PANEL_CSS}</style>"),
+                self.status,  # first: after Shift+Enter JupyterLab scrolls to the next cell, and this line stays in view
                 self.header,
                 *presenter,
                 w.HBox(controls),
-                self.status,
+                self.mistake,
                 self.checks,
                 self.downloads,
                 heading("Compared with the record's broken and attempt"),
@@ -132,6 +148,7 @@ class Panel:
                 w.HTML(_html(f'<p class="fm-muted">{escape(PLAYGROUND_HELP)}</p>')),
                 w.HBox([w.HTML(_html('<code aria-hidden="true">solve(</code>')), self.inputs, w.HTML(_html('<code aria-hidden="true">)</code>'))]),
                 self.outputs,
+                self.status_end,
             ],
             layout=w.Layout(border="1px solid rgba(128,128,128,.4)", padding="6px"),
         )
@@ -206,9 +223,10 @@ class Panel:
         # Not disabled while running: a disabled button loses keyboard focus (a press during a run waits for it).
         self.rerun.disabled = e.solve is None
         # The summary, once a run is over, is the one polite live region: a screen reader announces
-        # the result line, not each check as it ends.
-        live = "" if e.running else ' role="status" aria-live="polite"'
-        self.status.value = _html(f'<p class="fm-summary"{live}>{escape(e.summary())}</p>')
+        # the result line, not each check as it ends (the copy at the panel's end is not live).
+        self.status.value = _html(status_line(e, live=not e.running))
+        self.status_end.value = _html(status_line(e, end=True))
+        self.mistake.value = _html(f'<p class="fm-note">{escape(e.mistake)}</p>') if e.mistake and not e.running else ""
         runs = e.partial if e.running else e.runs
         self.checks.value = checks_html(runs, expand=e.expanded, missing_return=e.missing_return) if runs else ""
         self.downloads.value = "" if e.running or not e.runs else self._download_links()

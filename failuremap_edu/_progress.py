@@ -325,8 +325,13 @@ def log_run(
     instructor: bool = False,
     title: str | None = None,
     replays: Sequence[RunResult] = (),
+    run: str | None = None,
 ) -> str | None:
     """Append one line for `result`. Returns a message the first time writing fails, else None.
+
+    `run` names the run of the solve cell this result belongs to: the variants of
+    one run, and the panel's re-runs of the same solve, share it, so the progress
+    table counts runs of the cell (lines without it count one each).
 
     `instructor` marks the runs of an instructor notebook (a demo in front of the
     room, not learning): `failuremap-edu report` skips them. `replays` (the record's
@@ -349,6 +354,8 @@ def log_run(
         "solve_sha256": hashlib.sha256(solve_source.encode("utf-8", "replace")).hexdigest() if solve_source else None,
         "solve_source": solve_source[:MAX_SOURCE] if solve_source else None,
     }
+    if run:
+        entry["run"] = run
     if instructor:
         entry["instructor"] = True
     line = (text_safe(json.dumps(entry, ensure_ascii=False)) + "\n").encode("utf-8")
@@ -479,9 +486,10 @@ def progress_overview(records: list[str] | None = None, path: Path | None = None
     entries, skipped = read_progress(path)
     entries = [e for e in entries if not e.get("instructor")]  # an instructor's demo runs are not their progress
     latest = latest_by_record(entries)
-    counts: dict[str, int] = {}
-    for entry in entries:
-        counts[entry["record"]] = counts.get(entry["record"], 0) + 1
+    runs: dict[str, set] = {}
+    for i, entry in enumerate(entries):  # runs of the solve cell: the variants and re-runs of one run count once
+        runs.setdefault(entry["record"], set()).add(entry.get("run") if isinstance(entry.get("run"), str) else i)
+    counts = {record_id: len(found) for record_id, found in runs.items()}
     rows = []
     ids = []
     refs = list(records) if records is not None else list_records()

@@ -13,7 +13,8 @@ from typing import Any
 from ._display import Shown
 from ._values import Opaque, safe_repr
 
-__all__ = ["CallResult", "Comparison", "ErrorInfo", "ISOLATIONS", "check_labels", "Observation", "Opaque", "RunResult", "STATUSES", "to_jsonable"]
+__all__ = ["CallResult", "Comparison", "ErrorInfo", "ISOLATIONS", "check_labels", "Observation", "Opaque", "RunResult", "STATUSES", "repeated_failures",
+           "to_jsonable"]
 
 PASS, FAIL, ERROR, TIMEOUT = "pass", "fail", "error", "timeout"
 STATUSES = (PASS, FAIL, ERROR, TIMEOUT)
@@ -66,6 +67,13 @@ class Observation(Shown):
     expected: Any = None
     call: str = ""
     """The call to solve as it happened, e.g. ``solve('hello<st', ['<stop>'])``."""
+    compared: str = ""
+    """The expression the check compares, as the fixture writes it with this run's values filled in
+    (``solve(5, pad=1)[-1]``, ``solve(1, warmup=4)[0] > 0``); "" when it compares solve's return value
+    itself, which `call` already names."""
+    returned: tuple = ()
+    """When `compared` is set: (call, value) for each call of solve in the check, in the order they
+    were entered: what solve itself returned, beside the compared value. Empty when not known."""
     site: int = -1
     """Index of the CheckSite (the source line) this check came from."""
     lineno: int = 0
@@ -90,6 +98,29 @@ class Observation(Shown):
 
     def __repr__(self) -> str:
         return f"Observation({self.index}, {self.check!r}, {self.status})"
+
+    @property
+    def expression(self) -> str:
+        """What the check compares, for every display: the expression, or the call when it compares the return value."""
+        return self.compared or self.call
+
+    @property
+    def compares_return(self) -> bool:
+        """Whether the compared value is what solve returned (a bare call): only then may a display say "returns"."""
+        return not self.compared
+
+    def shown_returns(self) -> tuple:
+        """(call, value) of what solve returned, when that adds something to the compared value (else ())."""
+        if not self.compared or not self.returned:
+            return ()
+        if len(self.returned) == 1 and self.status in (PASS, FAIL):
+            value = self.returned[0][1]
+            try:
+                if type(value) is type(self.actual) and bool(value == self.actual):
+                    return ()  # the check compares solve's result itself (through a walrus, say)
+            except BaseException:  # noqa: BLE001 - a hostile __eq__: show both
+                pass
+        return self.returned
 
     def to_json(self) -> dict:
         """This check in the schema the README documents under "`check --json` schema"."""
@@ -234,6 +265,41 @@ class CallResult(Shown):
             outcome = outcome[:1_999] + "…"
         printed = f"\nprinted: {self.stdout[:2_000]}" if self.stdout else ""
         return f"{self.call} -> {self.status}: {outcome}{printed}"
+
+
+def repeated_failures(runs) -> dict[tuple[int, int], tuple[int, int]]:
+    """Across runs of several variants: each check that fails exactly as it did in an earlier run, mapped to that first one.
+
+    Keys and values are (position of the run, position of the observation). The
+    same check (label), status and expected value, and the same value (of the
+    same type) or the same error: decided on values. A display shows the first
+    once, with the variants it occurs in.
+    """
+    first: list[tuple[int, int, Observation]] = []
+    repeats: dict[tuple[int, int], tuple[int, int]] = {}
+    for r, run in enumerate(runs):
+        for i, o in enumerate(run.observations):
+            if o.status == PASS:
+                continue
+            found = next(((fr, fi) for fr, fi, f in first if fr != r and _same_failure(f, o)), None)
+            if found is None:
+                first.append((r, i, o))
+            else:
+                repeats[(r, i)] = found
+    return repeats
+
+
+def _same_failure(a: Observation, b: Observation) -> bool:
+    if (a.check, a.status, a.expression) != (b.check, b.status, b.expression):
+        return False
+    try:
+        if type(a.expected) is not type(b.expected) or not bool(a.expected == b.expected):
+            return False
+        if a.status == FAIL:
+            return type(a.actual) is type(b.actual) and bool(a.actual == b.actual)
+    except BaseException:  # noqa: BLE001 - a hostile __eq__: not the same
+        return False
+    return (a.error is None) == (b.error is None) and (a.error is None or (a.error.type, a.error.message) == (b.error.type, b.error.message))
 
 
 def check_labels(runs) -> list[str]:

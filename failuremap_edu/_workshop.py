@@ -469,6 +469,7 @@ packages = ["failuremap_edu"]
 # Turns JupyterLab's news pop-up off in the environment the package is installed in.
 [tool.hatch.build.targets.wheel.shared-data]
 "failuremap_edu/_jupyter/page_config.json" = "etc/jupyter/labconfig/page_config.d/failuremap_edu.json"
+"failuremap_edu/_jupyter/widgets_settings.json" = "share/jupyter/lab/settings/overrides.d/failuremap_edu.json"
 """
 
 

@@ -61,6 +61,10 @@ def lab(tmp_path_factory):
         "JUPYTER_DATA_DIR": str(home / ".local" / "share" / "jupyter"),
         "FAILUREMAP_PROGRESS": str(home / "progress.jsonl"),
     }
+    # What installing the package puts into the environment's lab settings (the shared test venv may predate it).
+    settings = home / "lab-settings"
+    (settings / "overrides.d").mkdir(parents=True)
+    (settings / "overrides.d" / "failuremap_edu.json").write_bytes((ROOT / "failuremap_edu" / "_jupyter" / "widgets_settings.json").read_bytes())
     jupyter = Path(sys.executable).parent / "jupyter"
     port = _free_port()
     log_path = ARTIFACTS / "jupyterlab-server.log"
@@ -68,7 +72,7 @@ def lab(tmp_path_factory):
     server = subprocess.Popen(
         [str(jupyter), "lab", "--no-browser", "--ip", "127.0.0.1", "--port", str(port), "--ServerApp.port_retries=0",
          "--ServerApp.token=", "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True", "--allow-root",
-         f"--ServerApp.root_dir={work}"],
+         f"--ServerApp.root_dir={work}", f"--LabApp.app_settings_dir={settings}"],
         env=env, stdout=log, stderr=subprocess.STDOUT, cwd=work,
     )
     url = f"http://127.0.0.1:{port}"
@@ -208,6 +212,9 @@ def test_learner_session(page, lab, name):
     page.keyboard.press("Shift+Enter")
     expect(panel_status(page)).to_have_text("6/6 checks pass", timeout=60_000)
     wait_idle(page)
+    # JupyterLab moves on to the next cell and the panel's top scrolls away: its last line says the outcome (issue 21).
+    expect(solve_cell(page).locator(".fm-status-end .fm-summary")).to_have_text("6/6 checks pass")
+    expect(solve_cell(page).locator(".fm-status-end")).to_be_in_viewport()
     shot(page, f"{stem}-2-fixed")
 
     # Export: one click downloads the solve through the browser, results in its header.
@@ -281,6 +288,33 @@ def test_learner_session(page, lab, name):
     page.keyboard.press("Shift+Enter")
     expect(notebook(page).locator(".jp-OutputArea-output", has_text=re.compile(r"^\s*42\s*$"))).to_have_count(1)
     shot(page, f"{stem}-7-still-alive")
+
+
+def test_a_notebook_reopened_with_a_new_kernel_shows_its_last_results(page, lab):
+    """A learner trial: reopened with a new kernel, the exercise cell said only "Error displaying widget: model not found"."""
+    import json
+
+    open_notebook(page, lab, "FA-100061.ipynb")
+    run_all(page)
+    expect(panel_status(page)).to_have_text("3/6 checks pass (3 fail)", timeout=120_000)
+    wait_idle(page)
+    page.keyboard.press("Control+s")
+    tab = page.locator("li[data-type='document-title'].lm-mod-current")
+    expect(tab).not_to_have_class(re.compile(r"jp-mod-dirty"))
+    with urllib.request.urlopen(f"{lab}/api/kernels", timeout=10) as response:
+        kernels = json.load(response)
+    for kernel in kernels:  # the kernel goes away, as after a shutdown or on another day
+        urllib.request.urlopen(urllib.request.Request(f"{lab}/api/kernels/{kernel['id']}", method="DELETE"), timeout=10).close()
+    page.reload()
+    wait_idle(page)
+    cell = solve_cell(page)
+    cell.scroll_into_view_if_needed()
+    shot(page, "FA-100061-reopened")
+    expect(cell.locator(".jp-OutputArea")).to_contain_text("3/6 checks pass (3 fail)")
+    stale = cell.locator(".fm-stale").first  # shown only while the panel has no kernel: it says to run the cell again
+    expect(stale).to_be_visible()
+    expect(stale).to_contain_text("Run the exercise cell again")
+    expect(cell.locator(".jp-OutputArea")).not_to_contain_text("model not found")
 
 
 def test_start_here_runs_cleanly(page, lab):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import linecache
 import time
 from types import SimpleNamespace
@@ -399,3 +400,63 @@ def test_a_run_logs_where_yours_returns_what_the_attempt_returns(tmp_path, monke
     entries, _ = read_progress(log)
     latest = entries[-1]
     assert latest["reasons"] == ["type"] * 6 and all(o["same_as"] == [] and o["repr"].startswith("[") for o in latest["outcomes"])
+# --------------------------------------------------- issue 21: what is compared, your mistake, nothing silent
+
+
+def _warmup_like_the_attempt(steps, *, peak, warmup):
+    return [min(peak * t / warmup, peak) for t in range(steps)]
+
+
+def test_the_model_says_when_your_solve_makes_the_attempts_mistake():
+    e = Exercise(str(record_path("TR-001010")), timeout=1.0)
+    e.check(_warmup_like_the_attempt)
+    assert e.mistake == "Your solve gets the same wrong results as the plausible attempt on 2 of 2 failing checks: " + e.record.failed_approach
+    assert e.mistake in e.text().splitlines()
+    e.check(lambda steps, *, peak, warmup: [min(peak * (t + 1) / warmup, peak) for t in range(steps)])
+    assert e.mistake is None and e.summary() == "4/4 checks pass"
+
+
+def test_run_checks_again_with_the_same_result_says_so():
+    e = Exercise(str(record_path("TR-001010")), timeout=1.0)
+    e.check(_warmup_like_the_attempt)
+    assert e.rerun_note == ""  # a first run is its own news
+    e.run()  # the panel's "Run checks again"
+    assert re.fullmatch(r"ran again at \d\d:\d\d:\d\d: same result", e.rerun_note)
+    assert f"  ({e.rerun_note})" in e.text().splitlines()
+    e.check(lambda steps, *, peak, warmup: [peak] * steps)  # a different result: nothing to say
+    assert e.rerun_note == ""
+
+
+def test_typed_inputs_keep_their_spaces_in_the_text_form(stopping):
+    """solve('a  b') displayed as solve('a b') asks for a different answer."""
+    stopping.check(reference)
+    stopping.try_inputs("'a  b', ['<stop>']")
+    text = stopping.text()
+    assert "Playground: solve('a  b', ['<stop>'])" in text
+    assert "  yours: returned ('a  b', '')" in text
+
+
+def test_a_check_on_an_expression_shows_the_expression_in_the_rows():
+    from failuremap_edu.render._html import checks_html
+
+    e = Exercise(str(record_path("TR-000909")), timeout=1.0, variant=2)
+    e.check(lambda n, pad=0: [[1 if pad <= j < i else 0 for j in range(n)] for i in range(n)])
+    html = checks_html(e.runs)
+    assert "<code>solve(6, pad=2)[-1]</code>" in html and "<code>solve(3)[0][0] == 1</code>" in html
+    assert "<dt>solve(3) returned</dt><dd><code>[[0, 0, 0], [1, 0, 0], [1, 1, 0]]</code></dd>" in html
+    assert "pattern: The differing cells are exactly the diagonal" in html
+
+
+def test_the_static_form_shows_the_last_results_and_says_run_the_cell_to_check_again():
+    """A notebook reopened with a new kernel showed 'Error displaying widget: model not found' and nothing else."""
+    from failuremap_edu._cell import NotebookFront
+
+    e = Exercise(str(record_path("TR-000909")), timeout=1.0)
+    e.check(lambda n, pad=0: [[1 if pad <= j < i else 0 for j in range(n)] for i in range(n)])
+    html = e.static_html()
+    assert html.startswith('<div class="fm-root fm-static"><style>')
+    assert '<p class="fm-summary">1/5 checks pass (4 fail)</p>' in html
+    assert "run the cell to check again" in html and "<code>solve(3)[0][0] == 1</code>" in html
+    bundle = NotebookFront().bundle(e)
+    assert bundle["text/html"] == html and bundle["text/plain"] == e.text()
+    assert "application/vnd.jupyter.widget-view+json" in bundle  # the live panel, where the widget model exists

@@ -221,3 +221,30 @@ def test_record_code_does_not_inherit_our_future_imports():
     namespace = {"__name__": "__failuremap__", "__fm_variant__": 1, "__fm_check__": lambda *thunks: None, "__fm_wrap__": lambda f: f}
     exec(fx.setup(True), namespace)
     assert namespace["Span"](1, 2).end == 2 and namespace["Span"].__annotations__ == {"start": int, "end": int}
+# --------------------------------------------------------- the compared expression (issue 21 §1)
+
+
+def test_the_compared_expression_gets_the_calls_and_n_filled_in():
+    from failuremap_edu._fixtures import compared_expression
+
+    assert compared_expression("solve(N + 4, pad=N)[-1]", ["solve(5, pad=1)"], 1) == "solve(5, pad=1)[-1]"
+    assert compared_expression("solve(1, peak=0.01, warmup=4)[0] > 0", ["solve(1, peak=0.01, warmup=4)"], 2) == "solve(1, peak=0.01, warmup=4)[0] > 0"
+    assert compared_expression("len(solve(N + 12))", ["solve(14)"], 2) == "len(solve(14))"
+    assert compared_expression("sorted(solve([('x', 'y')] * N))", ["solve([('x', 'y'), ('x', 'y')])"], 2) == "sorted(solve([('x', 'y'), ('x', 'y')]))"
+    # a walrus, and two calls, one inside the other: the outer call as it happened holds the inner one's value
+    assert compared_expression("(out := solve(batch))[0]", ["solve([[8]])"], 1) == "(out := solve([[8]]))[0]"
+    assert compared_expression("solve((once := solve(batch))[0])[0]", ["solve([[8]])", "solve([[8, 0]])"], 1) == "solve([[8, 0]])[0]"
+    assert compared_expression("solve(a) == solve(b)", ["solve(1)", "solve(2)"], 1) == "solve(1) == solve(2)"
+    # non-ASCII before a call: offsets are bytes, the result is text
+    assert compared_expression("('é', solve(N)[N])", ["solve(3)"], 3) == "('é', solve(3)[3])"
+
+
+def test_a_bare_call_has_no_compared_expression_and_unmatched_calls_stay_as_written():
+    from failuremap_edu._fixtures import compared_expression, is_bare_call
+
+    assert compared_expression("solve(x, N)", ["solve(1, 1)"], 1) == "" and is_bare_call("solve(x, N)")
+    assert not is_bare_call("solve(x)[0]") and not is_bare_call("out[1]")
+    assert compared_expression("out[1]", [], 4) == "out[1]"  # no call in this check: the expression as written
+    # calls in a comprehension cannot be matched one to one: only N is filled in
+    assert compared_expression("[solve(k) for k in range(N)]", ["solve(0)", "solve(1)"], 2) == "[solve(k) for k in range(2)]"
+    assert compared_expression("solve(x)[0]", [], 1) == "solve(x)[0]"  # solve never entered (it timed out before)

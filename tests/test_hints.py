@@ -14,7 +14,7 @@ def test_ladder_points_at_the_check_that_isolates_the_attempts_own_mistake(pairs
     hints = hint_ladder(pairs, replay(pairs, "attempt"), replay(pairs, "broken"))
     assert [(h.title, h.text) for h in hints[:2]] == [
         ("Where to look first",
-         "Start with the check 'same text distinct IDs' (broken passes it, so it shows the attempt's own mistake): "
+         "Start with the check 'same text distinct IDs' (the broken version gets this one right, so here only the attempt's own mistake shows): "
          "solve([['a1', 'same', 1], ['b1', 'same', 0]]) should return ['a1', 'b1']."),
         ("What the attempt does there", "There the attempt returns None. Why: expected a list, got None." + TRACE),
     ]
@@ -29,8 +29,8 @@ def test_without_broken_the_first_failing_check_comes_first(pairs):
 
 def test_ladder_without_a_run_uses_the_recorded_observations(pairs):
     hints = hint_ladder(pairs, None)
-    assert hints[0].text == "Start with the check 'replay same id': it should return ['a1', 'b1']."
-    assert hints[1].text == "There the attempt returns ['a1', 'a1']. At [1]: expected 'b1', got 'a1'." + TRACE
+    assert hints[0].text == "Start with the check 'replay same id': the expected value is ['a1', 'b1']."
+    assert hints[1].text == "There the attempt gives ['a1', 'a1']. At [1]: expected 'b1', got 'a1'." + TRACE
 
 
 def test_errors_and_timeouts_say_what_happened(pairs):
@@ -131,3 +131,72 @@ def test_a_run_that_stopped_with_no_observation_is_not_a_pass():
     reached = tuple(o for o in attempt.observations if o.status == "pass")[:1]  # one check passed, then the run stopped
     partial = RunResult(stopping.id, "yours", 1, reached, 2.0, "process", ErrorInfo("RuntimeError", "the fixture code stopped"))
     assert reached and "You pass every check" not in hint_ladder(stopping, attempt, broken, partial)[0].text
+# --------------------------------------------- expressions of the result, and your mistake (issue 21 §1, §6)
+
+
+def _own(record_id):
+    from conftest import record_path
+
+    return load_record(record_path(record_id))
+
+
+def test_a_hint_about_a_predicate_says_should_be_never_should_return():
+    """A learner trial: 'solve(1, peak=0.01, warmup=4) should return True', although solve returns [0.0]."""
+    warmup = _own("TR-001010")
+    first, second, *_ = hint_ladder(warmup, replay(warmup, "attempt"), replay(warmup, "broken"))
+    assert first.text == (
+        "Start with the check 'first step nonzero' (the broken version gets this one right, so here only the attempt's own "
+        "mistake shows): solve(1, peak=0.01, warmup=4)[0] > 0 should be True."
+    )
+    assert second.text.startswith(
+        "There, with the attempt, solve(1, peak=0.01, warmup=4)[0] > 0 is False (solve(1, peak=0.01, warmup=4) returned [0.0]). "
+    )
+    assert "should return" not in first.text + second.text and "returns False" not in second.text
+    assert first.code == ("solve(1, peak=0.01, warmup=4)[0] > 0", "True")  # shown as code, whitespace kept
+
+
+def test_your_solve_makes_the_attempts_mistake():
+    warmup = _own("TR-001010")
+    attempt, broken = replay(warmup, "attempt"), replay(warmup, "broken")
+    replays = {(1, "attempt"): attempt, (1, "broken"): broken}
+    from failuremap_edu._hints import mistake_note
+
+    def yours(solve):
+        from failuremap_edu import run_checks
+
+        return (run_checks(warmup, solve, 1),)
+
+    def like_the_attempt(steps, *, peak, warmup):
+        return [min(peak * t / warmup, peak) for t in range(steps)]
+
+    def own_mistake(steps, *, peak, warmup):
+        return [peak * 3] * steps
+
+    def half(steps, *, peak, warmup):  # the attempt's ramp, and a wrong length of its own
+        return [min(peak * t / warmup, peak) for t in range(steps)] + ([0.0] if steps == 6 else [])
+
+    def right(steps, *, peak, warmup):
+        return [min(peak * (t + 1) / warmup, peak) for t in range(steps)]
+
+    assert mistake_note(warmup, yours(like_the_attempt), replays) == (
+        "Your solve gets the same wrong results as the plausible attempt on 2 of 2 failing checks: " + warmup.failed_approach
+    )
+    assert mistake_note(warmup, yours(own_mistake), replays) == (
+        "Your solve fails differently from the record's attempt and broken version on all 2 failing checks: a mistake of its own."
+    )
+    assert mistake_note(warmup, yours(half), replays) == (
+        f"Your solve gets the same wrong results as the plausible attempt on 1 of 2 failing checks ({warmup.failed_approach.rstrip('.')}); "
+        "on the other 1 it makes a mistake of its own."
+    )
+    assert mistake_note(warmup, yours(right), replays) is None
+
+
+def test_the_same_mistake_is_decided_on_values_with_their_types():
+    """[(0, 2)] and [[0, 2]] print alike in JSON; a list of lists is not the attempt's mistake when the attempt returns tuples."""
+    from failuremap_edu._hints import same_outcome
+
+    a = Observation(0, "x", "fail", False, [[0, 2]], [(0, 2)])
+    assert same_outcome(a, Observation(0, "x", "fail", False, [[0, 2]], [(0, 2)]))
+    assert not same_outcome(a, Observation(0, "x", "fail", False, [(0, 3)], [(0, 2)]))
+    assert not same_outcome(Observation(0, "x", "fail", False, [(0, 2), [1]], None), Observation(0, "x", "fail", False, [[0, 2], [1]], None))
+    assert not same_outcome(Observation(0, "x", "fail", False, [1], None), Observation(0, "x", "fail", False, [1.0], None))

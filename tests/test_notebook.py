@@ -11,6 +11,7 @@ import nbformat
 import pytest
 
 from conftest import OWN, record_path, solution_path
+from failuremap_edu import load_record
 from failuremap_edu._cli import main
 from failuremap_edu._notebook import md, write_all, write_notebook
 
@@ -277,3 +278,18 @@ def test_the_records_abstract_is_in_both_notebooks_folded_for_learners():
     assert [c for c in learner.cells if record.abstract in c.source and not c.source.startswith("## About this record")] == []
     instructor = build_notebook(record, "records/TR-000101.json", instructor=True, solution=load_solution(solution_path("TR-000101")))
     assert record.abstract in instructor.cells[2].source and instructor.cells[2].source.startswith("**What fails**")
+def test_the_variant_line_says_how_many_checks_depend_on_n():
+    """A learner trial: "each variant checks different values" where one check of six read N."""
+    from failuremap_edu import replay
+    from failuremap_edu._notebook import variant_words
+
+    def words(record_id):
+        record = load_record(record_path(record_id))
+        return variant_words([replay(record, "attempt", v) for v in range(1, 6)])
+
+    assert words("TR-001010") == "The checks use `N` (1 to 5): 2 of the 4 checks get different values in each variant."
+    assert words("TR-001212") == "The checks use `N` (1 to 5) in one check only, 'span at the end'; the other checks are the same in every variant."
+    assert words("TR-000202") == (
+        "The checks use `N` (1 to 5): there are 5 to 9 checks, depending on N, and 5 of them get different values in each variant or run only in some."
+    )
+    assert words("TR-000101") == "The checks read `N` (1 to 5), but every variant checks the same values here."

@@ -47,7 +47,8 @@ def test_while_running_the_panel_shows_progress_not_the_old_results(stopping):
     # progress is not a live region: a screen reader announces the result line only, not each check.
     assert not any(disabled for *_, disabled in during)
     assert not any('role="status"' in status for _, status, _, _ in during)
-    assert '<p class="fm-summary" role="status" aria-live="polite">4/6 checks pass (2 fail)</p>' in panel(stopping).status.value
+    assert '<p class="fm-status" role="status" aria-live="polite"><span class="fm-mark">✗</span> <span class="fm-summary">4/6 checks pass (2 fail)</span></p>' in panel(stopping).status.value
+    assert 'role="status"' not in panel(stopping).status_end.value  # one live region: the copy at the panel's end is silent
 
 
 def test_while_running_the_hints_box_shows_no_hint_of_the_previous_run(stopping):
@@ -257,7 +258,7 @@ def test_lone_surrogates_everywhere_reach_the_browser_escaped(raw_record, write_
         widgets += [child for child in getattr(widget, "children", ())]
     bundle = exercise._repr_mimebundle_()
     json_packer(bundle)
-    assert "bad \\ud800 title" in bundle["text/plain"] and bundle["text/plain"].endswith("short input")
+    assert "bad \\ud800 title" in bundle["text/plain"] and "short input" in bundle["text/plain"] and "\\ud800" in bundle["text/html"]
     files = exercise.export_files()
     assert "bad \\ud800 title" in next(text for name, text in files.items() if name.endswith(".py"))
     results = json.loads(next(text for name, text in files.items() if name.endswith(".json")))
@@ -316,3 +317,53 @@ def test_the_last_hint_moves_focus_to_hide_hints_before_show_next_hint_disables(
     for _ in range(3):
         ui.next_hint.click()
     assert log[1:] == [("hide_hints", "focus"), ("next_hint", "disabled")]
+# ------------------------------------------------------------------------------- issue 21
+
+
+def test_the_status_line_comes_first_and_says_when_a_rerun_changed_nothing(stopping):
+    stopping.check(mixed_stopping_solve)
+    ui = panel(stopping)
+    assert ui.root.children[1] is ui.status  # right after the style: in view when JupyterLab scrolls to the next cell
+    assert ui.status.value.count("<p") == 1 and '✗</span> <span class="fm-summary">2/6 checks pass' in ui.status.value
+    assert "ran again" not in ui.status.value
+    assert ui.root.children[-1] is ui.status_end and "fm-status-end" in ui.status_end.value  # and last: the end stays in view
+    assert ui.status_end.value.replace(" fm-status-end", "") == ui.status.value.replace(' role="status" aria-live="polite"', "")  # the same line; only the first is live
+    ui.rerun.click()
+    assert "· ran again at " in ui.status.value and ": same result" in ui.status.value
+
+
+def test_the_panel_says_your_solve_makes_the_attempts_mistake():
+    from conftest import record_path
+
+    e = Exercise(str(record_path("TR-001212")), timeout=1.0)
+    ui = panel(e)
+    attempt = e.fixtures.solve_source
+    namespace = {}
+    exec(attempt, namespace)
+    e.check(namespace["solve"])
+    assert "Your solve gets the same wrong results as the plausible attempt on 3 of 3 failing checks: Building each span" in ui.mistake.value
+
+
+def test_all_variants_show_a_repeated_failure_once_with_its_variants():
+    """A learner trial: the same failure, repeated five times."""
+    from conftest import record_path
+
+    e = Exercise(str(record_path("TR-001212")), timeout=1.0, variant="all")
+    ui = panel(e)
+
+    def solve(tags):  # lists for tuples: 'one span' fails the same way in every variant
+        spans, start = [], None
+        for i, tag in enumerate(tags + ["O"]):
+            if tag != "I" and start is not None:
+                spans.append([start, i])
+                start = None
+            if tag == "B":
+                start = i
+        return spans
+
+    e.check(solve)
+    html = ui.checks.value
+    assert html.count("<strong>one span</strong>") == 1
+    assert "· the same failure in N = 1, 2, 3, 4, 5</span>" in html
+    assert html.count("<strong>span at the end</strong>") == 5  # its values depend on N: five different failures
+    assert "The same failures as in an earlier variant: &#x27;one span&#x27; (shown under N = 1); &#x27;spans are tuples&#x27; (shown under N = 1)" in html

@@ -373,3 +373,19 @@ def test_the_overview_has_an_export_everything_link(tmp_path):
     expected = export_data(log)
     assert {k: v for k, v in data.items() if k != "exported"} == {k: v for k, v in expected.items() if k != "exported"}
     assert len(data["attempts"]) == 1 and data["sources"] == {__import__("hashlib").sha256(PASSING.encode()).hexdigest(): PASSING}
+def test_the_table_counts_runs_of_the_solve_cell_not_variants_times_reruns(tmp_path, monkeypatch):
+    """A learner trial: 6 runs of the cell, all variants, some re-run with the button, showed as 22 runs."""
+    from failuremap_edu import progress_overview
+
+    log = tmp_path / "cells.jsonl"
+    monkeypatch.setenv("FAILUREMAP_PROGRESS", str(log))
+    e = Exercise("FA-100786", timeout=0.5, variant="all")
+    e.check(reference)  # one run of the cell: five variants
+    e.run()  # "Run checks again": the same run of the cell
+    assert len(read_progress(log)[0]) == 10  # every variant's result is still logged
+    runs = {record_id: n for record_id, _, _, n in progress_overview(path=log).rows}
+    assert runs["FA-100786"] == 1
+    e.check(reference)  # the cell again
+    assert {record_id: n for record_id, _, _, n in progress_overview(path=log).rows}["FA-100786"] == 2
+    log_run(run_result(["pass"] * 6), "def solve(): pass", log)  # a line from before run ids counts once
+    assert {record_id: n for record_id, _, _, n in progress_overview(path=log).rows}["FA-100786"] == 3

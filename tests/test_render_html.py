@@ -13,7 +13,8 @@ from failuremap_edu._diff import diff
 from failuremap_edu._results import Comparison, ErrorInfo, Observation, RunResult
 
 ALLOWED_TAGS = {"div", "span", "strong", "code", "dl", "dt", "dd", "ul", "li", "mark", "details", "summary", "pre", "p",
-                "style", "table", "caption", "thead", "tbody", "tr", "th", "td", "h1", "h2", "h4", "html", "head", "meta", "title", "body", "br"}
+                "style", "table", "caption", "thead", "tbody", "tr", "th", "td", "h1", "h2", "h4", "html", "head", "meta", "title", "body", "br",
+                "figure", "img", "figcaption"}
 HOSTILE = '<script>alert("x")</script> & \'q\' <stop> <img src=x onerror=alert(1)>'
 
 
@@ -25,7 +26,7 @@ class Collector(HTMLParser):
     def handle_starttag(self, tag, attrs):
         self.tags.append(tag)
         self.attrs += attrs
-        if tag not in ("meta", "br"):
+        if tag not in ("meta", "br", "img"):
             self.open.append(tag)
 
     def handle_endtag(self, tag):
@@ -47,7 +48,8 @@ def parse(html: str) -> Collector:
 def assert_safe(html: str) -> Collector:
     parsed = parse(html)
     assert set(parsed.tags) <= ALLOWED_TAGS, set(parsed.tags) - ALLOWED_TAGS
-    assert {name for name, _ in parsed.attrs} <= {"class", "charset", "lang", "title", "scope"}
+    assert {name for name, _ in parsed.attrs} <= {"class", "charset", "lang", "title", "scope", "alt", "src"}
+    assert all(value.startswith("data:image/png;base64,") for name, value in parsed.attrs if name == "src")  # a grid's picture, inline
     return parsed
 
 

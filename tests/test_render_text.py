@@ -205,3 +205,49 @@ def test_watch_it_fail_shows_every_difference_under_the_panel_budget():
     assert story_reasons(obs(0, "fail", expected=[1, 2], actual=[1, 3])) == ("[1]: expected 2, got 3", None)
     _, bounded = story_reasons(obs(0, "fail", expected=list(range(30)), actual=list(range(1, 31))), Budget(max_differences=2))
     assert len(bounded.differences) == 2 and bounded.omitted == 28
+# ------------------------------------------- checks on an expression of the result, pictures (issue 21 §1, §3)
+
+
+def test_a_check_on_an_expression_names_it_and_shows_what_solve_returned():
+    grid = [[0, 0, 0, 0], [0, 1, 0, 0], [0, 1, 1, 0], [0, 1, 1, 1]]
+    o = obs(0, "fail", check="last row", call="solve(4, pad=1)", compared="solve(4, pad=1)[-1]",
+            returned=(("solve(4, pad=1)", grid),), expected=[0, 1, 1, 1], actual=[0, 1, 1, 0])
+    assert render_observation(o) == """\
+✗ fail: last row (record line 11)
+  compares: solve(4, pad=1)[-1]
+  solve(4, pad=1) returned: [[0, 0, 0, 0], [0, 1, 0, 0], [0, 1, 1, 0], [0, 1, 1, 1]]
+  expected: [0, 1, 1, 1]
+  got:      [0, 1, 1, 0]
+    index     0  1  2  3
+    expected  0  1  1 [1]
+    got       0  1  1 [0]
+    [ ] marks the position that differs
+  pattern:  Only the last position differs.
+  why:
+    - [3]: expected 1, got 0"""
+
+
+def test_a_failing_grid_is_drawn_as_expected_beside_got_with_its_pattern():
+    full = [[1 if j <= i else 0 for j in range(3)] for i in range(3)]
+    strict = [[1 if j < i else 0 for j in range(3)] for i in range(3)]
+    text = render_observation(obs(0, "fail", check="mask", call="solve(3)", expected=full, actual=strict))
+    assert """\
+  got:      [[0, 0, 0], [1, 0, 0], [1, 1, 0]]
+       expected  | got
+        0  1  2  |  0  1  2
+    0  [1] 0  0  | [0] 0  0
+    1   1 [1] 0  |  1 [0] 0
+    2   1  1 [1] |  1  1 [0]
+    [ ] marks the 3 cells that differ
+  pattern:  The differing cells are exactly the diagonal (row i, column i, all 3 of them); every other cell is right.
+""" in text
+
+
+def test_watch_it_fail_names_the_compared_expression_and_says_gave_not_returned():
+    from conftest import record_path
+    from failuremap_edu import load_record, watch_it_fail
+
+    text = str(watch_it_fail(load_record(record_path("TR-001010"))))
+    assert "  first step nonzero: solve(1, peak=0.01, warmup=4)[0] > 0\n    expected: True\n" in text
+    assert "    attempt gave False; solve(1, peak=0.01, warmup=4) returned [0.0] (expected True, got False)" in text
+    assert "attempt returned False" not in text

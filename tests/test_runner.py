@@ -924,3 +924,36 @@ def test_a_sandboxed_run_ends_everything_it_started(stopping, tmp_path):
     while marker in subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout and time.monotonic() < deadline:
         time.sleep(0.05)
     assert marker not in subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+
+
+# ------------------------------------------- what a check compares, and what solve returned (issue 21 §1)
+
+
+def test_a_check_on_an_expression_of_the_result_reports_the_expression_and_what_solve_returned():
+    from conftest import record_path
+
+    mask = load_record(record_path("TR-000909"))
+    run = replay(mask, "attempt", 2)
+    by_label = {o.check: o for o in run.observations}
+    last = by_label["last row with padding"]
+    assert (last.call, last.compared, last.actual) == ("solve(6, pad=2)", "solve(6, pad=2)[-1]", [0, 0, 1, 1, 1, 0])
+    [(call, returned)] = last.shown_returns()
+    assert call == "solve(6, pad=2)" and returned == [[1 if 2 <= j < i else 0 for j in range(6)] for i in range(6)]
+    sees = by_label["query 0 sees itself"]
+    assert (sees.compared, sees.actual, sees.expected) == ("solve(3)[0][0] == 1", False, True)
+    assert sees.shown_returns() == (("solve(3)", [[0, 0, 0], [1, 0, 0], [1, 1, 0]]),)
+    assert by_label["one row per query"].compared == "len(solve(14))"
+    # a bare call: the call says it all, and nothing more is sent back
+    whole = by_label["mask of 4"]
+    assert (whole.compared, whole.returned, whole.expression) == ("", (), "solve(4)")
+
+
+def test_a_walrus_that_compares_the_result_itself_shows_no_second_value():
+    from conftest import record_path
+
+    batch = load_record(record_path("TR-000404"))
+    first = replay(batch, "attempt", 1).observations[0]
+    assert first.compared == "(out := solve([[5, 6, 7], [8], [9, 10]]))[0]"
+    assert first.shown_returns()  # [0] of a (padded, lengths) pair: the pair is worth seeing
+    one = next(o for o in replay(batch, "attempt", 1).observations if o.check == "single row of 1")
+    assert one.compared == "(one := solve([[7]]))" and one.shown_returns() == ()  # the compared value is what solve returned

@@ -13,7 +13,7 @@ def test_story_of_a_packaged_record(pairs):
     assert [f.check for f in failing] == ["replay same id", "same text distinct IDs", "first replay retained"]
     assert [name for name, _ in failing[1].outcomes] == ["attempt"]  # broken passes that one
     text = str(story)
-    assert "They behave exactly as the record's author recorded them." in text
+    assert "They behave exactly as they did when the record was made." in text
     assert "    attempt returned None (expected a list, got None)" in text
     assert "    broken returned ['a1', 'a1'] ([1]: expected 'b1', got 'a1')" in text
     assert "  attempt:\n    def solve(candidates):\n        unique={r[1]:r for r in candidates}" in text

@@ -16,8 +16,10 @@ from typing import Sequence
 
 from .._diff import Budget, Diff, LineDetail, TextDetail, diff
 from .._records import Record
-from ._text import expected_text, line_rows, outcome_text, printed_summary, run_notes, story_reasons, story_sentences, visible
-from .._results import FAIL, PASS, CallResult, Observation, RunResult, check_labels
+from .._patterns import pattern
+from ._grid import GRID_CSS, picture_html
+from ._text import RETURNED_LIMIT, expected_text, expression_label, line_rows, outcome_text, printed_summary, run_notes, story_reasons, story_sentences, visible
+from .._results import FAIL, PASS, CallResult, Observation, RunResult, check_labels, repeated_failures
 from .._values import safe_repr, text_safe
 from ._style import DARK_THEME, STATUS_CSS, STATUS_CSS_DARK, STATUS_SYMBOLS, UI_CSS, UI_CSS_DARK
 
@@ -53,6 +55,7 @@ CSS = (
 .fm-root code,.fm-root pre{font-family:var(--jp-code-font-family,ui-monospace,monospace);font-size:var(--jp-code-font-size,13px);white-space:pre-wrap;overflow-wrap:anywhere}
 .fm-root pre{margin:4px 0;padding:6px;border:1px solid rgba(128,128,128,.35);max-height:18em;overflow:auto}
 .fm-root .fm-summary{font-weight:600;margin:4px 0}
+.fm-root .fm-status{margin:4px 0}.fm-root .fm-status .fm-mark,.fm-root .fm-rerun{font-weight:600}
 .fm-root .fm-badge{display:inline-block;min-width:5.5em;padding:0 6px;border:1px solid currentColor;border-radius:3px;font-weight:600;white-space:nowrap}
 """ + "".join(f".fm-root .fm-{status}{{color:var(--fm-{status})}}" for status in STATUS_CSS) + """
 .fm-root table{border-collapse:collapse;margin:4px 0;max-width:100%}
@@ -74,8 +77,10 @@ CSS = (
 .fm-root .fm-stale{display:none;font-weight:600;padding:4px 6px;border:2px solid var(--fm-error)}
 .jupyter-widgets-disconnected .fm-root .fm-stale{display:block}
 .fm-root .fm-hint{font-style:italic}
+.fm-root .fm-note,.fm-root .fm-hints li,.fm-root .fm-summary,.fm-root .fm-message{white-space:pre-wrap}
+.fm-root .fm-pattern{margin:2px 0;font-weight:600}
 .fm-root details>summary{cursor:pointer}
-"""
+""" + GRID_CSS
 
 PANEL_CSS = """
 .fm-panel .jupyter-button:focus-visible,.fm-panel input:focus-visible,.fm-panel select:focus-visible{outline:2px solid var(--fm-focus)!important;outline-offset:2px}
@@ -196,10 +201,22 @@ def diff_html(result: Diff) -> str:
     return f'<ul class="fm-why">{"".join(items)}</ul>' if items else ""
 
 
-def _observation_body(o: Observation, budget: Budget, missing_return: bool = False, call: bool = True) -> str:
+def folded_value(value: object, short: int = 80) -> str:
+    """A value as code, folded into a <details> when its repr is long: what solve returned, beside the compared value."""
+    full = safe_repr(value, 4_000)
+    if len(full) <= RETURNED_LIMIT // 2:
+        return _code(full)
+    return f"<details><summary>{_code(safe_repr(value, short))}</summary><pre>{_e(full)}</pre></details>"
+
+
+def _observation_body(o: Observation, budget: Budget, missing_return: bool = False, call: bool = True, traceback: bool = True) -> str:
     rows = []
-    if o.call and call:
+    if o.compared and call:
+        rows.append(("compares", _code(o.compared)))
+    elif o.call and call:
         rows.append(("call", _code(o.call)))
+    if o.compared:
+        rows += [(f"{call_text} returned", folded_value(value)) for call_text, value in o.shown_returns()]
     rows.append(("expected", _code(expected_text(o, budget.max_repr * 4))))
     if o.status in (PASS, FAIL):
         rows.append(("got", _code(safe_repr(o.actual, budget.max_repr * 4))))
@@ -207,12 +224,16 @@ def _observation_body(o: Observation, budget: Budget, missing_return: bool = Fal
         rows.append(("error", _code(str(o.error))))
     body = '<dl class="fm-kv">' + "".join(f"<dt>{_e(k)}</dt><dd>{v}</dd>" for k, v in rows) + "</dl>"
     if o.status == FAIL:
+        body += picture_html(o.expected, o.actual)
+        sentence = pattern(o.expected, o.actual)
+        if sentence:
+            body += f'<p class="fm-pattern">pattern: {_e(sentence)}</p>'
         body += diff_html(diff(o.expected, o.actual, budget, missing_return=missing_return))
     if o.mutation:
         body += f'<p class="fm-note">note: {_e(o.mutation)}</p>'
     if o.verdict_note:
         body += f'<p class="fm-note">note: {_e(o.verdict_note)}</p>'
-    if o.error is not None and o.error.traceback:
+    if traceback and o.error is not None and o.error.traceback:
         body += f"<details><summary>traceback</summary><pre>{_e(o.error.traceback)}</pre></details>"
     if o.stdout:
         body += f"<details><summary>{_e(printed_summary(o))}</summary><pre>{_e(o.stdout)}</pre></details>"
@@ -237,9 +258,9 @@ def run_html(result: RunResult, budget: Budget | None = None, css: bool = True, 
     heading = f"<div><strong>{_e(title)}</strong></div>" if title else ""
     summary = f'<p class="fm-summary">{_e(result.summary())}</p>' + notes_html(result)
     rows = "".join(
-        f"<tr><td>{_badge(o.status)}</td><td>{_e(o.check)}</td><td>{_code(o.call)}</td></tr>" for o in result.observations
+        f"<tr><td>{_badge(o.status)}</td><td>{_e(o.check)}</td><td>{_code(o.expression)}</td></tr>" for o in result.observations
     )
-    table = f"<table><thead><tr><th>status</th><th>check</th><th>call</th></tr></thead><tbody>{rows}</tbody></table>"
+    table = f"<table><thead><tr><th>status</th><th>check</th><th>compares</th></tr></thead><tbody>{rows}</tbody></table>"
     details = "".join(
         f'<div class="fm-obs"><div>{_badge(o.status)} <strong>{_e(o.check)}</strong></div>{_observation_body(o, budget, missing_return)}</div>'
         for o in result.observations
@@ -285,7 +306,8 @@ def story_html(story, css: bool = True) -> str:
             outcomes = "".join(
                 f"<li><strong>{_e(name)}</strong> {_e(outcome_text(o))}" + _story_reasons_html(o) + "</li>" for name, o in item.outcomes
             )
-            call = f"<dt>call</dt><dd>{_code(item.call)}</dd>" if item.call else ""
+            label = expression_label(item)
+            call = f"<dt>{'compares' if label != item.call else 'call'}</dt><dd>{_code(label)}</dd>" if label else ""
             rows.append(
                 f'<div class="fm-obs"><div><strong>{_e(item.check)}</strong></div>'
                 f'<dl class="fm-kv">{call}<dt>expected</dt><dd>{_code(safe_repr(item.expected, 300))}</dd></dl>'
@@ -326,22 +348,39 @@ def report_html(record: Record, runs: Sequence[RunResult], names: Sequence[str] 
     )
 
 
-def checks_html(runs: Sequence[RunResult], budget: Budget | None = None, css: bool = True, expand: bool = False, *, missing_return: bool = False) -> str:
-    """Each check as a foldable row (open when it did not pass, or all with `expand`); for the exercise panel."""
+def checks_html(runs: Sequence[RunResult], budget: Budget | None = None, css: bool = True, expand: bool = False, *, missing_return: bool = False,
+                traceback: bool = True) -> str:
+    """Each check as a foldable row (open when it did not pass, or all with `expand`); for the exercise panel.
+
+    ``traceback=False`` leaves tracebacks out (they name the kernel's temporary files): for the static form a notebook stores.
+    """
     budget = budget or Budget()
     parts = []
-    for run in runs:
+    repeats = repeated_failures(runs) if len(runs) > 1 else {}
+    occurs: dict[tuple[int, int], list[int]] = {}
+    for (r, _), first in repeats.items():
+        occurs.setdefault(first, [runs[first[0]].variant]).append(runs[r].variant)
+    for r, run in enumerate(runs):
         if len(runs) > 1:
             parts.append(f'<p class="fm-summary">N = {run.variant}: {_e(run.summary())}</p>')
         parts.append(notes_html(run))
-        for o in run.observations:
-            call = f" {_code(o.call)}" if o.call else ""
+        same: list[tuple[str, int]] = []
+        for i, o in enumerate(run.observations):
+            if (r, i) in repeats:  # a failure repeated from an earlier variant: shown once, there
+                same.append((o.check, runs[repeats[(r, i)][0]].variant))
+                continue
+            call = f" {_code(o.expression)}" if o.expression else ""
             printed = ' <span class="fm-muted">· printed output</span>' if o.stdout else ""
+            where = occurs.get((r, i))
+            also = f' <span class="fm-muted">· the same failure in N = {", ".join(map(str, where))}</span>' if where else ""
             opened = "" if o.status == PASS and not expand else " open"
             parts.append(
-                f'<details class="fm-obs"{opened}><summary>{_badge(o.status)} <strong>{_e(o.check)}</strong>{call}{printed}</summary>'
-                f"{_observation_body(o, budget, missing_return, call=False)}</details>"
+                f'<details class="fm-obs"{opened}><summary>{_badge(o.status)} <strong>{_e(o.check)}</strong>{call}{printed}{also}</summary>'
+                f"{_observation_body(o, budget, missing_return, call=False, traceback=traceback)}</details>"
             )
+        if same:
+            listed = "; ".join(f"'{label}' (shown under N = {variant})" for label, variant in same)
+            parts.append(f'<p class="fm-muted">The same failures as in an earlier variant: {_e(listed)}</p>')
         if run.problem is not None:
             parts.append(f"<p>The run stopped: {_code(str(run.problem))}</p>")
     return _root("".join(parts), css)
@@ -355,10 +394,23 @@ def hint_ladder_html(ladder, css: bool = True) -> str:
 
 def hints_html(hints, shown: int, css: bool = True) -> str:
     """The hints revealed so far, in order, and how many remain."""
-    items = "".join(f"<li><strong>{_e(h.title)}:</strong> {_e(h.text)}</li>" for h in hints[:shown])
+    items = "".join(f"<li><strong>{_e(h.title)}:</strong> {with_code(h.text, getattr(h, 'code', ()))}</li>" for h in hints[:shown])
     left = len(hints) - shown
     note = f"<p>{left} more hint{'s' if left != 1 else ''} available.</p>" if left > 0 else "<p>All hints are shown.</p>"
-    return _root((f"<ol>{items}</ol>" if items else "") + note, css)
+    return _root((f'<ol class="fm-hints">{items}</ol>' if items else "") + note, css)
+
+
+def with_code(text: str, code: Sequence[str] = ()) -> str:
+    """`text` escaped, each of its `code` parts (the first place it occurs, left to right) as <code>; whitespace is kept by CSS."""
+    out, position = [], 0
+    for part in code:
+        found = text.find(part, position) if part else -1
+        if found < 0:
+            continue
+        out += [_e(text[position:found]), _code(part)]
+        position = found + len(part)
+    out.append(_e(text[position:]))
+    return "".join(out)
 
 
 def playground_html(rows: Sequence[tuple[str, str, str]], message: str = "", css: bool = True) -> str:

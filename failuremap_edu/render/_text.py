@@ -14,9 +14,11 @@ import unicodedata
 
 from .._diff import Budget, Diff, LineDetail, TextDetail, diff
 from .._fixtures import FixtureScript
+from .._patterns import pattern
 from .._records import Record
 from .._results import FAIL, PASS, TIMEOUT, Observation, RunResult, check_labels
 from .._values import clip, is_not_computed, safe_repr
+from ._grid import picture_text
 from ._style import STATUS_SYMBOLS
 
 __all__ = [
@@ -211,12 +213,19 @@ def render_observation(o: Observation, budget: Budget | None = None, *, missing_
     budget = budget or Budget()
     line = f" (record line {o.lineno})" if o.lineno else ""
     lines = [terminal_safe(f"{STATUS_SYMBOLS[o.status]} {o.status}: {o.check}{line}", 300)]
-    if o.call:
+    if o.compared:
+        lines.append(terminal_safe(f"  compares: {o.compared}", 600))
+        lines += [terminal_safe(f"  {call} returned: {safe_repr(value, RETURNED_LIMIT)}", 1_000) for call, value in o.shown_returns()]
+    elif o.call:
         lines.append(terminal_safe(f"  call:     {o.call}", 600))
     lines.append(terminal_safe(f"  expected: {expected_text(o, budget.max_repr * 4)}", 1_000))
     if o.status in (PASS, FAIL):
         lines.append(terminal_safe(f"  got:      {safe_repr(o.actual, budget.max_repr * 4)}", 1_000))
     if o.status == FAIL:
+        lines += ["    " + terminal_safe(text, 1_000) for text in picture_text(o.expected, o.actual)]
+        sentence = pattern(o.expected, o.actual)
+        if sentence:
+            lines.append(terminal_safe(f"  pattern:  {sentence}", 1_000))
         explained = diff(o.expected, o.actual, budget, missing_return=missing_return)
         if explained.differences or explained.hint:
             lines.append("  why:")
@@ -234,6 +243,15 @@ def render_observation(o: Observation, budget: Budget | None = None, *, missing_
         if len(printed) > 20:
             lines.append(f"    … {len(printed) - 20:,} more lines")
     return "\n".join(lines)
+
+
+RETURNED_LIMIT = 300
+"""What solve returned, beside a compared expression, is shown up to this many characters (folded in HTML)."""
+
+
+def expression_label(item) -> str:
+    """What a failing check of watch it fail compares: the expression when it is not the call itself."""
+    return next((o.compared for _, o in item.outcomes if o.compared), item.call)
 
 
 def printed_summary(o: Observation) -> str:
@@ -299,6 +317,9 @@ def render_comparison(runs, names) -> str:
 def outcome_text(o: Observation, limit: int = 300) -> str:
     """What one implementation did on a check, in a few words: returned X, raised E, ran out of time."""
     if o.status in (PASS, FAIL):
+        if o.compared:  # the value is an expression of what solve returned, not the return value
+            returns = "".join(f"; {call} returned {safe_repr(value, min(limit, 120))}" for call, value in o.shown_returns())
+            return f"gave {safe_repr(o.actual, limit)}{returns}"
         return f"returned {safe_repr(o.actual, limit)}"
     if o.status == TIMEOUT:
         return "ran out of time (no result)"
@@ -339,7 +360,7 @@ def story_sentences(story) -> list[str]:
     sentences = [COMPARISON_NOTE]
     if story.parity is not None:
         if story.parity.ok:
-            sentences.append("They behave exactly as the record's author recorded them.")
+            sentences.append("They behave exactly as they did when the record was made.")
         else:
             problems = "; ".join(problem for p in story.parity.implementations for problem in p.problems[:2])
             sentences.append(f"WARNING: these runs differ from the record's recorded runs: {problems}")
@@ -376,7 +397,8 @@ def render_story(story) -> str:
     if failing:
         lines += ["", "Where they fail:"]
     for item in failing:
-        lines.append(terminal_safe(f"  {item.check}" + (f": {item.call}" if item.call else ""), 600))
+        label = expression_label(item)
+        lines.append(terminal_safe(f"  {item.check}" + (f": {label}" if label else ""), 600))
         lines.append(terminal_safe(f"    expected: {safe_repr(item.expected, 300)}", 600))
         for name, o in item.outcomes:
             reason, explained = story_reasons(o)

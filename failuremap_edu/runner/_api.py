@@ -39,7 +39,7 @@ from typing import Callable
 from . import _byvalue
 from ._channel import Undecodable
 from ._platform import INPROCESS, PROCESS, SANDBOX, isolation_available
-from .._fixtures import VARIANTS, CheckSite, FixtureScript, read_fixtures
+from .._fixtures import VARIANTS, CheckSite, FixtureScript, compared_expression, is_bare_call, read_fixtures
 from .._records import Record, as_record
 from .._results import ERROR, FAIL, PASS, STATUSES, TIMEOUT, UNCONFIRMED, CallResult, Comparison, ErrorInfo, Observation, RunResult
 from ._session import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, DEFAULT_TIMEOUT, CheckTimeout, OutputCapture, Plan, Session, import_timeout_message
@@ -333,7 +333,13 @@ def _plan(code, record: Record, solve, variant: int, timeout: float, memory_mb: 
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
     names = tuple(p.name for p in record.params.positional)
     return Plan(code, variant, solve, float(timeout), memory_mb, output_chars, names, None, _independent(sites), solve is not None,
-                os.getcwd(), tuple(sys.path), sys.getrecursionlimit())
+                _expressions(sites), os.getcwd(), tuple(sys.path), sys.getrecursionlimit())
+
+
+@functools.lru_cache(maxsize=256)
+def _expressions(sites: tuple[CheckSite, ...]) -> frozenset[int]:
+    """Sites that compare an expression of solve's result rather than the result (see `Plan.returns`)."""
+    return frozenset(s.site for s in sites if not is_bare_call(s.actual_source))
 
 
 @functools.lru_cache(maxsize=256)
@@ -357,7 +363,7 @@ def _run(fixtures: FixtureScript, record: Record, solver: str, solve, variant: i
     plan = replace(plan, sources=((fixtures.filename, fixtures.source),))
     mode = _mode(isolation)
     started = time.perf_counter()
-    collector = _Collector(plan, progress, heartbeat)
+    collector = _Collector(plan, progress, heartbeat, fixtures.sites)
     _execute(plan, collector, mode)
     isolated = mode if mode in (PROCESS, SANDBOX) else INPROCESS
     elapsed_ms = (time.perf_counter() - started) * 1000
@@ -395,8 +401,10 @@ _RESULT_FIELDS = {
 class _Collector:
     """Turns a worker's messages into Observations, in the caller; refuses any it did not expect."""
 
-    def __init__(self, plan: Plan, progress: Callable[[Observation], None] | None = None, heartbeat: Callable[[], None] | None = None) -> None:
+    def __init__(self, plan: Plan, progress: Callable[[Observation], None] | None = None, heartbeat: Callable[[], None] | None = None,
+                 sites: tuple[CheckSite, ...] = ()) -> None:
         self.plan, self.progress, self.heartbeat = plan, progress, heartbeat
+        self.sites = {s.site: s for s in sites}
         self.observations: dict[int, Observation] = {}
         self.unreported: list[Observation] = []
         self.current: tuple | None = None
@@ -442,7 +450,7 @@ class _Collector:
             _require(self.current is not None and message[1] == self.current[0] and type(message[2]) is str)
             self.current[4].append(message[2])
         elif kind == "result":
-            self._add(_observation(message[1], self.current))
+            self._add(self._expression(_observation(message[1], self.current), self.current[4]))
         elif kind in ("load", "loaded"):
             _require(len(message) == 1 and self.current is None and self.loading == (kind == "loaded"))
             self.loading = kind == "load"
@@ -455,7 +463,17 @@ class _Collector:
     def interrupt(self, status: str, error: ErrorInfo, elapsed_ms: float) -> None:
         """The running check ended without a result: it timed out, or its worker died."""
         ordinal, site, label, expected, calls = self.current
-        self._add(Observation(ordinal, label, status, False, None, expected, "; ".join(calls)[:500], site, error=error, elapsed_ms=elapsed_ms))
+        o = Observation(ordinal, label, status, False, None, expected, "; ".join(calls)[:500], site=site, error=error, elapsed_ms=elapsed_ms)
+        self._add(self._expression(o, calls))
+
+    def _expression(self, o: Observation, calls: list[str]) -> Observation:
+        """The compared expression with this run's values, and what each call returned (pairs of call and value)."""
+        site = self.sites.get(o.site)
+        if site is None:
+            return o
+        compared = compared_expression(site.actual_source, calls, self.plan.variant)
+        returned = tuple((calls[i], value) for i, value in sorted(o.returned, key=lambda pair: pair[0]) if i < len(calls)) if compared else ()
+        return replace(o, compared=compared, returned=returned)
 
     def _add(self, o: Observation) -> None:
         self.observations[o.index] = o
@@ -499,11 +517,14 @@ def _observation(data: dict, current) -> Observation:
     _require(all(isinstance(data.get(k), kind) for k, kind in _RESULT_FIELDS.items()))
     error = None if data["error"] is None else _error(data["error"])
     fields = {k: data[k] for k in _RESULT_FIELDS if k != "error"}
+    returned = data.get("returned", [])  # what solve returned, beside a compared expression (optional: shown, never judged)
+    _require(type(returned) is list and all(type(pair) is list and len(pair) == 2 and type(pair[0]) is int for pair in returned))
     (actual, actual_plain), (expected, expected_plain) = received(data.get("actual")), received(data.get("expected"))
     note = None
     if data["status"] in (PASS, FAIL):
         note = _verdict_note(data["passed"], actual, expected) if actual_plain and expected_plain else _own_eq_note(actual, expected)
-    return Observation(**fields, actual=actual, expected=expected, error=error, verdict_note=note)
+    return Observation(**fields, actual=actual, expected=expected, error=error, verdict_note=note,
+                       returned=tuple((entered, received(value)[0]) for entered, value in returned))
 
 
 def _verdict_note(passed: bool, actual, expected) -> str | None:

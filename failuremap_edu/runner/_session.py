@@ -47,6 +47,8 @@ DEFAULT_OUTPUT_CHARS = 8_000
 MAX_CHECKS = 10_000
 """A run stops with a problem after this many checks (a fixture loop gone wrong)."""
 _CALL_LIMIT = 500
+_RETURNS_KEPT = 4
+"""At most this many return values of solve are reported per check (they are shown, never judged)."""
 _PURE_BUILTINS = frozenset(
     "abs all any bool chr dict divmod enumerate float frozenset int len list max min ord range repr reversed round set sorted str sum tuple zip".split()
 )
@@ -71,6 +73,9 @@ class Plan:
     """Check sites whose expected reads no name the same check call binds with ``:=``."""
     expected_ahead: bool = False
     """Whether an expected may be computed before the actual (learner runs; not replays)."""
+    returns: frozenset[int] = frozenset()
+    """Check sites that compare an expression of solve's result, not the result itself: what solve
+    returned is reported too (``solve(x)[0]`` fails; the learner needs to see all of ``solve(x)``)."""
     cwd: str | None = None
     path: tuple[str, ...] = ()
     recursion_limit: int = 1000
@@ -165,6 +170,8 @@ class Session:
         self.globals: dict[str, Any] = {}
         self._current: int | None = None
         self._calls: list[str] = []
+        self._returns: list[list] = []
+        self._keep_returns = False
         self._mutation: str | None = None
 
     def run(self, solve: Callable | None) -> None:
@@ -229,6 +236,7 @@ class Session:
             call = render_call(args, kwargs)
             if session._current is not None and sum(map(len, session._calls)) < _CALL_LIMIT:
                 session.sink(("call", session._current, call))
+            entered = len(session._calls)
             session._calls.append(call)
             if session.not_run is not None:
                 raise _NotRun
@@ -237,6 +245,8 @@ class Session:
             except Exception:  # noqa: BLE001 - uncopyable input: no snapshot, no note
                 before = None
             result = solve(*args, **kwargs)
+            if session._keep_returns and len(session._returns) < _RETURNS_KEPT:
+                session._returns.append([entered, portable(result)])
             if session._mutation is None and before is not None:
                 session._mutation = _describe_mutation(*before, args, kwargs, session.plan.param_names)
             return result
@@ -256,6 +266,7 @@ class Session:
         independent = site in self.plan.independent
         self.sink(("begin", ordinal, site, label_text, self._expected_ahead(expected_thunk, independent)))
         self._current, self._calls, self._mutation = ordinal, [], None
+        self._returns, self._keep_returns = [], site in self.plan.returns
         self.capture.take()
         status, error, actual, passed = FAIL, None, None, False
         started, began = time.perf_counter(), time.monotonic()
@@ -291,7 +302,8 @@ class Session:
         output, dropped = self.capture.take()
         result = dict(index=ordinal, site=site, check=label_text, status=status, passed=passed, error=error, mutation=self._mutation)
         result.update(actual=portable(actual) if status in (PASS, FAIL) else None, expected=expected if type(expected) is Opaque else portable(expected))
-        result.update(call="; ".join(self._calls)[:_CALL_LIMIT], stdout=output, stdout_dropped=dropped, elapsed_ms=elapsed_ms)
+        returned = self._returns if status in (PASS, FAIL) and len(self._returns) == min(len(self._calls), _RETURNS_KEPT) else []
+        result.update(call="; ".join(self._calls)[:_CALL_LIMIT], returned=returned, stdout=output, stdout_dropped=dropped, elapsed_ms=elapsed_ms)
         self.sink(("result", result))
 
     def _guarded(self, thunk, began: float | None = None):

@@ -10,7 +10,11 @@ parameters, helpers and imports in the preamble, N-dependent fixtures inside a
 loop, dict and nested-list results, non-ASCII text, a harness that crashes, and
 assignment expressions (``:=``) inside check calls whose names later checks read:
 at module level, in a helper function and in a comprehension; a ``@dataclass`` in the
-preamble; and an in-place contract (solve returns None, the checks read the argument).
+preamble; an in-place contract (solve returns None, the checks read the argument);
+checks on expressions
+of the result (``[-1]``, a predicate ``[0] > 0``, ``len()``, ``sorted()``), 2-D 0/1
+grids (small and above 12 x 12), float sequences with keyword-only arguments, nested
+per-class dicts, and tuples against lists.
 """
 
 from __future__ import annotations
@@ -282,6 +286,165 @@ solve(words)
 check('strings, N times over', words, ['b', 'a'])
 same = [1, 2, 3]
 check('nothing to remove', (solve(same), same)[1], [1, 2, 3])
+""",
+    ),
+    # A 2-D 0/1 grid (an attention mask), checks on expressions of the result: [-1], a predicate, len(), a large grid.
+    "TR-000909": dict(
+        title="Causal mask with left padding: a query cannot see itself · grid record",
+        category="Attention",
+        family="test-causal-mask",
+        contract="Return the n x n attention mask as a list of rows of 0/1: row i (a query) has 1 at column j (a key) "
+        "when the key is visible: pad <= j <= i. The first `pad` positions are padding and never visible.",
+        contract_signature="n, pad=0",
+        abstract="The mask hides the diagonal, so no token attends to itself, and the first token attends to nothing.",
+        failed_approach="Using j < i builds a strictly lower triangle: every query loses its own position.",
+        root_cause="A causal mask hides the future, not the present: the comparison must be j <= i.",
+        preamble="def visible(n, pad=0):\n    return [[1 if pad <= j <= i else 0 for j in range(n)] for i in range(n)]\n",
+        attempt="""
+def solve(n, pad=0):
+    return [[1 if pad <= j < i else 0 for j in range(n)] for i in range(n)]
+""",
+        broken="""
+def solve(n, pad=0):
+    return [[1 if j <= i else 0 for j in range(n)] for i in range(n)]
+""",
+        reference="""
+def solve(n, pad=0):
+    return [[1 if pad <= j <= i else 0 for j in range(n)] for i in range(n)]
+""",
+        fixtures="""
+check('mask of 4', solve(4), visible(4))
+check('last row with padding', solve(N + 4, pad=N)[-1], [0] * N + [1] * 4)
+check('one row per query', len(solve(N + 12)), N + 12)
+check('query 0 sees itself', solve(3)[0][0] == 1, True)
+check('large padded mask', solve(14, pad=2), visible(14, pad=2))
+""",
+    ),
+    # Float sequences, keyword-only arguments, a predicate on the result.
+    "TR-001010": dict(
+        title="Learning-rate warmup: the first step is zero · float sequences",
+        category="Optimization",
+        family="test-lr-warmup",
+        contract="Return the learning rate of each of `steps` steps as a list of floats: linear warmup to `peak` over "
+        "`warmup` steps, where step t (from 0) gets peak * (t + 1) / warmup, then `peak` from step warmup - 1 on.",
+        contract_signature="steps, *, peak, warmup",
+        abstract="The ramp starts at zero, so the first update does nothing and every warmup step lags one behind.",
+        failed_approach="peak * t / warmup looks like the textbook ramp, but step 0 then gets a learning rate of 0.",
+        root_cause="Steps count from 0: the ramp must use t + 1 to reach peak at the last warmup step.",
+        preamble="def ramp(steps, peak, warmup):\n    return [min(peak * (t + 1) / warmup, peak) for t in range(steps)]\n",
+        attempt="""
+def solve(steps, *, peak, warmup):
+    return [min(peak * t / warmup, peak) for t in range(steps)]
+""",
+        broken="""
+def solve(steps, *, peak, warmup):
+    return [peak * (t + 1) / warmup for t in range(steps)]
+""",
+        reference="""
+def solve(steps, *, peak, warmup):
+    return [min(peak * (t + 1) / warmup, peak) for t in range(steps)]
+""",
+        fixtures="""
+check('warmup ramp', solve(6, peak=0.01, warmup=4), ramp(6, 0.01, 4))
+check('first step nonzero', solve(1, peak=0.01, warmup=4)[0] > 0, True)
+check('one rate per step', len(solve(N + 2, peak=1.0, warmup=2)), N + 2)
+check('peak after warmup', solve(N + 3, peak=0.5, warmup=2)[-1], 0.5)
+""",
+    ),
+    # Nested per-class dicts: two keys swapped at every label.
+    "TR-001111": dict(
+        title="Per-class precision and recall: swapped at every label · nested dicts",
+        category="Evaluation",
+        family="test-per-class-pr",
+        contract="Given (true, predicted) label pairs, return {label: {'p': precision, 'r': recall}} for every label "
+        "that occurs: precision = tp / predicted as label, recall = tp / truly label (0.0 when the count is 0).",
+        contract_signature="pairs",
+        abstract="Precision and recall come out swapped for every class.",
+        failed_approach="Dividing true positives by the count of true labels and calling it precision swaps the two.",
+        root_cause="Precision conditions on the prediction, recall on the truth.",
+        preamble="",
+        attempt="""
+def solve(pairs):
+    labels = sorted({x for pair in pairs for x in pair})
+    out = {}
+    for label in labels:
+        tp = sum(1 for t, p in pairs if t == p == label)
+        truly = sum(1 for t, _ in pairs if t == label)
+        predicted = sum(1 for _, p in pairs if p == label)
+        out[label] = {'p': tp / truly if truly else 0.0, 'r': tp / predicted if predicted else 0.0}
+    return out
+""",
+        broken="""
+def solve(pairs):
+    labels = sorted({x for pair in pairs for x in pair})
+    right = sum(1 for t, p in pairs if t == p) / len(pairs)
+    return {label: {'p': right, 'r': right} for label in labels}
+""",
+        reference="""
+def solve(pairs):
+    labels = sorted({x for pair in pairs for x in pair})
+    out = {}
+    for label in labels:
+        tp = sum(1 for t, p in pairs if t == p == label)
+        truly = sum(1 for t, _ in pairs if t == label)
+        predicted = sum(1 for _, p in pairs if p == label)
+        out[label] = {'p': tp / predicted if predicted else 0.0, 'r': tp / truly if truly else 0.0}
+    return out
+""",
+        fixtures="""
+check('two classes', solve([('cat', 'cat'), ('cat', 'dog'), ('dog', 'dog'), ('dog', 'dog')]), {'cat': {'p': 1.0, 'r': 0.5}, 'dog': {'p': 2 / 3, 'r': 1.0}})
+check('perfect', solve([('a', 'a'), ('b', 'b')]), {'a': {'p': 1.0, 'r': 1.0}, 'b': {'p': 1.0, 'r': 1.0}})
+check('labels', sorted(solve([('x', 'y')] * N)), ['x', 'y'])
+""",
+    ),
+    # Tuples against lists: the attempt returns [start, end] lists where (start, end) tuples are expected.
+    "TR-001212": dict(
+        title="BIO spans: lists where tuples are expected · tuple record",
+        category="Tagging",
+        family="test-bio-spans",
+        contract="Given BIO tags, return the spans as a list of (start, end) tuples, end exclusive, in order.",
+        contract_signature="tags",
+        abstract="Spans come back as lists, and a span that runs to the end of the tags is dropped.",
+        failed_approach="Building each span as [start, i] reads the same, but a list is not a tuple: the spans are not hashable and compare unequal.",
+        root_cause="The contract's type is part of the answer: (start, end) is a tuple.",
+        preamble="",
+        attempt="""
+def solve(tags):
+    spans, start = [], None
+    for i, tag in enumerate(tags + ['O']):
+        if tag != 'I' and start is not None:
+            spans.append([start, i])
+            start = None
+        if tag == 'B':
+            start = i
+    return spans
+""",
+        broken="""
+def solve(tags):
+    spans, start = [], None
+    for i, tag in enumerate(tags):
+        if tag != 'I' and start is not None:
+            spans.append((start, i))
+            start = None
+        if tag == 'B':
+            start = i
+    return spans
+""",
+        reference="""
+def solve(tags):
+    spans, start = [], None
+    for i, tag in enumerate(tags + ['O']):
+        if tag != 'I' and start is not None:
+            spans.append((start, i))
+            start = None
+        if tag == 'B':
+            start = i
+    return spans
+""",
+        fixtures="""
+check('one span', solve(['B', 'I', 'O']), [(0, 2)])
+check('span at the end', solve(['O'] * N + ['B', 'I']), [(N, N + 2)])
+check('spans are tuples', all(type(s) is tuple for s in solve(['B', 'O', 'B', 'O'])), True)
 """,
     ),
 }

@@ -1,0 +1,252 @@
+"""Pictures of the values ML code returns: 2-D grids and sequences of numbers, expected beside got.
+
+A grid (a list of equal-length rows of numbers or booleans) is drawn as expected |
+got, aligned cell for cell, with every differing cell marked in place on both
+sides. Marks never rely on colour alone: in HTML a differing cell is shaded *and*
+outlined with a dashed border and set in bold, with its row, column and both
+values in its title; in text it is set in brackets (``[0]``). A grid larger than
+`PICTURE_ABOVE` cells in either direction is drawn with matplotlib as an inline
+PNG with alt text (differing cells crossed out, so the picture reads in
+greyscale); without matplotlib (JupyterLite) it stays an HTML table. A sequence of
+numbers gets an index row above expected and got, so that a shift is visible.
+
+They only draw: which cells differ comes from `_patterns.differing_cells`, decided
+on values.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from html import escape
+from typing import Any
+
+from .._patterns import differing_cells, is_grid, is_number_sequence
+
+__all__ = ["GRID_CSS", "PICTURE_ABOVE", "grid_html", "grid_text", "picture_html", "picture_kind", "picture_text", "sequence_html", "sequence_text"]
+
+PICTURE_ABOVE = 12
+"""Grids with more rows or columns than this are drawn as an image: a table that size is no longer read cell by cell."""
+MAX_CELLS = 60
+"""Rows, columns or sequence items shown as text or table cells at most (the rest are counted)."""
+
+GRID_CSS = """
+.fm-root .fm-pictures{display:flex;flex-wrap:wrap;gap:4px 18px;margin:4px 0}
+.fm-root table.fm-grid{border-collapse:collapse;font-family:var(--jp-code-font-family,ui-monospace,monospace);font-size:var(--jp-code-font-size,13px)}
+.fm-root table.fm-grid caption{text-align:left;font-weight:600}
+.fm-root table.fm-grid td,.fm-root table.fm-grid th{padding:1px 5px;text-align:right;min-width:1.6em;border:1px solid rgba(128,128,128,.3)}
+.fm-root table.fm-grid th{font-weight:400;color:var(--fm-muted)}
+.fm-root table.fm-grid td.fm-cell-diff{background:rgba(255,196,0,.45);font-weight:700;outline:2px dashed currentColor;outline-offset:-3px}
+.fm-root img.fm-grid-image{max-width:100%;height:auto}
+"""
+
+
+def picture_kind(expected: Any, got: Any) -> str | None:
+    """``grid`` when both are grids, ``sequence`` when both are sequences of numbers, else None (nothing to draw)."""
+    if is_grid(expected) and is_grid(got):
+        return "grid"
+    if is_number_sequence(expected) and is_number_sequence(got) and (len(expected) > 1 or len(got) > 1):
+        return "sequence"
+    return None
+
+
+def _cell(value: Any) -> str:
+    return repr(value)
+
+
+# ------------------------------------------------------------------ text
+
+
+def grid_text(expected: Any, got: Any) -> list[str]:
+    """Both grids as aligned rows, one row per line: expected | got, a differing cell in [brackets] on both sides."""
+    cells = differing_cells(expected, got)
+    rows = min(max(len(expected), len(got)), MAX_CELLS)
+    columns = min(max(max(len(r) for r in expected), max(len(r) for r in got)), MAX_CELLS)
+    width = max([len(_cell(c)) for grid in (expected, got) for row in grid[:rows] for c in row[:columns]] + [len(str(columns - 1))])
+    label = len(str(rows - 1))
+
+    def line(grid, i):
+        row = grid[i] if i < len(grid) else ()
+        out = []
+        for j in range(columns):
+            text = _cell(row[j]) if j < len(row) else ""
+            mark = (i, j) in cells and j < len(row)
+            out.append(("[" if mark else " ") + text.rjust(width) + ("]" if mark else " "))
+        return "".join(out)
+
+    side = columns * (width + 2)
+    head = " " * (label + 2) + "expected".ljust(side) + " | got"
+    index = "".join(f" {j:>{width}} " for j in range(columns))
+    lines = [head.rstrip(), (" " * (label + 2) + index + " | " + index).rstrip()]
+    lines += [f"{i:>{label}}  {line(expected, i)} | {line(got, i)}".rstrip() for i in range(rows)]
+    more = max(len(expected), len(got)) - rows
+    if more > 0:
+        lines.append(f"… {more:,} more rows")
+    n = len(cells)
+    lines.append(("[ ] marks the cell that differs" if n == 1 else f"[ ] marks the {n:,} cells that differ") if n else "no cell differs")
+    return lines
+
+
+def sequence_text(expected: Any, got: Any) -> list[str]:
+    """index / expected / got rows, aligned item for item; a differing item in [brackets] on both rows."""
+    n = min(max(len(expected), len(got)), MAX_CELLS)
+    cols = []
+    for i in range(n):
+        e = _cell(expected[i]) if i < len(expected) else ""
+        g = _cell(got[i]) if i < len(got) else ""
+        differs = i >= len(expected) or i >= len(got) or not _equal(expected[i], got[i])
+        cols.append((str(i), e, g, differs))
+    width = max(len(x) for col in cols for x in col[:3])
+
+    def row(title, k):
+        return f"{title:<9}" + "".join(
+            (("[" if col[3] and col[k] else " ") + col[k].rjust(width) + ("]" if col[3] and col[k] else " ")) if k else f" {col[0]:>{width}} "
+            for col in cols
+        )
+
+    lines = [row("index", 0).rstrip(), row("expected", 1).rstrip(), row("got", 2).rstrip()]
+    more = max(len(expected), len(got)) - n
+    if more > 0:
+        lines.append(f"… {more:,} more items")
+    differing = sum(1 for col in cols if col[3])
+    lines.append(("[ ] marks the position that differs" if differing == 1 else f"[ ] marks the {differing:,} positions that differ") if differing else "no position differs")
+    return lines
+
+
+def picture_text(expected: Any, got: Any) -> list[str]:
+    kind = picture_kind(expected, got)
+    if kind == "grid":
+        return grid_text(expected, got)
+    if kind == "sequence":
+        return sequence_text(expected, got)
+    return []
+
+
+def _equal(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except BaseException:  # noqa: BLE001
+        return False
+
+
+# ------------------------------------------------------------------ HTML
+
+
+def _e(value: object) -> str:
+    return escape(str(value), quote=True)
+
+
+def _grid_table(grid, caption: str, cells: set, expected, got) -> str:
+    rows = min(len(grid), MAX_CELLS)
+    columns = min(max(len(r) for r in grid), MAX_CELLS)
+    head = "<tr><th></th>" + "".join(f"<th>{j}</th>" for j in range(columns)) + "</tr>"
+
+    def at(g, i, j):
+        return _cell(g[i][j]) if i < len(g) and j < len(g[i]) else "nothing"
+
+    body = []
+    for i in range(rows):
+        tds = []
+        for j in range(columns):
+            if j >= len(grid[i]):
+                tds.append("<td></td>")
+            elif (i, j) in cells:
+                title = f"row {i}, column {j}: expected {at(expected, i, j)}, got {at(got, i, j)}"
+                tds.append(f'<td class="fm-cell-diff" title="{_e(title)}">{_e(_cell(grid[i][j]))}</td>')
+            else:
+                tds.append(f"<td>{_e(_cell(grid[i][j]))}</td>")
+        body.append(f'<tr><th>{i}</th>{"".join(tds)}</tr>')
+    more = len(grid) - rows
+    foot = f'<tr><td colspan="{columns + 1}">… {more:,} more rows</td></tr>' if more > 0 else ""
+    return f'<table class="fm-grid"><caption>{_e(caption)}</caption><thead>{head}</thead><tbody>{"".join(body)}{foot}</tbody></table>'
+
+
+def _legend(n: int, what: str) -> str:
+    if not n:
+        return f'<p class="fm-muted">no {what} differs</p>'
+    these = f"the {what} that differs is" if n == 1 else f"the {n:,} {what}s that differ are"
+    return f'<p class="fm-muted">{these} shaded, outlined with a dashed border and set in bold, on both sides</p>'
+
+
+def grid_html(expected: Any, got: Any) -> str:
+    """expected | got as two aligned tables, differing cells marked in place; an image above `PICTURE_ABOVE`."""
+    cells = differing_cells(expected, got)
+    large = max(len(expected), len(got), *(len(r) for r in expected), *(len(r) for r in got)) > PICTURE_ABOVE
+    if large:
+        image = grid_image(expected, got, cells)
+        if image is not None:
+            return image
+    tables = _grid_table(expected, "expected", cells, expected, got) + _grid_table(got, "got", cells, expected, got)
+    return f'<div class="fm-pictures">{tables}</div>' + _legend(len(cells), "cell")
+
+
+def sequence_html(expected: Any, got: Any) -> str:
+    """index / expected / got as one table, item under item; differing items marked in both rows."""
+    n = min(max(len(expected), len(got)), MAX_CELLS)
+    differs = [i >= len(expected) or i >= len(got) or not _equal(expected[i], got[i]) for i in range(n)]
+
+    def row(title, values):
+        tds = []
+        for i in range(n):
+            text = _cell(values[i]) if i < len(values) else ""
+            if differs[i] and text:
+                there = [_cell(v[i]) if i < len(v) else "nothing" for v in (expected, got)]
+                tds.append(f'<td class="fm-cell-diff" title="position {i}: expected {_e(there[0])}, got {_e(there[1])}">{_e(text)}</td>')
+            else:
+                tds.append(f"<td>{_e(text)}</td>")
+        return f'<tr><th>{_e(title)}</th>{"".join(tds)}</tr>'
+
+    index = '<tr><th>index</th>' + "".join(f'<th>{i}</th>' for i in range(n)) + "</tr>"
+    more = max(len(expected), len(got)) - n
+    foot = f'<tr><td colspan="{n + 1}">… {more:,} more items</td></tr>' if more > 0 else ""
+    table = f'<table class="fm-grid"><thead>{index}</thead><tbody>{row("expected", expected)}{row("got", got)}{foot}</tbody></table>'
+    return f'<div class="fm-pictures">{table}</div>' + _legend(sum(differs), "position")
+
+
+def picture_html(expected: Any, got: Any) -> str:
+    kind = picture_kind(expected, got)
+    if kind == "grid":
+        return grid_html(expected, got)
+    if kind == "sequence":
+        return sequence_html(expected, got)
+    return ""
+
+
+def grid_alt(expected: Any, got: Any, cells: set) -> str:
+    """The image's alt text: the shapes, how many cells differ, and where (the first ten)."""
+    shape = lambda g: f"{len(g)}×{max(len(r) for r in g)}"  # noqa: E731
+    where = ", ".join(f"row {i} column {j}" for i, j in sorted(cells)[:10])
+    more = f" and {len(cells) - 10:,} more" if len(cells) > 10 else ""
+    differ = f"{len(cells):,} cell{'s' if len(cells) != 1 else ''} differ{'s' if len(cells) == 1 else ''}, crossed out on both sides: {where}{more}" if cells else "no cell differs"
+    return f"expected ({shape(expected)}) beside got ({shape(got)}), cell for cell; {differ}."
+
+
+def grid_image(expected: Any, got: Any, cells: set | None = None) -> str | None:
+    """expected | got drawn with matplotlib as an inline PNG with alt text; None without matplotlib."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:  # JupyterLite has no matplotlib: the caller draws tables
+        return None
+    cells = differing_cells(expected, got) if cells is None else cells
+    rows = max(len(expected), len(got))
+    columns = max(max(len(r) for r in expected), max(len(r) for r in got))
+    size = min(max(rows, columns) * 0.22 + 1.2, 7.0)
+    fig = Figure(figsize=(size * 2 + 0.6, size), layout="constrained")
+    values = [float(c) for g in (expected, got) for r in g for c in r]
+    low, high = min(values), max(values)
+    for k, (grid, title) in enumerate(((expected, "expected"), (got, "got"))):
+        ax = fig.add_subplot(1, 2, k + 1)
+        matrix = [[float(r[j]) if j < len(r) else float("nan") for j in range(columns)] for r in grid] + [[float("nan")] * columns] * (rows - len(grid))
+        ax.imshow(matrix, cmap="Greys", vmin=low, vmax=high if high > low else low + 1, interpolation="nearest")
+        if cells:
+            ys, xs = zip(*sorted(cells))
+            ax.scatter(xs, ys, marker="x", s=max(12, 600 / max(rows, columns)), c="#D55E00", linewidths=1.5)
+        ax.set_title(title)
+        ax.set_xlabel("column")
+        ax.set_ylabel("row")
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=80)
+    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    alt = grid_alt(expected, got, cells)
+    return (f'<figure class="fm-pictures"><img class="fm-grid-image" alt="{_e(alt)}" src="data:image/png;base64,{data}">'
+            f'<figcaption class="fm-muted">{_e(alt)}</figcaption></figure>')

@@ -1,0 +1,126 @@
+"""The pattern sentences: each one where it is exactly true, and none where it is only nearly true."""
+
+from __future__ import annotations
+
+import pytest
+
+from failuremap_edu._patterns import differing_cells, is_grid, is_number_sequence, pattern
+
+
+def mask(n, strict=False, pad=0):
+    return [[1 if pad <= j and (j < i if strict else j <= i) else 0 for j in range(n)] for i in range(n)]
+
+
+def test_the_diagonal():
+    assert pattern(mask(4), mask(4, strict=True)) == (
+        "The differing cells are exactly the diagonal (row i, column i, all 4 of them); every other cell is right."
+    )
+    # Padding leaves the first cells of the diagonal alone: on the diagonal, but not the whole of it.
+    assert pattern(mask(6, pad=2), mask(6, strict=True, pad=2)) == (
+        "All 4 differing cells are on the diagonal (row i, column i); every other cell is right."
+    )
+
+
+def test_one_row_and_one_column():
+    grid = [[0, 0, 0], [0, 0, 0], [0, 0, 0]]
+    assert pattern(grid, [[0, 0, 0], [1, 1, 1], [0, 0, 0]]) == "Only row 1 differs (counting from 0), in every one of its 3 cells."
+    assert pattern(grid, [[0, 0, 0], [1, 0, 1], [0, 0, 0]]) == "All 2 differing cells are in row 1 (counting from 0)."
+    assert pattern(grid, [[0, 0, 7], [0, 0, 7], [0, 0, 7]]) == "Only column 2 differs (counting from 0), in every one of its 3 cells."
+    assert pattern(grid, [[0, 0, 7], [0, 0, 0], [0, 0, 7]]) == "All 2 differing cells are in column 2 (counting from 0)."
+
+
+def test_first_and_last_positions():
+    assert pattern([5, 6, 7, 8, 9], [0, 0, 7, 8, 9]) == "Only the first 2 positions differ (0 to 1); the rest are right."
+    assert pattern([5, 6, 7, 8, 9], [5, 6, 7, 8, 0]) == "Only the last position differs."
+    assert pattern([5, 6, 7, 8, 9], [5, 6, 0, 0, 0]) == "Only the last 3 positions differ (2 to 4); the rest are right."
+
+
+def test_shift():
+    expected = [0.0025, 0.005, 0.0075, 0.01, 0.01, 0.01]
+    assert pattern(expected, [0.0, 0.0025, 0.005, 0.0075, 0.01, 0.01]) == (
+        "got is expected shifted right by 1 position: got[1:] equals expected[:-1]."
+    )
+    assert pattern([1, 2, 3, 4, 9], [3, 4, 9, 0, 0]) == "got is expected shifted left by 2 positions: got[:-2] equals expected[2:]."
+
+
+def test_reversed():
+    assert pattern(["a", "b", "c"], ["c", "b", "a"]) == "got is expected reversed: the same items in the opposite order."
+    assert pattern((1, 5, 2), (2, 5, 1)) == "got is expected reversed: the same items in the opposite order."
+
+
+def test_two_keys_swapped_at_every_label():
+    expected = {"cat": {"p": 1.0, "r": 0.5}, "dog": {"p": 2 / 3, "r": 1.0}}
+    got = {"cat": {"p": 0.5, "r": 1.0}, "dog": {"p": 1.0, "r": 2 / 3}}
+    assert pattern(expected, got) == "At every label, the values of 'p' and 'r' are swapped; everything else is right."
+    assert pattern({"p": 1, "r": 2, "f": 3}, {"p": 2, "r": 1, "f": 3}) == "The values of 'p' and 'r' are swapped; every other key is right."
+
+
+def test_same_amount_and_same_factor():
+    assert pattern([1, 2, 3], [1.5, 2.5, 3.5]) == "Every value is off by the same amount: got = expected + 0.5, in all 3 values."
+    assert pattern({"a": [1, 2], "b": [3, 4]}, {"a": [0, 1], "b": [2, 3]}) == (
+        "Every value is off by the same amount: got = expected - 1, in all 4 values."
+    )
+    assert pattern([[1, 2], [3, 0]], [[2, 4], [6, 0]]) == "Every value is off by the same factor: got = expected × 2, in all 4 values."
+
+
+@pytest.mark.parametrize(
+    "expected, got",
+    [
+        # equal values: nothing to say
+        ([1, 2, 3], [1, 2, 3]),
+        # one differing cell: the diff names it, a "pattern" of one says nothing
+        ([[0, 0], [0, 0]], [[0, 1], [0, 0]]),
+        # diagonal plus one more cell: not the diagonal
+        ([[0, 0, 0]] * 3, [[1, 0, 0], [0, 1, 1], [0, 0, 1]]),
+        # two rows and two columns, off the diagonal
+        ([[0, 0, 0]] * 3, [[0, 1, 0], [1, 0, 0], [0, 0, 0]]),
+        # first and last positions at once: neither "first k" nor "last k"
+        ([5, 6, 7, 8, 9], [0, 6, 7, 8, 0]),
+        # every position differs: not "first k"
+        ([5, 6, 7], [0, 0, 0]),
+        # shifted, but with a wrong item in the overlap
+        ([1, 2, 3, 4, 5], [0, 1, 2, 9, 4]),
+        # reversed and one item changed
+        ([1, 2, 3, 4], [4, 3, 2, 0]),
+        # a palindrome "reversed" is itself (and equal)
+        ([1, 2, 1], [1, 2, 1]),
+        # swapped at one label only, the other label wrong in another way
+        ({"cat": {"p": 1, "r": 2}, "dog": {"p": 3, "r": 4}}, {"cat": {"p": 2, "r": 1}, "dog": {"p": 3, "r": 5}}),
+        # three keys rotated, not two swapped
+        ({"a": 1, "b": 2, "c": 3}, {"a": 2, "b": 3, "c": 1}),
+        # offsets that are not all the same
+        ([1.0, 2.0, 3.0], [1.5, 2.5, 3.6]),
+        # factors that are not all the same
+        ([1, 2, 4], [3, 4, 9]),
+        # a zero that becomes nonzero breaks "the same factor"
+        ([0, 2, 4], [1, 4, 8]),
+        # types differ only: [(0, 2)] against [[0, 2]] has no pattern
+        ([(0, 2)], [[0, 2]]),
+        # booleans are not numbers to offset
+        ([True, False, False], [False, True, True]),
+        # shapes differ
+        ([[1, 2], [3, 4]], [[1, 2, 0], [3, 4, 0]]),
+    ],
+)
+def test_no_sentence_where_no_pattern_holds_exactly(expected, got):
+    assert pattern(expected, got) is None
+
+
+def test_a_constant_sequence_is_never_called_shifted():
+    # [0, 7, 7, 7] is [7, 7, 7, 7] "shifted right by 1" only because every item is the same: say what is true instead.
+    assert pattern([7, 7, 7, 7], [0, 7, 7, 7]) == "Only the first position differs."
+
+
+def test_hostile_values_never_raise():
+    class Bad:
+        def __eq__(self, other):
+            raise RuntimeError("no")
+
+    assert pattern([Bad(), Bad()], [Bad(), Bad()]) is None
+
+
+def test_shapes():
+    assert is_grid([[0, 1], [1, 0]]) and is_grid(((True, False),)) and not is_grid([[0, 1], [1]]) and not is_grid([["a"]])
+    assert not is_grid([]) and not is_grid([[]])
+    assert is_number_sequence([0.5, 1]) and not is_number_sequence([[1]]) and not is_number_sequence("ab")
+    assert differing_cells([[1, 2]], [[1, 3], [4, 5]]) == {(0, 1), (1, 0), (1, 1)}

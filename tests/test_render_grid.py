@@ -1,0 +1,103 @@
+"""Pictures of grids and number sequences: exact text and HTML, and the image for large grids."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+from failuremap_edu.render._grid import grid_html, grid_text, picture_kind, picture_text, sequence_html, sequence_text
+
+
+def mask(n, strict=False, pad=0):
+    return [[1 if pad <= j and (j < i if strict else j <= i) else 0 for j in range(n)] for i in range(n)]
+
+
+def test_grid_text_aligns_both_grids_cell_for_cell_one_row_per_line():
+    assert grid_text(mask(4), mask(4, strict=True)) == [
+        "   expected     | got",
+        "    0  1  2  3  |  0  1  2  3",
+        "0  [1] 0  0  0  | [0] 0  0  0",
+        "1   1 [1] 0  0  |  1 [0] 0  0",
+        "2   1  1 [1] 0  |  1  1 [0] 0",
+        "3   1  1  1 [1] |  1  1  1 [0]",
+        "[ ] marks the 4 cells that differ",
+    ]
+
+
+def test_grid_text_of_unequal_shapes_and_booleans():
+    assert grid_text([[True]], [[True, False]]) == [
+        "   expected       | got",
+        "        0      1  |      0      1",
+        "0    True         |   True [False]",
+        "[ ] marks the cell that differs",
+    ]
+
+
+def test_sequence_text_has_an_index_row_so_a_shift_shows():
+    assert sequence_text([0.0025, 0.005, 0.0075, 0.01], [0.0, 0.0025, 0.005, 0.0075]) == [
+        "index          0       1       2       3",
+        "expected [0.0025][ 0.005][0.0075][  0.01]",
+        "got      [   0.0][0.0025][ 0.005][0.0075]",
+        "[ ] marks the 4 positions that differ",
+    ]
+    assert sequence_text([1, 2, 3], [1, 2, 30, 4]) == [
+        "index      0   1   2   3",
+        "expected   1   2 [ 3]",
+        "got        1   2 [30][ 4]",
+        "[ ] marks the 2 positions that differ",
+    ]
+
+
+def test_grid_html_marks_cells_in_place_with_colour_and_a_border_and_says_so():
+    assert grid_html([[1, 0]], [[0, 0]]) == (
+        '<div class="fm-pictures">'
+        '<table class="fm-grid"><caption>expected</caption><thead><tr><th></th><th>0</th><th>1</th></tr></thead><tbody>'
+        '<tr><th>0</th><td class="fm-cell-diff" title="row 0, column 0: expected 1, got 0">1</td><td>0</td></tr></tbody></table>'
+        '<table class="fm-grid"><caption>got</caption><thead><tr><th></th><th>0</th><th>1</th></tr></thead><tbody>'
+        '<tr><th>0</th><td class="fm-cell-diff" title="row 0, column 0: expected 1, got 0">0</td><td>0</td></tr></tbody></table>'
+        "</div>"
+        '<p class="fm-muted">the cell that differs is shaded, outlined with a dashed border and set in bold, on both sides</p>'
+    )
+
+
+def test_sequence_html():
+    assert sequence_html([0.5, 1], [0.5, 2]) == (
+        '<div class="fm-pictures"><table class="fm-grid"><thead><tr><th>index</th><th>0</th><th>1</th></tr></thead><tbody>'
+        '<tr><th>expected</th><td>0.5</td><td class="fm-cell-diff" title="position 1: expected 1, got 2">1</td></tr>'
+        '<tr><th>got</th><td>0.5</td><td class="fm-cell-diff" title="position 1: expected 1, got 2">2</td></tr>'
+        "</tbody></table></div>"
+        '<p class="fm-muted">the position that differs is shaded, outlined with a dashed border and set in bold, on both sides</p>'
+    )
+
+
+class _Images(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.images = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "img":
+            self.images.append(dict(attrs))
+
+
+def test_a_grid_above_12_by_12_is_an_inline_png_with_alt_text():
+    html = grid_html(mask(14, pad=2), mask(14, strict=True, pad=2))
+    parser = _Images()
+    parser.feed(html)
+    [image] = parser.images
+    assert image["src"].startswith("data:image/png;base64,iVBOR")  # a PNG, inline: nothing is fetched
+    assert image["alt"] == (
+        "expected (14×14) beside got (14×14), cell for cell; 12 cells differ, crossed out on both sides: row 2 column 2, "
+        "row 3 column 3, row 4 column 4, row 5 column 5, row 6 column 6, row 7 column 7, row 8 column 8, row 9 column 9, "
+        "row 10 column 10, row 11 column 11 and 2 more."
+    )
+    assert "<table" not in html
+    # 12 x 12 is still a table, read cell by cell
+    assert "<img" not in grid_html(mask(12), mask(12, strict=True)) and "<table" in grid_html(mask(12), mask(12, strict=True))
+
+
+def test_only_grids_and_number_sequences_are_drawn():
+    assert picture_kind(mask(2), mask(2)) == "grid"
+    assert picture_kind([1, 2], [1.0, 3]) == "sequence"
+    assert picture_kind("ab", "ac") is None and picture_kind([[1]], [1]) is None and picture_kind([1], [2]) is None
+    assert picture_kind([("a", 1)], [("a", 2)]) is None
+    assert picture_text({"a": 1}, {"a": 2}) == []
