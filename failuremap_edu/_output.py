@@ -194,6 +194,9 @@ def check_target(root: Path, planned: list[str] | None, force: bool, manifest: s
             "would be overwritten; pass --force to overwrite"
         )
     target.remove = sorted(rel for rel in ours if rel not in changed and rel not in planned_set)
+    edited = sorted(rel for rel in changed if rel in planned_set)
+    if edited:  # --force: say which of your edits it overwrote, never silently
+        target.warnings.append(f"{root}: --force overwrote your changes to {_names(edited)} (this build's version is there now)")
     return target
 
 

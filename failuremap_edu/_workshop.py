@@ -318,6 +318,8 @@ def write_workshop(
         if hub:
             teacher.write(HUB_CONFIG, hub_config(hub, title=title))
             teacher.write(Z2JH_CONFIG, z2jh_config(title=title))
+            # A hub started here leaves its database and secrets beside the config: never commit them.
+            teacher.write(".gitignore", "jupyterhub.sqlite\njupyterhub_cookie_secret\njupyterhub-proxy.pid\n*.pid\njupyterhub_config_local.py\n")
 
         # Both checked before either is touched: a refusal leaves both as they were.
         learners_target = check_target(out_dir, learners.files, force, MANIFEST, "workshop")
@@ -491,10 +493,15 @@ def hub_config(hub_url: str, *, title: str = "Failure Map workshop", env_bin: st
 
     parts = urlsplit(hub_url)
     port = parts.port or (443 if parts.scheme == "https" else 80)
+    host = parts.hostname or "0.0.0.0"
+    host = host if host in ("127.0.0.1", "localhost", "::1") else "0.0.0.0"  # a trial on this machine stays on loopback
     env_bin = env_bin or str(Path(sys.executable).parent)
     return f"""# JupyterHub configuration for {title!r}, written by `failuremap-edu workshop --hub`.
-# Start it with: jupyterhub -f {HUB_CONFIG}   (JupyterHub's proxy, configurable-http-proxy, comes from npm)
+# Start it with: jupyterhub -f /path/to/{HUB_CONFIG}, from a folder OUTSIDE any git repository: JupyterHub
+# writes its database (jupyterhub.sqlite), its cookie secret and pid files into the folder it runs in.
 # failuremap_edu's own tests run a hub with this configuration on one machine (tests/test_hub.py).
+# A rebuild of the workshop (--force) writes this file again: keep your changes in a copy, or in
+# jupyterhub_config_local.py beside it, which the last line below loads when it exists.
 import os
 
 c = get_config()  # noqa: F821 - JupyterHub provides it
@@ -502,18 +509,24 @@ c = get_config()  # noqa: F821 - JupyterHub provides it
 # The environment where jupyterhub-singleuser, failuremap-edu and nbgitpuller are installed.
 ENV_BIN = {env_bin!r}
 
-c.JupyterHub.bind_url = "http://0.0.0.0:{port}/"  # CHANGE: put https in front (a reverse proxy, or ssl_cert/ssl_key)
+c.JupyterHub.bind_url = "http://{host}:{port}/"  # CHANGE: the address learners open; in real use, https in front (a reverse proxy, or ssl_cert/ssl_key)
+# JupyterHub's proxy, configurable-http-proxy, comes from npm (npm install configurable-http-proxy); if it is not on the PATH:
+# c.ConfigurableHTTPProxy.command = ["/path/to/node_modules/.bin/configurable-http-proxy"]
 c.JupyterHub.authenticator_class = "dummy"  # CHANGE: any user name and any password log in; use your site's authenticator
 c.Authenticator.allow_all = True  # every user who can log in may start a server (else nobody but admins can)
 c.JupyterHub.spawner_class = "simple"  # CHANGE: SimpleLocalProcessSpawner runs every learner as this user, for a trial only;
 #   real use: jupyterhub.spawner.LocalProcessSpawner (a system user each), or dockerspawner / kubespawner
-c.SimpleLocalProcessSpawner.home_dir_template = {homes!r}  # a home folder per learner: their notebooks and progress log
+c.SimpleLocalProcessSpawner.home_dir_template = {homes!r}  # CHANGE: a home folder per learner (their notebooks and progress log)
 c.Spawner.cmd = [os.path.join(ENV_BIN, "jupyterhub-singleuser")]
 c.Spawner.args = ["--allow-root"] if os.geteuid() == 0 else []  # jupyter-server refuses to run as root without it
 c.Spawner.environment = {{"PATH": ENV_BIN + os.pathsep + os.environ.get("PATH", "/usr/bin:/bin")}}  # failuremap-edu in a terminal
 c.Spawner.default_url = "/lab"
 c.Spawner.mem_guarantee = {MEMORY_GUARANTEE!r}  # per learner; spawners that support it enforce it (not the simple one)
 c.Spawner.mem_limit = {MEMORY_LIMIT!r}
+
+_local = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jupyterhub_config_local.py")
+if os.path.exists(_local):  # your own changes, kept across rebuilds
+    exec(open(_local, encoding="utf-8").read())  # noqa: S102 - your own file
 """
 
 

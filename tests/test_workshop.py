@@ -430,6 +430,7 @@ def test_force_overwrites_what_we_wrote_and_keeps_what_you_added(tmp_path, capsy
     assert (out / "README.md").read_text().startswith("# Failure Map workshop")
     # Left with the learners, they might be solutions: said in one line.
     assert "notebooks/instructor/my-notes.md" in err and "left alone" in err
+    assert f"{out}: --force overwrote your changes to README.md (this build's version is there now)" in err  # never silently (instructor trial)
     manifest = json.loads((out / MANIFEST).read_text())["files"]
     assert "failuremap_edu/my_patch.py" not in manifest and manifest["README.md"] == _sha(out / "README.md")
 
@@ -492,8 +493,11 @@ def test_a_hub_workshop_gives_the_instructor_a_hub_config_and_zero_to_jupyterhub
     teacher = out.with_name("ws-instructor")
     config = (teacher / HUB_CONFIG).read_text()
     compile(config, HUB_CONFIG, "exec")
-    for needed in ("c.Authenticator.allow_all = True", "--allow-root", 'c.Spawner.environment = {"PATH": ENV_BIN', "jupyterhub-singleuser", "c.Spawner.mem_limit = '1G'"):
+    for needed in ("c.Authenticator.allow_all = True", "--allow-root", 'c.Spawner.environment = {"PATH": ENV_BIN', "jupyterhub-singleuser", "c.Spawner.mem_limit = '1G'",
+                   'c.JupyterHub.bind_url = "http://0.0.0.0:443/"  # CHANGE', "# c.ConfigurableHTTPProxy.command = ", "home_dir_template = '/srv/workshop/homes/{username}'  # CHANGE",
+                   "OUTSIDE any git repository", "jupyterhub_config_local.py"):
         assert needed in config, needed
+    assert "jupyterhub.sqlite" in (teacher / ".gitignore").read_text() and "jupyterhub_cookie_secret" in (teacher / ".gitignore").read_text()
     values = yaml.safe_load((teacher / Z2JH_CONFIG).read_text())
     single = values["singleuser"]
     assert {"name", "tag"} <= set(single["image"]) and single["memory"] == {"guarantee": "128M", "limit": "1G"}
@@ -502,6 +506,13 @@ def test_a_hub_workshop_gives_the_instructor_a_hub_config_and_zero_to_jupyterhub
     notes = (teacher / "README.md").read_text()
     assert HUB_CONFIG in notes and Z2JH_CONFIG in notes and "large font" not in notes and "View → Appearance → Presentation Mode" in notes
     assert not (out / HUB_CONFIG).exists() and not (out / Z2JH_CONFIG).exists()  # the learners' repository holds no hub secrets or settings
+
+
+def test_a_hub_on_this_machine_is_configured_to_stay_on_loopback():
+    """The instructor trial gave --hub http://127.0.0.1:18300 and got a hub listening on every interface."""
+    from failuremap_edu._workshop import hub_config
+
+    assert 'c.JupyterHub.bind_url = "http://127.0.0.1:18300/"' in hub_config("http://127.0.0.1:18300")
 
 
 def test_without_a_hub_no_hub_config_and_no_nbgitpuller(tmp_path, capsys):
