@@ -219,9 +219,10 @@ class Exercise:
         self.runs = tuple(finished)
         self._hints = {}  # they follow your latest run
         self.finished_at = time.time()
-        if previous and _same_result(previous, self.runs):  # a re-run that changes nothing must still be seen to have happened
+        source_before, self.solve_source = self.solve_source, solve_source(self.solve)
+        if previous and source_before == self.solve_source and _same_result(previous, self.runs):
+            # a re-run of the same solve that changes nothing must still be seen to have happened (a new solve is not "again")
             self.rerun_note = f"ran again at {time.strftime('%H:%M:%S', time.localtime(self.finished_at))}: same result"
-        self.solve_source = solve_source(self.solve)
         for variant in self.variants:
             self.replays(variant)  # the comparison and the hints are computed here, never while displaying
         if self.log_progress:  # after the replays: the log names the checks where yours returns what attempt or broken returns

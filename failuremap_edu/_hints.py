@@ -66,6 +66,11 @@ def hint_ladder(record: Record, attempt: RunResult | None, broken: RunResult | N
     attempt passes, the first two hints are about their own first failing check.
     """
     hints: list[Hint] = []
+    looping = next((o for o in yours.observations if o.status == TIMEOUT), None) if yours is not None else None
+    if looping is not None:  # a solve that never ends: nothing else can be read until that is fixed
+        call = looping.compared or looping.call or "solve"
+        hints.append(Hint("Where to look first", f"Your solve does not finish on the check '{looping.check}' ({call}): look for a loop "
+                          "whose condition never changes, or a recursion without an end. The other hints are about the values, once it ends.", (call,)))
     still_failing = None if yours is None else {o.index for o in yours.observations if o.status != PASS}
     if still_failing == set() and not yours.passed:
         still_failing = None  # nothing failed, but the run stopped (with no check, or some never reached): it says nothing yet
@@ -105,9 +110,25 @@ def hint_ladder(record: Record, attempt: RunResult | None, broken: RunResult | N
             expected, actual = safe_repr(failing.expected, 300), safe_repr(failing.actual, 300)
             hints.append(Hint("Where to look first", f"Start with the check '{failing.check}': the expected value is {expected}.", (expected,)))
             hints.append(Hint("What the attempt does there", f"There the attempt gives {actual}. {_reason(failing.expected, failing.actual)}{_TRACE}", (actual,)))
-    hints.append(Hint("The plausible attempt, and why it fails", record.failed_approach))
-    hints.append(Hint("Root cause", record.root_cause))
+    theirs = _fails_like_the_attempt(yours, attempt)
+    if theirs is False:  # yours fails differently: the record's text is about the attempt's mistake, and must say so
+        hints.append(Hint("The plausible attempt's mistake (not yours: your solve fails differently)", record.failed_approach))
+        hints.append(Hint("Root cause of the attempt's failure", record.root_cause))
+    else:
+        hints.append(Hint("The plausible attempt, and why it fails", record.failed_approach))
+        hints.append(Hint("Root cause", record.root_cause))
     return tuple(hints)
+
+
+def _fails_like_the_attempt(yours: RunResult | None, attempt: RunResult | None) -> bool | None:
+    """True when some check you fail, you fail as the attempt does (same value); False when none; None before a run."""
+    if yours is None or attempt is None:
+        return None
+    failing = [o for o in yours.observations if o.status != PASS]
+    if not failing:
+        return None
+    by_index = {o.index: o for o in attempt.observations}
+    return any(o.index in by_index and by_index[o.index].status != PASS and same_outcome(o, by_index[o.index]) for o in failing)
 
 
 _TRACE = " Work through that call by hand with the attempt's code (shown in watch it fail) and find the step where it goes wrong."
@@ -173,22 +194,33 @@ def mistake_note(record: Record, yours: tuple[RunResult, ...], replays: dict[tup
     failing = [(run.variant, o) for run in yours for o in run.observations if o.status != PASS]
     if not failing:
         return None
+    looping = [o for _, o in failing if o.status == TIMEOUT]
+    if len(looping) == len(failing):
+        return f"Your solve does not finish: {'every one' if len(looping) > 1 else 'the one'} of the {len(looping)} failing check{'s' if len(looping) != 1 else ''} timed out (a loop that never ends?)."
     n = len(failing)
     counts = []
-    for name, implementation, text in (("the plausible attempt", "attempt", record.failed_approach), ("the broken version", "broken", "its code is shown in watch it fail")):
+    broken_text = f"the record's summary: {record.abstract.rstrip('.')}; its code is in watch it fail" if record.abstract else "its code is shown in watch it fail"
+    for name, implementation, text in (("the plausible attempt", "attempt", record.failed_approach), ("the broken version", "broken", broken_text)):
         same = 0
         for variant, o in failing:
             run = replays.get((variant, implementation))
             theirs = run.observations[o.index] if run is not None and o.index < len(run.observations) else None
             same += theirs is not None and same_outcome(o, theirs)
-        counts.append((same, name, text))
-    same, name, text = max(counts, key=lambda c: c[0])  # the attempt first on a tie
+        counts.append((same, name, text, implementation))
+    same, name, text, implementation = max(counts, key=lambda c: c[0])  # the attempt first on a tie
     checks = f"{n} failing check{'s' if n != 1 else ''}"
     if same == n:
         return f"Your solve gets the same wrong results as {name} on {same} of {checks}: {text}" + ("" if text.endswith(".") else ".")
     if same:
+        own = []
+        for variant, o in failing:
+            run = replays.get((variant, implementation))
+            theirs = run.observations[o.index] if run is not None and o.index < len(run.observations) else None
+            if not (theirs is not None and same_outcome(o, theirs)) and o.check not in own:
+                own.append(o.check)
+        named = ", ".join(repr(label) for label in own[:3]) + (", …" if len(own) > 3 else "")
         return (f"Your solve gets the same wrong results as {name} on {same} of {checks} ({text.rstrip('.')}); "
-                f"on the other {n - same} it makes a mistake of its own.")
+                f"on the other {n - same} ({named}) it makes a mistake of its own.")
     return f"Your solve fails differently from the record's attempt and broken version on all {checks}: a mistake of its own."
 
 

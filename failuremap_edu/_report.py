@@ -158,6 +158,8 @@ class ClassReport:
     notes: tuple[str, ...] = ()
     """One line each about what the report covers (homes without a log, names not matched)."""
     listed: bool = False
+    named: bool = False
+    """Whether --names showed real names (the output is then for the instructor only)."""
     """True when the exercises are the workshop's list (some may have nobody)."""
 
     @property
@@ -266,22 +268,28 @@ def read_names(path: str | os.PathLike) -> dict[str, str]:
     except (OSError, UnicodeDecodeError) as exc:
         raise ReportError(f"--names {path}: cannot read it ({getattr(exc, 'strerror', None) or exc})") from None
     names: dict[str, str] = {}
+    bad: list[str] = []
     try:
         for n, row in enumerate(csv.reader(text.splitlines()), 1):
             if not row or not "".join(row).strip():
                 continue
             if len(row) != 2:
-                raise ReportError(f"--names {path}: line {n} has {len(row)} fields; each line is: learner id,name")
+                bad.append(f"line {n} has {len(row)} fields")
+                continue
             key, name = row[0].strip(), row[1].strip()
             if n == 1 and key.lower() in ("id", "learner", "learner id") and name.lower() == "name":
                 continue
             if len(key) < MIN_PREFIX or not name:
-                raise ReportError(f"--names {path}: line {n}: an id of at least {MIN_PREFIX} characters and a name are needed")
-            if key in names:
-                raise ReportError(f"--names {path}: line {n}: {key} is named twice")
-            names[key] = name[:80]
+                bad.append(f"line {n} needs an id of at least {MIN_PREFIX} characters and a name")
+            elif key in names:
+                bad.append(f"line {n} names {key} twice")
+            else:
+                names[key] = name[:80]
     except csv.Error as exc:
         raise ReportError(f"--names {path}: not a CSV file ({exc})") from None
+    if bad:  # every problem at once, so that one fix of the file is enough
+        raise ReportError(f"--names {path}: " + "; ".join(bad[:6]) + (f"; +{len(bad) - 6} more" if len(bad) > 6 else "")
+                          + "; each line is: learner id,name")
     return names
 
 
@@ -604,7 +612,11 @@ def build_report(
     for record in order:
         mine = [r for r in runs if r.record == record]
         out.append(_exercise(record, mine, learners, shown, sources if with_code else None, records.get(record, record)))
-    return ClassReport(tuple(shown[x] for x in learners), tuple(out), len(handins), tuple(problems), with_code, tuple(notes), listed is not None)
+    unknown = [e.record for e in out if e.learners and not e.teaching]
+    if unknown:  # never silently without the records' own explanations
+        notes.append(f"{', '.join(unknown[:5])}: not a packaged record, so the groups come without the record's own text; "
+                     "pass --workshop DIR (its notebooks/records/ holds the record files)")
+    return ClassReport(tuple(shown[x] for x in learners), tuple(out), len(handins), tuple(problems), with_code, tuple(notes), listed is not None, bool(names))
 
 
 def _apply_names(names: dict[str, str], learners: list[str], shown: dict[str, str]) -> list[str]:
@@ -623,7 +635,7 @@ def _apply_names(names: dict[str, str], learners: list[str], shown: dict[str, st
     if ambiguous:
         notes.append(f"--names: {len(ambiguous)} id prefixes match several learners and were not used: {', '.join(ambiguous[:8])}")
     if unmatched:
-        notes.append(f"--names: {len(unmatched)} ids match no learner in this report")
+        notes.append(f"--names: {len(unmatched)} {'id matches' if len(unmatched) == 1 else 'ids match'} no learner in this report")
     return notes
 
 

@@ -460,3 +460,30 @@ def test_the_static_form_shows_the_last_results_and_says_run_the_cell_to_check_a
     bundle = NotebookFront().bundle(e)
     assert bundle["text/html"] == html and bundle["text/plain"] == e.text()
     assert "application/vnd.jupyter.widget-view+json" in bundle  # the live panel, where the widget model exists
+
+
+def test_a_changed_solve_with_the_same_results_is_not_said_to_have_run_again(stopping):
+    """'ran again: same result' after a code change misled a learner: it is said only for the same solve."""
+    def first(text, stops):
+        return text, ""
+
+    def second(text, stops):
+        return (text + "")[:], ""
+
+    stopping.check(first)
+    stopping.check(first)
+    assert "same result" in stopping.rerun_note
+    stopping.check(second)
+    assert stopping.rerun_note == ""
+
+
+def test_a_solve_that_loops_gets_hints_and_a_note_about_the_loop(stopping):
+    def solve(text, stops):
+        while True:
+            pass
+
+    stopping.check(solve)
+    assert stopping.mistake == "Your solve does not finish: every one of the 6 failing checks timed out (a loop that never ends?)."
+    first = stopping.hints[0]
+    assert first.title == "Where to look first" and first.text.startswith("Your solve does not finish on the check ")
+    assert "loop whose condition never changes" in first.text

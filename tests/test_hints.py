@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from failuremap_edu import load_record, replay
+from failuremap_edu import load_record, replay, run_checks
 from failuremap_edu._hints import hint_ladder
 from failuremap_edu._results import ErrorInfo, Observation, RunResult
 
@@ -186,7 +186,7 @@ def test_your_solve_makes_the_attempts_mistake():
     )
     assert mistake_note(warmup, yours(half), replays) == (
         f"Your solve gets the same wrong results as the plausible attempt on 1 of 2 failing checks ({warmup.failed_approach.rstrip('.')}); "
-        "on the other 1 it makes a mistake of its own."
+        "on the other 1 ('warmup ramp') it makes a mistake of its own."
     )
     assert mistake_note(warmup, yours(right), replays) is None
 
@@ -200,3 +200,14 @@ def test_the_same_mistake_is_decided_on_values_with_their_types():
     assert not same_outcome(a, Observation(0, "x", "fail", False, [(0, 3)], [(0, 2)]))
     assert not same_outcome(Observation(0, "x", "fail", False, [(0, 2), [1]], None), Observation(0, "x", "fail", False, [[0, 2], [1]], None))
     assert not same_outcome(Observation(0, "x", "fail", False, [1], None), Observation(0, "x", "fail", False, [1.0], None))
+
+
+def test_when_yours_fails_differently_the_attempts_hints_say_they_are_the_attempts():
+    """A learner read 'Root cause: ... must be strict' about a mistake they did not make (two learner trials)."""
+    record = load_record("FA-100786")
+    attempt, broken = replay(record, "attempt"), replay(record, "broken")
+    mine = run_checks(record, lambda text, stops: ("nothing like it", "at all"))
+    titles = [h.title for h in hint_ladder(record, attempt, broken, mine)]
+    assert titles[-2:] == ["The plausible attempt's mistake (not yours: your solve fails differently)", "Root cause of the attempt's failure"]
+    same = replay(record, "attempt")
+    assert [h.title for h in hint_ladder(record, attempt, broken, same)][-2:] == ["The plausible attempt, and why it fails", "Root cause"]

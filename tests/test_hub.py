@@ -233,7 +233,7 @@ def test_the_class_report_and_live_view_over_the_learners_homes(hub, course):
     assert headline.startswith("FA-100786: 6 learners ran it (7 runs); 2 reached every check passing (median 1.5 runs); stuck: "), out
     start = lines.index("  Check 1 (partial marker held), the same mistake:")
     assert lines[start + 1].startswith("    3 learners return what the attempt returns (('hel', 'lo<st')), 2 of them still stuck: "), out
-    assert lines[start + 2].startswith("    1 learner return ['hello<st', ''] (type): "), out
-    assert lines[start + 3].startswith("    1 learner time out: "), out
+    assert lines[start + 2].startswith("    1 learner returns ['hello<st', ''] (type): "), out
+    assert lines[start + 3].startswith("    1 learner times out: "), out
     assert lines[start + 4].startswith("    Why the attempt fails: Holding a fixed maximum marker length"), out
     assert "learner class" not in out  # the reference cells are marked with the learner's name: no code without --with-code

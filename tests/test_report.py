@@ -12,7 +12,7 @@ import pytest
 from failuremap_edu import Exercise
 from failuremap_edu._cli import main
 from failuremap_edu._progress import export_progress, learner_id, log_run
-from failuremap_edu._report import build_report
+from failuremap_edu._report import build_report, read_names
 from failuremap_edu._results import ErrorInfo, Observation, RunResult
 
 LABELS = ("keeps order", "<script>alert(1)</script> $x$")
@@ -117,7 +117,8 @@ def test_text_report(klass, capsys):
     assert main(["report", str(folder)]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "Class report: 4 learners, 1 exercise, from 5 files"
-    assert out[2] == f"FA-1: 4 learners ran it (9 runs); 3 reached every check passing (median 2 runs); stuck: {ids['dan']}"
+    assert out[1] == "FA-1: not a packaged record, so the groups come without the record's own text; pass --workshop DIR (its notebooks/records/ holds the record files)"
+    assert out[3] == f"FA-1: 4 learners ran it (9 runs); 3 reached every check passing (median 2 runs); stuck: {ids['dan']}"
     row = next(line for line in out if "keeps order" in line).split()
     assert row[:5] == ["1", "keeps", "order", "4/4", "1.5"]
 
@@ -268,7 +269,7 @@ def test_a_median_says_how_many_learners_it_covers(tmp_path, capsys):
     assert "(median 1.5 runs, over 2 of those 3)" in out  # not "median 1.5 runs" as if it were the class's
     row = next(line for line in out.splitlines() if "keeps order" in line)
     assert "1.5 (2 of 3)" in row
-    assert "covers 2 of the 3 learners who passed" in out and "snapshot" in out
+    assert "covers K of the M learners who passed" in out and "snapshot" in out
     page = tmp_path / "r.html"
     assert main(["report", str(tmp_path / "handed-in"), "--html", str(page)]) == 0
     assert "1.5 (2 of 3)" in page.read_text() and "over 2 of those 3" in page.read_text()
@@ -277,7 +278,7 @@ def test_a_median_says_how_many_learners_it_covers(tmp_path, capsys):
     (tmp_path / "handed-in" / "cy.json").unlink()
     assert main(["report", str(tmp_path / "handed-in")]) == 0
     out = capsys.readouterr().out
-    assert "(median 1 runs)" in out and "covers" not in out  # every learner counted: nothing to say
+    assert "(median 1 run)" in out and "covers" not in out  # every learner counted: nothing to say
 
 
 def workshop_folder(root: Path, ids: tuple[str, ...]) -> Path:
@@ -332,7 +333,7 @@ def test_the_report_reads_progress_logs_and_every_home(tmp_path, capsys):
     out = captured.out.splitlines()
     assert out[0] == "Class report: 3 learners, 1 exercise, from 3 files"  # ann, bob, and eve who ran nothing yet
     assert out[1] == f"1 of 5 homes have no progress log (nothing run there yet): {homes / 'cy'}"
-    assert out[3].startswith("FA-1: 2 learners ran it (2 runs); 1 reached every check passing (median 1 runs); stuck: ")
+    assert next(line for line in out if line.startswith("FA-1: 2 learners")).startswith("FA-1: 2 learners ran it (2 runs); 1 reached every check passing (median 1 run); stuck: ")
     assert main(["report", "--homes", str(homes / "nobody-*")]) == 2
     assert "no folder matches it" in capsys.readouterr().err
     for name in ("ann", "bob", "eve"):
@@ -351,13 +352,13 @@ def test_names_map_ids_for_the_instructor_only(tmp_path, capsys):
     before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file() and p != names}
     assert main(["report", str(tmp_path / "handed-in"), "--names", str(names)]) == 0
     out = capsys.readouterr().out
-    assert f"stuck: Bob Ode ({bob[:6]})" in out and "--names: 1 ids match no learner" in out
+    assert f"stuck: Bob Ode ({bob[:6]})" in out and "--names: 1 id matches no learner" in out
     assert main(["report", str(tmp_path / "handed-in"), "--names", str(names), "--json"]) == 0
     assert sorted(json.loads(capsys.readouterr().out)["learners"]) == [f"Ann Lee ({ann[:6]})", f"Bob Ode ({bob[:6]})"]
     after = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file() and p != names}
     assert after == before and not any(b"Ann Lee" in data for data in after.values())  # in the output only
     for bad, why in (("id,name,extra\n", "line 1 has 3 fields"), (f"{ann[:5]},Ann\n", "at least 6 characters"),
-                     (f"{ann},Ann\n{ann},Ann again\n", "named twice"), (b"\xff\xfe\x00bad", "cannot read")):
+                     (f"{ann},Ann\n{ann},Ann again\n", f"line 2 names {ann} twice"), (b"\xff\xfe\x00bad", "cannot read")):
         names.write_bytes(bad if isinstance(bad, bytes) else bad.encode())
         assert main(["report", str(tmp_path / "handed-in"), "--names", str(names)]) == 2
         err = capsys.readouterr().err
@@ -408,14 +409,14 @@ def test_groups_of_the_same_mistake_are_named_after_attempt_or_broken(tmp_path, 
     lines = out.splitlines()
     start = lines.index(f"  Check 2 ({LABELS[1]}), the same mistake:")
     assert lines[start + 1].startswith("    3 learners return what the attempt returns (('a', '')), 2 of them still stuck: ")
-    assert lines[start + 2].startswith("    1 learner return ['a', 'b'] (type): ") and lines[start + 3].startswith("    1 learner time out: ")
+    assert lines[start + 2].startswith("    1 learner returns ['a', 'b'] (type): ") and lines[start + 3].startswith("    1 learner times out: ")
     assert lines[start + 4] == "    Why the attempt fails: " + load_record("FA-100786").failed_approach
     assert "secret" not in out  # groups say what they return, never their code
     page = tmp_path / "r.html"
     assert main(["report", str(logs), "--html", str(page)]) == 0
     html = page.read_text()
     assert "3 learners return what the attempt returns ((&#x27;a&#x27;, &#x27;&#x27;)), 2 of them still stuck" in html
-    assert html.index("3 learners return what") < html.index("1 learner return [") < html.index("1 learner time out")
+    assert html.index("3 learners return what") < html.index("1 learner returns [") < html.index("1 learner times out")
     assert "Why the attempt fails:" in html and "secret" not in html and "&lt;script&gt;" in html and "<script>" not in html
     assert main(["report", str(logs), "--with-code"]) == 0 and "secret ann" in capsys.readouterr().out
 
@@ -470,3 +471,25 @@ def test_the_handin_schemas_accept_what_the_panel_and_export_write(klass):
         data = json.loads(path.read_text())
         kind = "export" if "attempts" in data else "download"
         jsonschema.validate(data, HANDIN_SCHEMAS[kind])
+
+
+def test_what_the_instructors_hub_trial_found_in_the_report(klass, tmp_path, capsys):
+    """One learner 'returns' (not 'return'), 'median 1 run', the live view names who is stuck, a names file's every
+    bad line at once, and a page with real names says so."""
+    from failuremap_edu.render._report import _agree, report_page, watch_text
+
+    assert _agree(1, "return ['a'] (type)") == "returns ['a'] (type)" and _agree(2, "return x") == "return x"
+    assert _agree(1, "time out") == "times out" and _agree(1, "what the attempt returns") == "what the attempt returns"
+    folder, ids = klass
+    live = watch_text(build_report([folder]))
+    assert f"stuck: {ids['dan']}" in live and " of 4 pass" in live
+    bad = tmp_path / "names.csv"
+    bad.write_text("just-one-field\nabc,Too Short\n")
+    assert main(["report", str(folder), "--names", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "line 1 has 1 fields" in err and "line 2 needs an id of at least 6 characters" in err
+    names = tmp_path / "ok.csv"
+    names.write_text(f"{ids['ann']},Ann Lee\n")
+    page = report_page(build_report([folder], names=read_names(names)))
+    assert "this page holds real names, keep it to yourself" in page and "Ann Lee" in page
+    assert "keep it to yourself" not in report_page(build_report([folder]))

@@ -51,6 +51,20 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+_VERBS = {"return", "get", "raise", "time", "fail", "pass", "make", "loop"}
+
+
+def _agree(n: int, text: str) -> str:
+    """``1 learner returns`` but ``2 learners return``: the group's text starts with its verb."""
+    first, _, rest = text.partition(" ")
+    return f"{first}s {rest}".rstrip() if n == 1 and first in _VERBS else text
+
+
+def _times(value: float | None) -> str:
+    """``1 run``, ``1.5 runs``."""
+    return f"{_runs(value)} run{'' if value == 1 else 's'}"
+
+
 def _median(value: float | None, of: int, reached: int) -> str:
     """The median and, when it leaves learners out, how many it covers: ``1.5 (2 of 3)``."""
     if value is None:
@@ -61,9 +75,9 @@ def _median(value: float | None, of: int, reached: int) -> str:
 def _headline(e: ExerciseStats) -> str:
     if not e.learners:
         return f"{e.record}: nobody started it"
-    text = f"{e.record}: {_plural(e.learners, 'learner')} ran it ({e.runs} runs); {e.reached_pass} reached every check passing"
+    text = f"{e.record}: {_plural(e.learners, 'learner')} ran it ({_plural(e.runs, 'run')}); {e.reached_pass} reached every check passing"
     if e.median_runs_to_pass is not None:
-        text += f" (median {_runs(e.median_runs_to_pass)} runs"
+        text += f" (median {_times(e.median_runs_to_pass)}"
         text += f", over {e.median_of} of those {e.reached_pass})" if e.median_of < e.reached_pass else ")"
     elif e.reached_pass:
         text += " (no median: they handed in only panel snapshots)"
@@ -71,7 +85,7 @@ def _headline(e: ExerciseStats) -> str:
 
 
 MEDIAN_NOTE = (
-    "A median shown as \"1.5 (2 of 3)\" covers 2 of the 3 learners who passed: the others handed in only the panel's "
+    "Where a median says \"(K of M)\", it covers K of the M learners who passed: the others handed in only the panel's "
     "results file, a snapshot that does not say how many runs it took (a progress log or an export does)."
 )
 
@@ -82,7 +96,7 @@ def _covers_less(report: ClassReport) -> bool:
 
 def _group_text(g: Group) -> str:
     still = "" if g.stuck == len(g.learners) else ", all of them pass it since" if not g.stuck else f", {g.stuck} of them still stuck"
-    return f"{_plural(len(g.learners), 'learner')} {g.text}{still}"
+    return f"{_plural(len(g.learners), 'learner')} {_agree(len(g.learners), g.text)}{still}"
 
 
 def _summary(report: ClassReport) -> str:
@@ -160,7 +174,8 @@ def report_page(report: ClassReport, title: str = "Class report") -> str:
     parts = [
         f"<h1>{escape(title)}</h1>",
         f"<p>{escape(_summary(report))}. "
-        "Learners are shown by the pseudonymous id of their progress log.</p>",
+        + ("Learners are shown by the names from --names, with their pseudonymous ids: this page holds real names, "
+           "keep it to yourself.</p>" if report.named else "Learners are shown by the pseudonymous id of their progress log.</p>"),
     ]
     parts += [f"<p>{escape(note)}</p>" for note in report.notes]
     if _covers_less(report):
@@ -294,6 +309,7 @@ def watch_text(report: ClassReport, when: str = "") -> str:
             continue
         lines.append(terminal_safe(f"{e.record}: {e.learners} started, {e.reached_pass} pass every check", 300))
         for c in e.checks[:TABLE_ROWS]:
-            lines.append(terminal_safe(f"  {c.index + 1:>2} {clip(c.label, 40, one_line=True):<40} {c.reached_pass:>3}/{c.learners:<3} pass", 300))
+            stuck = f"; stuck: {_names(c.stuck)}" if c.stuck else ""
+            lines.append(terminal_safe(f"  {c.index + 1:>2} {clip(c.label, 40, one_line=True):<40} {c.reached_pass} of {c.learners} pass{stuck}", 300))
             lines += [terminal_safe(f"       {clip(_group_text(g), 100, one_line=True)}", 300) for g in c.groups[:WATCH_GROUPS]]
     return "\n".join(lines)
