@@ -489,7 +489,7 @@ def test_what_the_instructors_hub_trial_found_in_the_report(klass, tmp_path, cap
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "line 1 has 1 fields" in err and "line 2 needs an id of at least 6 characters" in err
     names = tmp_path / "ok.csv"
-    names.write_text(f"{ids['ann']},Ann Lee\n")
+    names.write_text(f"{ids['dan']},Dan Doe\n")
     page = report_page(build_report([folder], names=read_names(names)))
-    assert "this page holds real names, keep it to yourself" in page and "Ann Lee" in page
+    assert "this page holds real names, keep it to yourself" in page and "Dan Doe" in page  # dan is stuck: named in the tables
     assert "keep it to yourself" not in report_page(build_report([folder]))
