@@ -27,6 +27,7 @@ import json
 import sys
 import time
 import types
+from pathlib import PurePosixPath
 from typing import Any, Callable
 
 from ._code import can_fall_off_end
@@ -471,8 +472,10 @@ class Exercise:
             header = [
                 f"# failuremap_edu export: {r.id} · {clip(r.title, 100, one_line=True)}",
                 f"# check again on the site: {paste}",
-                f"# on a machine with failuremap-edu installed: {again}"
-                + ("" if r.packaged else f" (download {where} from the site's file browser first)"),
+                "# on a machine with failuremap-edu installed: "
+                + (again if r.packaged else f"download {PurePosixPath(where).name} from the site's file browser (folder {PurePosixPath(where).parent}), then "
+                   f"in the folder where both files are: failuremap-edu check {PurePosixPath(where).name} {stem}-solve.py"
+                   + (" --all-variants" if len(self.runs) > 1 else "")),
             ]
         else:
             header = [

@@ -185,6 +185,8 @@ def lite_notebook(nb):
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
+        if not cell.outputs:
+            cell.execution_count = None  # a number with no output reads as "already run, showed nothing"
         lines = cell.source.splitlines()
         kept = [line for line in lines if not _MATPLOTLIB_IMPORT.match(line)]
         if len(kept) != len(lines) or re.search(r"\bplt\.", cell.source):
@@ -512,7 +514,11 @@ def _lite_config(preload: tuple[str, ...]) -> dict:
             "appName": "Failure Map exercises",
             # A reload (or a closed tab) loses at most the last few seconds of an edit: the browser's storage is
             # the only copy of the learner's work, and JupyterLab autosaves every 120 s by default.
-            "settingsOverrides": {"@jupyterlab/docmanager-extension:plugin": {"autosave": True, "autosaveInterval": AUTOSAVE_SECONDS}},
+            "settingsOverrides": {
+                "@jupyterlab/docmanager-extension:plugin": {"autosave": True, "autosaveInterval": AUTOSAVE_SECONDS},
+                # A reloaded notebook shows its saved panel (marked stale), not "Loading widget..." for good.
+                "@jupyter-widgets/jupyterlab-manager:plugin": {"saveState": True},
+            },
             "litePluginSettings": {
                 "@jupyterlite/pyodide-kernel-extension:kernel": {
                     "disablePyPIFallback": True,

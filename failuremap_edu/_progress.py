@@ -558,6 +558,8 @@ def export_data(path: Path | None = None) -> dict:
             }
             for i, status in enumerate(statuses)
         ]
+        if isinstance(e.get("run"), str):
+            attempt["run"] = e["run"]  # the run of the solve cell it belongs to (one per variant share it)
         if e.get("instructor"):
             attempt["instructor"] = True
         attempts.append(attempt)
@@ -602,4 +604,12 @@ def export_link_html(path: Path | None = None) -> str:
     name = f"failuremap-export-{file_tag(path)}.json"
     href = "data:application/json;charset=utf-8;base64," + base64.b64encode(text).decode("ascii")
     return (f'<p><a class="fm-download" download="{escape(name)}" href="{href}">⬇ Export everything (.json)</a> '
-            f'<span class="fm-muted">{len(data["attempts"])} runs: hand this file in to your instructor.</span></p>')
+            f'<span class="fm-muted">{_runs_in(data["attempts"])}: hand this file in to your instructor.</span></p>')
+
+
+def _runs_in(attempts: list[dict]) -> str:
+    """``5 runs`` as the progress table counts them (a run of the solve cell over all variants is one run), with the
+    number of results when that differs (one per variant), so the two numbers a learner sees never disagree unexplained."""
+    runs = len({(a.get("record"), a.get("run") or id(a)) for a in attempts})
+    text = f"{runs} run{'s' if runs != 1 else ''}"
+    return text if runs == len(attempts) else f"{text} ({len(attempts)} results, one per variant)"

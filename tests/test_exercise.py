@@ -366,8 +366,8 @@ def test_a_download_in_the_browser_site_says_how_to_check_it_there_and_elsewhere
     py = next(text for name, text in ex.export_files().items() if name.endswith("-solve.py"))
     lines = py.splitlines()
     assert lines[1] == "# check again on the site: paste it into the exercise cell, with the line @fm.exercise('records/TR-000101.json') right above def solve"
-    assert lines[2].startswith("# on a machine with failuremap-edu installed: failuremap-edu check records/TR-000101.json ")
-    assert lines[2].endswith("(download records/TR-000101.json from the site's file browser first)")
+    assert lines[2].startswith("# on a machine with failuremap-edu installed: download TR-000101.json from the site's file browser "
+                               "(folder records), then in the folder where both files are: failuremap-edu check TR-000101.json TR-000101-")
     assert "/drive" not in py and "check again with:" not in py
 
 

@@ -720,3 +720,13 @@ def test_site_notebooks_carry_the_language_info_the_pyodide_kernel_reports(stopp
     as_json = re.sub(r"([{,])([a-z_]+):", r'\1"\2":', reported.group(1))
     assert json.loads(as_json) == PYODIDE_LANGUAGE_INFO
     assert lite_notebook(build_notebook(stopping, "FA-100786")).metadata["language_info"] == PYODIDE_LANGUAGE_INFO
+
+
+def test_site_keeps_widget_state_and_numbers_only_cells_with_outputs(stopping):
+    """After a reload the panel showed 'Loading widget...' for good; a numbered cell without output looked run (lite trial)."""
+    from failuremap_edu._lite import _lite_config, lite_notebook
+
+    overrides = _lite_config(())["jupyter-config-data"]["settingsOverrides"]
+    assert overrides["@jupyter-widgets/jupyterlab-manager:plugin"] == {"saveState": True}
+    nb = lite_notebook(build_start_here([("FA-100786", "t", "FA-100786.ipynb")], platform="lite"))
+    assert all(c.execution_count is None for c in nb.cells if c.cell_type == "code" and not c.outputs)

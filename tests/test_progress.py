@@ -389,3 +389,12 @@ def test_the_table_counts_runs_of_the_solve_cell_not_variants_times_reruns(tmp_p
     assert {record_id: n for record_id, _, _, n in progress_overview(path=log).rows}["FA-100786"] == 2
     log_run(run_result(["pass"] * 6), "def solve(): pass", log)  # a line from before run ids counts once
     assert {record_id: n for record_id, _, _, n in progress_overview(path=log).rows}["FA-100786"] == 3
+
+
+def test_the_export_link_counts_runs_as_the_table_does(tmp_path):
+    """'10 runs' beside a table saying 5: an all-variants run is one run of five results (lite trial)."""
+    from failuremap_edu._progress import _runs_in
+
+    attempts = [{"record": "A", "run": "r1"}] * 5 + [{"record": "A", "run": "r2"}]
+    assert _runs_in(attempts) == "2 runs (6 results, one per variant)"
+    assert _runs_in([{"record": "A"}, {"record": "A"}]) == "2 runs"
