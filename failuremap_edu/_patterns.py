@@ -142,7 +142,10 @@ def _shifted(expected: Any, got: Any) -> str | None:
     if n < 3 or len(g) != n or _constant(e):
         return None
     rows = is_grid(expected) and is_grid(got)
+    differing = sum(1 for x, y in zip(e, g) if not _same([x], [y]))
     for k in range(1, n - 1):  # an overlap of at least two items
+        if differing <= k:
+            break  # k cells or fewer differ: a shift would say more than is there (a window one too wide is not shifted)
         s = "s" if k > 1 else ""
         if _same(g[k:], e[:-k]) and not _constant(e[:-k]):
             what = f"got's rows are expected's rows shifted down by {k} row{s}" if rows else f"got is expected shifted right by {k} position{s}"

@@ -124,3 +124,12 @@ def test_shapes():
     assert not is_grid([]) and not is_grid([[]])
     assert is_number_sequence([0.5, 1]) and not is_number_sequence([[1]]) and not is_number_sequence("ab")
     assert differing_cells([[1, 2]], [[1, 3], [4, 5]]) == {(0, 1), (1, 0), (1, 1)}
+
+
+def test_a_row_with_one_extra_one_is_not_called_shifted():
+    """[0, 1, 1, 1, 1] against [0, 0, 1, 1, 1] is a window one too wide; 'shifted left' sent a learner to an index offset."""
+    from failuremap_edu._patterns import pattern
+
+    text = pattern([0, 0, 1, 1, 1], [0, 1, 1, 1, 1]) or ""
+    assert "shifted" not in text
+    assert "shifted right by 1" in (pattern(["a", "b", "c", "d", "e"], ["z", "a", "b", "c", "d"]) or "")

@@ -7,7 +7,7 @@ import pytest
 from failuremap_edu._diff import diff
 from failuremap_edu._results import Comparison, ErrorInfo, Observation, RunResult
 from failuremap_edu._values import not_computed
-from failuremap_edu.render._text import render_diff, render_observation, render_run, terminal_safe, visible
+from failuremap_edu.render._text import render_diff, render_observation, render_run, run_notes, terminal_safe, visible
 
 
 def obs(index, status, check="partial marker held", **kw):
@@ -251,3 +251,13 @@ def test_watch_it_fail_names_the_compared_expression_and_says_gave_not_returned(
     assert "  first step nonzero: solve(1, peak=0.01, warmup=4)[0] > 0\n    expected: True\n" in text
     assert "    attempt gave False; solve(1, peak=0.01, warmup=4) returned [0.0] (expected True, got False)" in text
     assert "attempt returned False" not in text
+
+
+def test_a_check_that_passes_only_because_eq_holds_gets_a_note():
+    """Bools where the contract says 0/1 ints pass (True == 1, as the harness judges): said, never silent (learner trial)."""
+    passing = Observation(index=0, check="one token", status="pass", passed=True, expected=[[1]], actual=[[True]])
+    run = RunResult("TW-1", "yours", 1, (passing,), 2.0, "process")
+    assert run_notes(run) == ["the check 'one token' passes because == holds (as the record's own harness judges it), "
+                              "but the values differ in type: [0][0]: expected an int, got a bool"]
+    same = Observation(index=0, check="one token", status="pass", passed=True, expected=[[1]], actual=[[1]])
+    assert run_notes(RunResult("TW-1", "yours", 1, (same,), 2.0, "process")) == []

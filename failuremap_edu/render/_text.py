@@ -273,9 +273,30 @@ def run_notes(result: RunResult) -> list[str]:
     unconfirmed = [o for o in result.observations if o.unconfirmed]
     if unconfirmed:
         notes.append(f"{unconfirmed[0].verdict_note} (in {len(unconfirmed)} check{'s' if len(unconfirmed) > 1 else ''})")
+    loose = _passes_by_equality_alone(result)
+    if loose:
+        o, d = loose
+        where = f"{d.path}: " if d.path else ""
+        notes.append(f"the check '{clip(o.check, 60)}' passes because == holds (as the record's own harness judges it), "
+                     f"but the values differ in type: {where}{d.message}")
     if result.isolation_note:
         notes.append(result.isolation_note)
     return notes
+
+
+def _passes_by_equality_alone(result: RunResult):
+    """The first passing check whose values are == but not the same (True == 1, 1 == 1.0, (1,) vs [1] never are):
+    the verdict stays the harness's, and the learner is told what a stricter reader of the contract would see."""
+    for o in result.observations:
+        if o.status != PASS or o.verdict_note:
+            continue
+        try:
+            found = diff(o.expected, o.actual)
+        except Exception:  # noqa: BLE001 - a note must never break the rendering
+            continue
+        if found.differences:
+            return o, found.differences[0]
+    return None
 
 
 def render_run(result: RunResult, *, missing_return: bool = False) -> str:
