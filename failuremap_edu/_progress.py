@@ -508,9 +508,13 @@ def progress_overview(records: list[str] | None = None, path: Path | None = None
         if entry is None:
             status = "not started"
         else:
-            solved = entry["passed"] == entry["total"] and entry["total"]
+            run = entry.get("run") if isinstance(entry.get("run"), str) else None
+            together = [e for e in entries if e["record"] == record_id and run and e.get("run") == run] or [entry]
+            passed, total = sum(e["passed"] for e in together), sum(e["total"] for e in together)
+            solved = passed == total and total
             mark = "✓ all pass" if solved else "✗"
-            status = f"{mark} {entry['passed']}/{entry['total']} (N={entry.get('variant', '?')})"
+            which = f"{len(together)} variants" if len(together) > 1 else f"N={entry.get('variant', '?')}"
+            status = f"{mark} {passed}/{total} ({which})"  # an all-variants run is one run: its whole result, not its last variant
             if not solved and any(e["record"] == record_id and e["total"] and e["passed"] == e["total"] for e in entries):
                 status += ", all passed before"  # a later experiment must not make a solved exercise look unsolved
         rows.append((record_id, title, status, counts.get(record_id, 0)))

@@ -398,3 +398,34 @@ def test_the_export_link_counts_runs_as_the_table_does(tmp_path):
     attempts = [{"record": "A", "run": "r1"}] * 5 + [{"record": "A", "run": "r2"}]
     assert _runs_in(attempts) == "2 runs (6 results, one per variant)"
     assert _runs_in([{"record": "A"}, {"record": "A"}]) == "2 runs"
+
+
+def test_an_all_variants_run_shows_its_whole_result_in_the_table(tmp_path):
+    """'latest run 6/6 (N=5)' stood beside a run of all five variants, 30/30 (lite issue)."""
+    from failuremap_edu import load_record, progress_overview, run_checks
+    from failuremap_edu._progress import log_run
+
+    from conftest import reference_solve
+
+    log = tmp_path / "p.jsonl"
+    record = load_record("FA-100061")
+    for variant in range(1, 6):
+        log_run(run_checks(record, reference_solve("FA-100061"), variant), "def solve(): pass", log, run="cell-1")
+    row = next(r for r in progress_overview(["FA-100061"], path=log).rows if r[0] == "FA-100061")
+    assert row[2] == "✓ all pass 30/30 (5 variants)" and row[3] == 1
+
+
+def test_an_instructor_demo_creates_no_progress_log(tmp_path, monkeypatch):
+    from failuremap_edu import Exercise
+
+    from conftest import reference_solve
+
+    monkeypatch.setenv("FAILUREMAP_PROGRESS", str(tmp_path / "instructor-progress.jsonl"))
+    demo = Exercise("FA-100786", log_progress=False, presenter=True)
+    import contextlib
+    import io
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        demo.check(reference_solve("FA-100786"))
+    assert all("-demo-" in name for name in demo.export_files())
+    assert not (tmp_path / "instructor-progress.jsonl").exists()
