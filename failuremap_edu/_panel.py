@@ -15,6 +15,7 @@ from html import escape
 from typing import Any
 
 from ._exercise import ALL_VARIANTS, HINTS_WAIT, Exercise
+from ._progress import export_link_html
 from ._fixtures import VARIANTS
 from ._values import text_safe
 
@@ -270,6 +271,7 @@ class Panel:
                 label = "your solve (.py)" if name.endswith(".py") else "your results (.json)"
                 links.append(f'<a class="fm-download" download="{escape(name)}" href="data:{kind};charset=utf-8;base64,{data}">⬇ Download {label}</a>')
             tip = _KEEP_WORK_BROWSER if sys.platform == "emscripten" else _KEEP_WORK_SERVER
-            self._downloads_html = _html("<p>" + " · ".join(links) + f' <span class="fm-muted">{tip}</span></p>')
+            everything = export_link_html() if e.log_progress else ""  # every exercise's runs, one file to hand in: no terminal needed
+            self._downloads_html = _html("<p>" + " · ".join(links) + f' <span class="fm-muted">{tip}</span></p>' + everything)
             self._downloads_for = key
         return self._downloads_html

@@ -367,3 +367,17 @@ def test_all_variants_show_a_repeated_failure_once_with_its_variants():
     assert "· the same failure in N = 1, 2, 3, 4, 5</span>" in html
     assert html.count("<strong>span at the end</strong>") == 5  # its values depend on N: five different failures
     assert "The same failures as in an earlier variant: &#x27;one span&#x27; (shown under N = 1); &#x27;spans are tuples&#x27; (shown under N = 1)" in html
+
+
+def test_the_panel_links_an_export_of_everything_to_hand_in(tmp_path, monkeypatch):
+    """Handing in without a terminal: the panel has the 'export everything' link too (instructor issue)."""
+    monkeypatch.setenv("FAILUREMAP_PROGRESS", str(tmp_path / "p.jsonl"))
+    learner = Exercise("FA-100786", timeout=0.5)
+    panel_for(learner)
+    learner.check(reference)
+    links = panel(learner).downloads.value
+    assert "Export everything (.json)" in links and 'download="failuremap-export-' in links and "1 run:" in links
+    demo = Exercise("FA-100786", timeout=0.5, log_progress=False)
+    panel_for(demo)
+    demo.check(reference)
+    assert "Export everything" not in panel(demo).downloads.value  # a demo logs nothing to export
