@@ -730,3 +730,19 @@ def test_site_keeps_widget_state_and_numbers_only_cells_with_outputs(stopping):
     assert overrides["@jupyter-widgets/jupyterlab-manager:plugin"] == {"saveState": True}
     nb = lite_notebook(build_start_here([("FA-100786", "t", "FA-100786.ipynb")], platform="lite"))
     assert all(c.execution_count is None for c in nb.cells if c.cell_type == "code" and not c.outputs)
+
+
+def test_a_record_built_with_record_build_makes_a_site_like_any_record(fake_build, tmp_path, capsys):
+    """Issue 24: a record from `record new` + `record build` works with lite as a packaged one does."""
+    from failuremap_edu._cli import main
+
+    folder = tmp_path / "exercise"
+    assert main(["record", "new", "TR-SITE-1", "-o", str(folder)]) == 0
+    assert main(["record", "build", str(folder)]) == 0  # the worked example builds as it is
+    capsys.readouterr()
+    code, _, err = lite_cli(capsys, str(folder / "TR-SITE-1.json"), "-o", tmp_path / "site")
+    assert code == 0, err
+    files = tmp_path / "site" / "files"
+    assert (files / "TR-SITE-1.ipynb").is_file() and (files / "records" / "TR-SITE-1.json").is_file()
+    nb = nbformat.read(str(files / "TR-SITE-1.ipynb"), as_version=4)
+    assert nb.metadata["kernelspec"]["name"] == "python" and any("records/TR-SITE-1.json" in c.source for c in nb.cells if c.cell_type == "code")
