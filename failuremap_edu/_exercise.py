@@ -478,9 +478,10 @@ class Exercise:
                    + (" --all-variants" if len(self.runs) > 1 else "")),
             ]
         else:
+            where_from = "" if r.packaged else " (in the notebook's folder, where that path leads to the record; elsewhere give the record file's path)"
             header = [
                 f"# failuremap_edu export: {r.id} · {clip(r.title, 100, one_line=True)}",
-                f"# check again with: {again}",
+                f"# check again with: {again}{where_from}",
                 f"# in the notebook: {paste}",
             ]
         header.append(f"# result: {self.summary()}")

@@ -347,6 +347,7 @@ def test_downloads_name_no_home_folder(tmp_path, monkeypatch):
     assert files and not [name for name, text in files.items() if "jdoe" in text]
     py = next(text for name, text in files.items() if name.endswith("-solve.py"))
     assert "# check again with: failuremap-edu check records/TR-000101.json " in py
+    assert "(in the notebook's folder, where that path leads to the record; elsewhere give the record file's path)" in py  # it failed from a downloads folder (instructor trial)
     assert "@fm.exercise('records/TR-000101.json')" in py
     monkeypatch.chdir(tmp_path)  # the notebook folder is elsewhere: the home folder shows as ~
     assert "failuremap-edu check ~/course/records/TR-000101.json " in next(t for n, t in ex.export_files().items() if n.endswith(".py"))
