@@ -261,3 +261,13 @@ def test_a_check_that_passes_only_because_eq_holds_gets_a_note():
                               "but the values differ in type: [0][0]: expected an int, got a bool"]
     same = Observation(index=0, check="one token", status="pass", passed=True, expected=[[1]], actual=[[1]])
     assert run_notes(RunResult("TW-1", "yours", 1, (same,), 2.0, "process")) == []
+
+
+def test_the_same_sentence_at_sibling_paths_is_said_once_with_every_path():
+    """Rows of tuples against rows of lists: one line naming [0], [1], [2], not the sentence per row (instructor trial)."""
+    assert render_diff(diff([[1, 0], [1, 1], [0, 1]], [(1, 0), (1, 1), (0, 1)]), indent="") == [
+        "- [0], [1], [2]: expected a list, got a tuple: the items are the same, but a tuple never equals a list, so == fails"
+    ]
+    rows = render_diff(diff([[0]] * 9, [(0,)] * 9), indent="")
+    assert rows == ["- [0], [1], [2], [3], [4], [5] and 3 more: expected a list, got a tuple: the items are the same, but a tuple never equals a list, so == fails"]
+    assert render_diff(diff([1, 2], [3, 4]), indent="") == ["- [0]: expected 1, got 3", "- [1]: expected 2, got 4"]  # different sentences stay apart

@@ -18,7 +18,7 @@ from .._diff import Budget, Diff, LineDetail, TextDetail, diff
 from .._records import Record
 from .._patterns import pattern
 from ._grid import GRID_CSS, picture_html
-from ._text import RETURNED_LIMIT, expected_text, expression_label, line_rows, outcome_text, printed_summary, run_notes, story_reasons, story_sentences, visible
+from ._text import RETURNED_LIMIT, expected_text, grouped, paths_text, expression_label, line_rows, outcome_text, printed_summary, run_notes, story_reasons, story_sentences, visible
 from .._results import FAIL, PASS, CallResult, Observation, RunResult, check_labels, repeated_failures
 from .._values import safe_repr, text_safe
 from ._style import DARK_THEME, STATUS_CSS, STATUS_CSS_DARK, STATUS_SYMBOLS, UI_CSS, UI_CSS_DARK
@@ -188,8 +188,8 @@ def diff_html(result: Diff) -> str:
     items = []
     if result.hint:
         items.append(f'<li class="fm-hint">hint: {_e(result.hint)}</li>')
-    for d in result.differences:
-        where = f"{_code(d.path)}: " if d.path else ""
+    for paths, d in grouped(result.differences):
+        where = f"{paths_text(paths, _code)}: " if paths else ""
         item = f"{where}{_e(d.message)}"
         if d.text is not None:
             item += text_diff_html(d.text)

@@ -182,13 +182,31 @@ def render_lines(detail: LineDetail, indent: str) -> list[str]:
     return lines
 
 
+def grouped(differences) -> list[tuple[tuple[str, ...], object]]:
+    """(where, difference): consecutive differences that say the same thing, with nothing more to show, once,
+    with all their paths (``[0], [1], [2]: expected a list, got a tuple…``), not the same sentence per row."""
+    out: list[tuple[list[str], object]] = []
+    for d in differences:
+        plain = d.text is None and d.lines is None and d.path
+        if out and plain and out[-1][1].message == d.message and out[-1][1].text is None and out[-1][1].lines is None and out[-1][0]:
+            out[-1][0].append(d.path)
+            continue
+        out.append(([d.path] if d.path else [], d))
+    return [(tuple(paths), d) for paths, d in out]
+
+
+def paths_text(paths, show=lambda p: p) -> str:
+    """``[0], [1], [2]``, or the first six and how many more."""
+    return ", ".join(show(p) for p in paths[:6]) + (f" and {len(paths) - 6} more" if len(paths) > 6 else "")
+
+
 def render_diff(result: Diff, indent: str = "  ") -> list[str]:
     """The differences as lines: a path, the reason, and for strings the two marked windows."""
     lines: list[str] = []
     if result.hint:
         lines.append(f"{indent}hint: {result.hint}")
-    for d in result.differences:
-        where = f"{d.path}: " if d.path else ""
+    for paths, d in grouped(result.differences):
+        where = f"{paths_text(paths)}: " if paths else ""
         lines.append(terminal_safe(f"{indent}- {where}{d.message}", 1_000))
         if d.text is not None:
             expected, got = text_sides(d.text)
