@@ -135,3 +135,24 @@ def with_lone_surrogates(data: dict) -> dict:
             if o["check"] == first:
                 o["check"] = f"{first} {LONE}"
     return data
+
+
+def alive_with(marker: str) -> list[int]:
+    """Live processes (not zombies) whose command line holds `marker`: only ever those are killed here."""
+    import os
+
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as fh:
+                if marker.encode() not in fh.read():
+                    continue
+            with open(f"/proc/{name}/stat") as fh:
+                if fh.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                    continue
+        except OSError:
+            continue
+        found.append(int(name))
+    return found

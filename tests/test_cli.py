@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import LONE, record_path, solution_path, with_lone_surrogates
+from conftest import LONE, alive_with as _alive_with, record_path, solution_path, with_lone_surrogates
 from failuremap_edu import load_record, run_checks
 from failuremap_edu._cli import main
 
@@ -487,25 +487,6 @@ def test_file_names_in_error_lines_reach_the_terminal_escaped(tmp_path):
     code, out, err = cli("list", "--records-dir", tmp_path)
     assert code == 2 and out.startswith("TR-000101  6 checks") and "\x1b" not in err and "\x07" not in err
     assert err.splitlines() == [f"failuremap-edu: error: {tmp_path}/\\x1b]52;c;SGVsbG8=\\x07\\x1b[2J.json: expected a JSON object, got an array"]
-def _alive_with(marker: str) -> list[int]:
-    """Live processes (not zombies) whose command line holds `marker`: only ever those are killed here."""
-    import os
-
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/cmdline", "rb") as fh:
-                if marker.encode() not in fh.read():
-                    continue
-            with open(f"/proc/{name}/stat") as fh:
-                if fh.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
-                    continue
-        except OSError:
-            continue
-        found.append(int(name))
-    return found
 
 
 LEAVES_BUSY_PROCESSES = '''

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import reference_solve
+from conftest import alive_with as _alive_with, reference_solve
 from failuremap_edu import load_record, run_checks
 from failuremap_edu.runner import _warm
 
@@ -274,20 +274,3 @@ def test_what_a_run_left_is_ended_when_its_caller_is_killed(tmp_path):
             os.kill(pid, signal.SIGKILL)
 
 
-def _alive_with(marker: str) -> list[int]:
-    """Live processes (not zombies) whose command line holds `marker`: only ever those are killed here."""
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/cmdline", "rb") as fh:
-                if marker.encode() not in fh.read():
-                    continue
-            with open(f"/proc/{name}/stat") as fh:
-                if fh.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
-                    continue
-        except OSError:
-            continue
-        found.append(int(name))
-    return found
