@@ -23,7 +23,7 @@ from ._fixtures import VARIANTS, read_fixtures
 from ._hints import HintLadder, hint_ladder
 from ._output import check_links
 from ._records import Record, list_records, load_record
-from .runner import parse_call_arguments, replay, run_checks
+from .runner import parse_call_arguments, replay, run_checks, try_call
 from ._solution import Solution, SolutionError, load_solution, solution_from_source
 from ._story import watch_it_fail
 from ._values import text_safe
@@ -393,7 +393,10 @@ def _learner_notebook(record: Record, record_ref: str, platform: str = "server")
             "inputs you type. In a cell, `fm.try_call` calls one of them at a time (yours, or `implementation='attempt'` "
             "or `'broken'`), as safely as the checks:"
         )
-        cells.code(f"{IMPORT}fm.try_call({record_ref!r}, solve, {example})")
+        import ast
+
+        stored = try_call(r, attempt, ast.literal_eval(example))  # what the cell shows for the attempt: "the outputs you see were stored"
+        cells.code(f"{IMPORT}fm.try_call({record_ref!r}, solve, {example})", result=_bundle(stored))
     if fixtures.uses_variant:
         variant_runs = [run_checks(r, attempt, variant=v) for v in VARIANTS]
         variant_lines = [run.summary() for run in variant_runs]

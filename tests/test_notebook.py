@@ -293,3 +293,10 @@ def test_the_variant_line_says_how_many_checks_depend_on_n():
         "The checks use `N` (1 to 5): there are 5 to 9 checks, depending on N, and 5 of them get different values in each variant or run only in some."
     )
     assert words("TR-000101") == "The checks read `N` (1 to 5), but every variant checks the same values here."
+
+
+def test_every_code_cell_of_a_learner_notebook_but_the_plot_has_a_stored_output():
+    """'The outputs you see were stored when this notebook was made': the try_call cell had none (learner trial)."""
+    nb = nbformat.read(str(ROOT / "notebooks" / "FA-100786.ipynb"), as_version=4)
+    empty = [c.source.splitlines()[-1] for c in nb.cells if c.cell_type == "code" and not c.outputs]
+    assert empty == ["exercise = fm.exercise('FA-100786')  # loads the record and starts the checking process while you read"]
