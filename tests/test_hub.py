@@ -231,7 +231,7 @@ def test_the_class_report_and_live_view_over_the_learners_homes(hub, course):
     assert "FA-100061: nobody started it" in lines
     headline = next(line for line in lines if line.startswith("FA-100786: "))
     assert headline.startswith("FA-100786: 6 learners ran it (7 runs); 2 reached every check passing (median 1.5 runs); stuck: "), out
-    start = lines.index("  Check 1 (partial marker held), the same mistake:")
+    start = lines.index("  Check 1 (partial marker held), groups of learners who fail it the same way:")
     assert lines[start + 1].startswith("    3 learners return what the attempt returns (('hel', 'lo<st')), 2 of them still stuck: "), out
     assert lines[start + 2].startswith("    1 learner returns ['hello<st', ''] (type): "), out
     assert lines[start + 3].startswith("    1 learner times out: "), out

@@ -407,7 +407,7 @@ def test_groups_of_the_same_mistake_are_named_after_attempt_or_broken(tmp_path, 
     assert main(["report", str(logs)]) == 0
     out = capsys.readouterr().out
     lines = out.splitlines()
-    start = lines.index(f"  Check 2 ({LABELS[1]}), the same mistake:")
+    start = lines.index(f"  Check 2 ({LABELS[1]}), groups of learners who fail it the same way:")
     assert lines[start + 1].startswith("    3 learners return what the attempt returns (('a', '')), 2 of them still stuck: ")
     assert lines[start + 2].startswith("    1 learner returns ['a', 'b'] (type): ") and lines[start + 3].startswith("    1 learner times out: ")
     assert lines[start + 4] == "    Why the attempt fails: " + load_record("FA-100786").failed_approach

@@ -136,13 +136,16 @@ def report_text(report: ClassReport) -> str:
                     400,
                 )
             )
+        told: set[str] = set()  # each implementation's teaching text once per exercise, not under every check
         for c in e.checks:
             if not c.groups:
                 continue
-            lines.append(terminal_safe(f"  Check {c.index + 1} ({clip(c.label, 60, one_line=True)}), the same mistake:", 400))
+            lines.append(terminal_safe(f"  Check {c.index + 1} ({clip(c.label, 60, one_line=True)}), groups of learners who fail it the same way:", 400))
             lines += [terminal_safe(f"    {_group_text(g)}: {_names(g.learners, 6)}", 400) for g in c.groups]
             for name, text in _teaching_lines(e, c):
-                lines.append(terminal_safe(f"    Why {_IMPL.get(name, name)} fails: {clip(text, 300, one_line=True)}", 400))
+                if name not in told:
+                    told.add(name)
+                    lines.append(terminal_safe(f"    Why {_IMPL.get(name, name)} fails: {clip(text, 300, one_line=True)}", 400))
         if report.with_code:
             for name, source in sorted(e.code.items()):
                 lines += [terminal_safe(f"  -- code of {name}:", 400)] + ["    " + line for line in terminal_safe(source, 20_000).splitlines()]
@@ -163,10 +166,15 @@ pre { background: #f6f6f6; padding: .6em; overflow-x: auto; }
 _IMPL = {"attempt": "the attempt", "broken": "the broken implementation"}
 
 
-def _groups_html(e: ExerciseStats, c: CheckStats) -> str:
+def _groups_html(e: ExerciseStats, c: CheckStats, told: set | None = None) -> str:
+    told = set() if told is None else told
     items = "".join(f"<li>{escape(_group_text(g))}: {escape(_names(g.learners, 12))}</li>" for g in c.groups)
-    why = "".join(f"<p><b>Why {escape(_IMPL.get(name, name))} fails:</b> {escape(text)}</p>" for name, text in _teaching_lines(e, c))
-    return f"<h3>Check {c.index + 1}: {escape(c.label)}, the same mistake</h3><ul>{items}</ul>{why}"
+    why = ""
+    for name, text in _teaching_lines(e, c):
+        if name not in told:  # once per exercise
+            told.add(name)
+            why += f"<p><b>Why {escape(_IMPL.get(name, name))} fails:</b> {escape(text)}</p>"
+    return f"<h3>Check {c.index + 1}: {escape(c.label)}, groups of learners who fail it the same way</h3><ul>{items}</ul>{why}"
 
 
 def report_page(report: ClassReport, title: str = "Class report") -> str:
@@ -205,7 +213,8 @@ def report_page(report: ClassReport, title: str = "Class report") -> str:
             f"<th>median runs to pass</th><th>most common reasons</th><th>stuck</th></tr></thead><tbody>{rows}</tbody></table>"
             if e.checks else f"<h2>{escape(e.record)}</h2><p>{escape(_headline(e))}</p>"
         )
-        parts += [_groups_html(e, c) for c in e.checks[:TABLE_ROWS] if c.groups]
+        told: set = set()
+        parts += [_groups_html(e, c, told) for c in e.checks[:TABLE_ROWS] if c.groups]
         if report.with_code:
             parts += [f"<h3>Code of {escape(name)}</h3><pre>{escape(source)}</pre>" for name, source in sorted(e.code.items())]
     return text_safe(
