@@ -105,6 +105,11 @@ class Panel:
         self.mistake = w.HTML()
         self.checks = w.HTML()
         self.downloads = w.HTML()
+        # Everything you ran, one file to hand in without a terminal: made when asked (it reads the whole progress
+        # log, so building it on every run would cost more with every run).
+        self.export = w.Button(description="Export everything you ran", tooltip="A .json of every run of every exercise, to hand in", layout=auto)
+        self.export_link = w.HTML()
+        self.export.on_click(self._on_export)
         self.compare = w.HTML()
         self.next_hint = w.Button(description="Show next hint", tooltip="Reveal one more hint", layout=auto)
         self.hide_hints = w.Button(description="Hide hints", tooltip="Hide all hints again", layout=auto)
@@ -140,6 +145,7 @@ class Panel:
                 self.mistake,
                 self.checks,
                 self.downloads,
+                *([w.HBox([self.export]), self.export_link] if e.log_progress else []),
                 heading("Compared with the record's broken and attempt"),
                 self.compare,
                 heading("Hints"),
@@ -174,6 +180,9 @@ class Panel:
     # A pressed button that becomes disabled drops keyboard focus to <body>. So before a press
     # disables its own button, focus moves to the other hint button (enabled first: ipywidgets
     # applies the messages in order, the state before the focus request).
+
+    def _on_export(self, _=None) -> None:
+        self.export_link.value = _html(export_link_html() or '<p class="fm-muted">Nothing is logged yet: run the exercise cell first.</p>')
 
     def _on_next_hint(self, _=None) -> None:
         e = self.exercise
@@ -271,7 +280,6 @@ class Panel:
                 label = "your solve (.py)" if name.endswith(".py") else "your results (.json)"
                 links.append(f'<a class="fm-download" download="{escape(name)}" href="data:{kind};charset=utf-8;base64,{data}">⬇ Download {label}</a>')
             tip = _KEEP_WORK_BROWSER if sys.platform == "emscripten" else _KEEP_WORK_SERVER
-            everything = export_link_html() if e.log_progress else ""  # every exercise's runs, one file to hand in: no terminal needed
-            self._downloads_html = _html("<p>" + " · ".join(links) + f' <span class="fm-muted">{tip}</span></p>' + everything)
+            self._downloads_html = _html("<p>" + " · ".join(links) + f' <span class="fm-muted">{tip}</span></p>')
             self._downloads_for = key
         return self._downloads_html

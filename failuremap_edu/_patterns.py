@@ -62,8 +62,14 @@ def differing_cells(expected: Any, got: Any) -> set[tuple[int, int]]:
     return cells
 
 
+PATTERN_LIMIT = 10_000
+"""Values longer than this get no pattern sentence: a picture of a value that size is not read, and looking costs."""
+
+
 def pattern(expected: Any, got: Any) -> str | None:
     """One sentence saying what the differences have in common, or None when no pattern holds exactly."""
+    if any(hasattr(v, "__len__") and len(v) > PATTERN_LIMIT for v in (expected, got)):
+        return None
     if _same(expected, got) and type(expected) is type(got):
         return None
     for find in (_swapped, _reversed, _grid_cells, _offset, _factor, _shifted, _sequence_ends):

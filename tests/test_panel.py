@@ -192,11 +192,11 @@ def test_controls_are_keyboard_reachable_and_labels_fit(stopping):
             assert isinstance(widget, (ipywidgets.Box, ipywidgets.HTML)), type(widget)
 
     walk(panel_for(stopping))
-    assert len(controls) == 4  # run again, next hint, hide hints, playground (no variant selector here)
+    assert len(controls) == 5  # run again, export, next hint, hide hints, playground (no variant selector here)
     # What each control is called (a screen reader says it; tests/test_a11y.py walks them with Tab in Chromium).
-    assert [c.description for c in controls] == ["Run checks again", "Show next hint", "Hide hints", "Arguments to try, as between solve( and )"]
+    assert [c.description for c in controls] == ["Run checks again", "Export everything you ran", "Show next hint", "Hide hints", "Arguments to try, as between solve( and )"]
     assert all(c.tabbable is None for c in controls)  # the browser's default: focusable (False would take it out of Tab)
-    assert [c.layout.width for c in controls if isinstance(c, ipywidgets.Button)] == ["auto"] * 3  # sized to the label, never cut
+    assert [c.layout.width for c in controls if isinstance(c, ipywidgets.Button)] == ["auto"] * 4  # sized to the label, never cut
 
 
 def test_presenter_aids():
@@ -267,7 +267,7 @@ def test_buttons_have_no_icon_and_the_playground_box_a_real_name(stopping):
     """ipywidgets draws a button's icon as <i class="fa"> without aria-hidden: its glyph would start the spoken name."""
     root = panel_for(Exercise("FA-100786", presenter=True))
     buttons = [w for w in _walk(root) if isinstance(w, ipywidgets.Button)]
-    assert len(buttons) == 5 and all(b.icon == "" for b in buttons), [(b.description, b.icon) for b in buttons]
+    assert len(buttons) == 6 and all(b.icon == "" for b in buttons), [(b.description, b.icon) for b in buttons]
     box = panel(stopping).inputs
     assert box.description == "Arguments to try, as between solve( and )" and "fm-named-box" in box._dom_classes  # a label only a screen reader meets
     row = next(w for w in _walk(panel_for(stopping)) if isinstance(w, ipywidgets.HBox) and box in w.children)
@@ -375,9 +375,11 @@ def test_the_panel_links_an_export_of_everything_to_hand_in(tmp_path, monkeypatc
     learner = Exercise("FA-100786", timeout=0.5)
     panel_for(learner)
     learner.check(reference)
-    links = panel(learner).downloads.value
-    assert "Export everything (.json)" in links and 'download="failuremap-export-' in links and "1 run:" in links
+    ui = panel(learner)
+    assert ui.export_link.value == ""  # made when asked: it reads the whole log
+    ui.export.click()
+    assert "Export everything (.json)" in ui.export_link.value and 'download="failuremap-export-' in ui.export_link.value and "1 run:" in ui.export_link.value
     demo = Exercise("FA-100786", timeout=0.5, log_progress=False)
-    panel_for(demo)
+    root = panel_for(demo)
     demo.check(reference)
-    assert "Export everything" not in panel(demo).downloads.value  # a demo logs nothing to export
+    assert panel(demo).export not in list(_walk(root))  # a demo logs nothing to export

@@ -133,3 +133,12 @@ def test_a_row_with_one_extra_one_is_not_called_shifted():
     text = pattern([0, 0, 1, 1, 1], [0, 1, 1, 1, 1]) or ""
     assert "shifted" not in text
     assert "shifted right by 1" in (pattern(["a", "b", "c", "d", "e"], ["z", "a", "b", "c", "d"]) or "")
+
+
+def test_values_past_the_limit_get_no_pattern_and_cost_nothing():
+    """A 5 MB string made a list of 5 million characters to test 'reversed' (260 ms a render, make bench)."""
+    from failuremap_edu._patterns import PATTERN_LIMIT, pattern
+
+    big = "x" * (PATTERN_LIMIT + 1)
+    assert pattern(big + "a", big + "b") is None and pattern(list(range(PATTERN_LIMIT + 1)), []) is None
+    assert pattern("abc", "cba") == "got is expected reversed: the same items in the opposite order."
