@@ -32,6 +32,13 @@ PLAYGROUND_HELP = (
     "Type the arguments you would put between solve( and ). Results appear as you type, no Enter needed. "
     "There is no expected value here: the playground runs code, it does not know the answer."
 )
+
+
+def playground_contract(contract: str) -> str:
+    """The contract beside the playground: nothing checks typed inputs against it (it is prose), so say whose job that is."""
+    return f"Only inputs the contract allows have a right answer; it says: {' '.join(contract.split())}" if contract.strip() else ""
+
+
 _KEEP_WORK_SERVER = "Hosted sessions (Binder, a hub) vanish: keep your work with these links."
 _KEEP_WORK_BROWSER = "Your notebook is kept in this browser's storage; these links save a copy elsewhere."
 PLAYGROUND_NAME = "Arguments to try, as between solve( and )"
@@ -91,7 +98,8 @@ class Panel:
         # while ipywidgets' number box keeps its keys: there the arrows change N, as a learner expects.
         self.variant = w.BoundedIntText(
             value=e.variant if e.variant in VARIANTS else VARIANTS[0], min=VARIANTS[0], max=VARIANTS[-1],
-            description="Variant N", continuous_update=True, style={"description_width": "initial"},
+            # The range in the label: the box clamps a typed 7 to 5, which says nothing unless the range is in view.
+            description=f"Variant N ({VARIANTS[0]}–{VARIANTS[-1]})", continuous_update=True, style={"description_width": "initial"},
             layout=w.Layout(width="9em"),
         )
         self.all_variants = w.Checkbox(value=e.variant == ALL_VARIANTS, description="all variants", indent=False, layout=auto)
@@ -152,7 +160,7 @@ class Panel:
                 w.HBox([self.next_hint, self.hide_hints]),
                 self.hints,
                 heading("Playground: try any inputs"),
-                w.HTML(_html(f'<p class="fm-muted">{escape(PLAYGROUND_HELP)}</p>')),
+                w.HTML(_html(f'<p class="fm-muted">{escape(PLAYGROUND_HELP)} {escape(playground_contract(e.record.contract))}</p>')),
                 w.HBox([w.HTML(_html('<code aria-hidden="true">solve(</code>')), self.inputs, w.HTML(_html('<code aria-hidden="true">)</code>'))]),
                 self.outputs,
                 self.status_end,

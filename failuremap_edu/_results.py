@@ -134,6 +134,8 @@ class Observation(Shown):
             "actual_repr": safe_repr(self.actual, 10_000) if self.status in (PASS, FAIL) else None,
             "expected_repr": safe_repr(self.expected, 10_000),
             "call": self.call,
+            "compared": self.expression,
+            "returned": [{"call": call, "value_repr": safe_repr(value, 10_000)} for call, value in self.shown_returns()],
             "line": self.lineno,
             "error": None if self.error is None else self.error.to_json(),
             "stdout": self.stdout,

@@ -224,7 +224,7 @@ def test_the_summary_line_is_a_polite_live_region(new_page, lab):  # noqa: F811
     headings = panel(page).locator("h3, h4").all_inner_texts()
     assert "Hints" in headings and any(h.startswith("Playground") for h in headings), headings
     expect(panel(page).locator(".widget-text input[type='text']")).to_have_accessible_name("Arguments to try, as between solve( and )")
-    expect(panel(page).locator(".widget-text input[type='number']")).to_have_accessible_name("Variant N")
+    expect(panel(page).locator(".widget-text input[type='number']")).to_have_accessible_name("Variant N (1–5)")
 
 
 def test_the_panel_reflows_at_200_percent_zoom_with_the_file_browser_open(new_page, lab):  # noqa: F811

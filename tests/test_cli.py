@@ -90,7 +90,7 @@ def test_check_json_schema(capsys, solution):
     obs = run0["observations"][0]
     assert set(obs) == {
         "index", "check", "status", "passed", "actual", "expected", "actual_repr", "expected_repr", "call",
-        "line", "error", "stdout", "stdout_dropped", "elapsed_ms", "mutation", "verdict_note",
+        "compared", "returned", "line", "error", "stdout", "stdout_dropped", "elapsed_ms", "mutation", "verdict_note",
     }
     assert (obs["check"], obs["status"], obs["actual"], obs["expected"]) == ("replay same id", "fail", None, ["a1", "b1"])
     assert data["runs"][2]["observations"][0]["expected"] == ["a3", "b3"]
@@ -643,3 +643,15 @@ def test_report_watch_waits_for_the_first_log_and_holds_100_learners(tmp_path, c
     with pytest.raises(SystemExit) as stopped:
         main(["report", "--homes", str(homes / "*"), "--watch", "0", "--watch-rounds", "1"])
     assert stopped.value.code == 2 and "must be a positive number of seconds" in capsys.readouterr().err
+
+
+def test_check_json_names_the_compared_expression_and_what_solve_returned(capsys, solution):
+    """A check of `solve(N + 4, pad=N)[-1]` says so in --json, with the grid solve returned beside it."""
+    record = str(Path(__file__).parent / "records" / "TR-000909.json")
+    code, out, _ = run(capsys, "check", record, solution("def solve(n, pad=0):\n    return [[1] * n for _ in range(n)]\n"), "--json")
+    obs = {o["check"]: o for o in json.loads(out)["runs"][0]["observations"]}
+    last = obs["last row with padding"]
+    assert last["call"] == "solve(5, pad=1)" and last["compared"] == "solve(5, pad=1)[-1]"
+    assert last["returned"] == [{"call": "solve(5, pad=1)", "value_repr": repr([[1] * 5] * 5)}]
+    whole = obs["mask of 4"]
+    assert whole["compared"] == whole["call"] == "solve(4)" and whole["returned"] == []

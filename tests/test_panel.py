@@ -122,7 +122,7 @@ def test_the_variant_is_a_number_box_whose_arrow_keys_jupyterlab_leaves_alone():
     panel_for(pairs)
     ui = panel(pairs)
     assert isinstance(ui.variant, ipywidgets.BoundedIntText) and (ui.variant.min, ui.variant.max) == (1, 5)
-    assert ui.variant.description == "Variant N" and ui.all_variants.description == "all variants"
+    assert ui.variant.description == "Variant N (1–5)" and ui.all_variants.description == "all variants"  # the range in view: the box clamps
     assert not any(isinstance(w, ipywidgets.Dropdown) for w in _walk(panel_for(pairs)))
 
 
@@ -383,3 +383,10 @@ def test_the_panel_links_an_export_of_everything_to_hand_in(tmp_path, monkeypatc
     root = panel_for(demo)
     demo.check(reference)
     assert panel(demo).export not in list(_walk(root))  # a demo logs nothing to export
+
+
+def test_the_playground_says_the_contract_it_does_not_check():
+    """Typed inputs are not checked against the contract (it is prose): the help beside the box quotes it."""
+    pairs = Exercise("FA-100061", timeout=1.0)
+    texts = [w.value for w in _walk(panel_for(pairs)) if isinstance(w, ipywidgets.HTML)]
+    assert any("Only inputs the contract allows have a right answer; it says: Candidates are [id,text,score]. Keep first" in t for t in texts)
