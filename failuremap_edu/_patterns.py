@@ -99,9 +99,20 @@ def _swap_pair(expected: dict, got: dict) -> tuple[Any, Any] | None:
 
 
 def _swapped(expected: Any, got: Any) -> str | None:
+    # Two keys swapped inside every label first: with two labels of two keys ({'cat': {'p', 'r'}, 'dog': ...}),
+    # p and r exchanged at both labels can also read as 'cat' and 'dog' exchanged, and the keys inside are the
+    # mistake (a learner trial's record: precision and recall swapped).
+    return _swapped_at_every_label(expected, got) or _swapped_pair(expected, got)
+
+
+def _swapped_pair(expected: Any, got: Any) -> str | None:
     pair = _swap_pair(expected, got)
     if pair is not None:
         return f"The values of {pair[0]!r} and {pair[1]!r} are swapped; every other key is right."
+    return None
+
+
+def _swapped_at_every_label(expected: Any, got: Any) -> str | None:
     if type(expected) is not dict or type(got) is not dict or expected.keys() != got.keys() or len(expected) < 2:
         return None
     if not all(type(v) is dict for v in (*expected.values(), *got.values())):

@@ -53,6 +53,13 @@ def test_two_keys_swapped_at_every_label():
     got = {"cat": {"p": 0.5, "r": 1.0}, "dog": {"p": 1.0, "r": 2 / 3}}
     assert pattern(expected, got) == "At every label, the values of 'p' and 'r' are swapped; everything else is right."
     assert pattern({"p": 1, "r": 2, "f": 3}, {"p": 2, "r": 1, "f": 3}) == "The values of 'p' and 'r' are swapped; every other key is right."
+    # Two labels whose p and r are swapped also have their whole values exchanged: the keys inside are the mistake.
+    third = 1 / 3
+    two_labels = ({"cat": {"p": third, "r": 1.0}, "dog": {"p": 1.0, "r": third}}, {"cat": {"p": 1.0, "r": third}, "dog": {"p": third, "r": 1.0}})
+    assert pattern(*two_labels) == "At every label, the values of 'p' and 'r' are swapped; everything else is right."
+    assert pattern({"cat": {"p": 1, "r": 2}, "dog": {"p": 3, "r": 4}}, {"cat": {"p": 3, "r": 4}, "dog": {"p": 1, "r": 2}}) == (
+        "The values of 'cat' and 'dog' are swapped; every other key is right."
+    )
 
 
 def test_same_amount_and_same_factor():
