@@ -282,8 +282,7 @@ class Exercise:
     @property
     def hints_available(self) -> int | None:
         """How many hints there are, once known (after the first run); None before."""
-        found = self._hints.get(self.variants[0])
-        return None if found is None else len(found)
+        return None if self.variants[0] not in self._hints else len(self.hints)
 
     @property
     def hints(self) -> tuple[Hint, ...]:
@@ -294,7 +293,10 @@ class Exercise:
             broken, attempt = self.replays(variant)
             yours = next((r for r in self.runs if r.variant == variant), None)
             self._hints[variant] = hint_ladder(self.record, attempt, broken, yours)
-        return self._hints[variant]
+        shown = self.mistake or ""
+        # A hint whose text the mistake line already quotes (the attempt's failed_approach) is not a step any more:
+        # "one at a time" would be untrue with its text on screen before it is asked for (a learner trial).
+        return tuple(h for h in self._hints[variant] if not (h.text and h.text.strip() and h.text.strip().rstrip(".") in shown))
 
     def all_hints(self) -> HintLadder:
         """Every hint at once, as a display object (the instructor notebook shows them so)."""

@@ -120,7 +120,7 @@ class Observation(Shown):
                     return ()  # the check compares solve's result itself (through a walrus, say)
             except BaseException:  # noqa: BLE001 - a hostile __eq__: show both
                 pass
-        return self.returned
+        return _distinct_returns(self.returned)
 
     def to_json(self) -> dict:
         """This check in the schema the README documents under "`check --json` schema"."""
@@ -260,13 +260,34 @@ class CallResult(Shown):
     error: ErrorInfo | None = None
     stdout: str = ""
     elapsed_ms: float = 0.0
+    solver: str = "yours"
+    """Whose solve ran: ``yours``, or the record's ``attempt`` or ``broken`` (then the solve passed in was not called)."""
+
+    @property
+    def whose(self) -> str:
+        """Who ran, for a display: a learner who passes their solve and implementation='broken' must not read broken's crash as theirs."""
+        return "your solve" if self.solver == "yours" else f"the record's {self.solver} (your solve was not called)"
 
     def __repr__(self) -> str:
         outcome = repr(self.value) if self.status == "returned" else str(self.error)
         if len(outcome) > 2_000:
             outcome = outcome[:1_999] + "…"
         printed = f"\nprinted: {self.stdout[:2_000]}" if self.stdout else ""
-        return f"{self.call} -> {self.status}: {outcome}{printed}"
+        ran = "" if self.solver == "yours" else f"\nran: {self.whose}"
+        return f"{self.call} -> {self.status}: {outcome}{printed}{ran}"
+
+
+def _distinct_returns(returned: tuple) -> tuple:
+    """Each (call, value) once: `solve(x)['r'] > solve(x)['p']` calls solve twice the same way, and one line says it (decided on values)."""
+    kept: list = []
+    for call, value in returned:
+        try:
+            seen = any(c == call and type(v) is type(value) and bool(v == value) for c, v in kept)
+        except BaseException:  # noqa: BLE001 - a hostile __eq__: keep both
+            seen = False
+        if not seen:
+            kept.append((call, value))
+    return tuple(kept)
 
 
 def repeated_failures(runs) -> dict[tuple[int, int], tuple[int, int]]:

@@ -417,6 +417,27 @@ def test_the_model_says_when_your_solve_makes_the_attempts_mistake():
     assert e.mistake is None and e.summary() == "4/4 checks pass"
 
 
+def test_a_predicate_that_fails_alike_is_not_the_attempts_mistake_unless_solve_returned_the_same():
+    """`solve(3)[0][0] == 1` is False for the attempt's grid and for a grid of zeros: only the first is the attempt's mistake."""
+    e = Exercise(str(record_path("TR-000909")), timeout=1.0)
+    e.check(lambda n, pad=0: [[0] * n for _ in range(n)])
+    assert e.mistake == "Your solve fails differently from the record's attempt and broken version on all 4 failing checks: a mistake of its own."
+    e.check(lambda n, pad=0: [[1 if pad <= j < i else 0 for j in range(n)] for i in range(n)])  # the attempt's own code
+    assert e.mistake.startswith("Your solve gets the same wrong results as the plausible attempt on 4 of 4 failing checks")
+
+
+def test_a_hint_the_mistake_line_already_quotes_is_not_offered_again():
+    """"4 hints, one at a time" was untrue with hint 3's text already on screen in the mistake line (a learner trial)."""
+    e = Exercise(str(record_path("TR-001010")), timeout=1.0)
+    e.check(_warmup_like_the_attempt)
+    assert e.record.failed_approach in e.mistake
+    assert [h.text for h in e.hints if h.text == e.record.failed_approach] == []
+    assert e.hints and e.hints[-1].text == e.record.root_cause and e.hints_available == len(e.hints)
+    e.check(lambda steps, *, peak, warmup: [peak] * steps)  # another mistake: the attempt's text is a hint again
+    assert e.mistake is None or e.record.failed_approach not in e.mistake
+    assert any(h.text == e.record.failed_approach for h in e.hints)
+
+
 def test_run_checks_again_with_the_same_result_says_so():
     e = Exercise(str(record_path("TR-001010")), timeout=1.0)
     e.check(_warmup_like_the_attempt)
@@ -444,7 +465,7 @@ def test_a_check_on_an_expression_shows_the_expression_in_the_rows():
     e.check(lambda n, pad=0: [[1 if pad <= j < i else 0 for j in range(n)] for i in range(n)])
     html = checks_html(e.runs)
     assert "<code>solve(6, pad=2)[-1]</code>" in html and "<code>solve(3)[0][0] == 1</code>" in html
-    assert "<dt>solve(3) returned</dt><dd><code>[[0, 0, 0], [1, 0, 0], [1, 1, 0]]</code></dd>" in html
+    assert '<strong class="fm-k">solve(3) returned</strong> <div class="fm-v"><code>[[0, 0, 0], [1, 0, 0], [1, 1, 0]]</code></div>' in html
     assert "pattern: The differing cells are exactly the diagonal" in html
 
 

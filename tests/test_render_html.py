@@ -168,9 +168,9 @@ def test_exact_badge_and_diff_markup():
     html = observation_html(o, css=False)
     assert html == (
         '<div class="fm-root"><div class="fm-obs"><div><span class="fm-badge fm-fail">✗ fail</span> <strong>empty</strong></div>'
-        '<dl class="fm-kv"><dt>call</dt><dd><code>solve(&#x27;abc&#x27;, [])</code></dd>'
-        "<dt>expected</dt><dd><code>(&#x27;abc&#x27;, &#x27;&#x27;)</code></dd>"
-        "<dt>got</dt><dd><code>[&#x27;abc&#x27;, &#x27;&#x27;]</code></dd></dl>"
+        '<div class="fm-kv"><div><strong class="fm-k">call</strong> <div class="fm-v"><code>solve(&#x27;abc&#x27;, [])</code></div></div>'
+        '<div><strong class="fm-k">expected</strong> <div class="fm-v"><code>(&#x27;abc&#x27;, &#x27;&#x27;)</code></div></div>'
+        '<div><strong class="fm-k">got</strong> <div class="fm-v"><code>[&#x27;abc&#x27;, &#x27;&#x27;]</code></div></div></div>'
         '<ul class="fm-why"><li>expected a tuple, got a list: the items are the same, but a tuple never equals a list, so == fails</li></ul>'
         "</div></div>"
     )

@@ -456,6 +456,8 @@ def test_try_call_yours_attempt_and_broken(stopping):
     assert (yours.status, yours.value, yours.call) == ("returned", ("hello", "<st"), "solve('hello<st', ['<stop>'])")
     assert try_call(stopping, None, args, implementation="attempt").value == ("hel", "lo<st")
     assert try_call(stopping, None, args, implementation="broken").value == ("hello<st",)
+    ran = try_call(stopping, lambda text, stops: 1 / 0, args, implementation="broken")
+    assert ran.solver == "broken" and "your solve was not called" in ran._repr_html_()  # a trial read broken's crash as their own
     assert repr(yours) == "solve('hello<st', ['<stop>']) -> returned: ('hello', '<st')"
 
 

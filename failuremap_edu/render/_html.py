@@ -62,8 +62,8 @@ CSS = (
 .fm-root th,.fm-root td{border:1px solid rgba(128,128,128,.35);padding:2px 4px;text-align:left;vertical-align:top;overflow-wrap:break-word}
 .fm-root td>.fm-badge{min-width:0}
 .fm-root .fm-obs{border-left:3px solid rgba(128,128,128,.5);padding:2px 0 2px 8px;margin:8px 0}
-.fm-root .fm-kv{display:grid;grid-template-columns:max-content 1fr;gap:0 8px;margin:2px 0}
-.fm-root .fm-kv dt{font-weight:600}.fm-root .fm-kv dd{margin:0}
+.fm-root .fm-kv{display:grid;grid-template-columns:minmax(6em,max-content) 1fr;gap:0 8px;margin:2px 0}
+.fm-root .fm-kv>div{display:contents}.fm-root .fm-kv .fm-k{font-weight:600;overflow-wrap:anywhere;max-width:24em}.fm-root .fm-kv .fm-v{min-width:0}
 .fm-root .fm-why{margin:2px 0 2px 1.2em;padding:0}
 .fm-root .fm-textdiff{display:grid;grid-template-columns:max-content 1fr;gap:0 8px;margin:2px 0 4px;overflow-x:auto}
 .fm-root .fm-textdiff code{white-space:pre}
@@ -201,6 +201,18 @@ def diff_html(result: Diff) -> str:
     return f'<ul class="fm-why">{"".join(items)}</ul>' if items else ""
 
 
+def key_values(rows, escaped: bool = False) -> str:
+    """Label and value pairs, aligned in two columns by the panel's CSS.
+
+    Not a <dl>: a notebook opened untrusted loses our <style>, and JupyterLab's own
+    rules float dt and dd at 20% and 80%, which put labels in the value column (a
+    learner trial's stored output). Without our CSS these are plain lines.
+    """
+    return '<div class="fm-kv">' + "".join(
+        f'<div><strong class="fm-k">{k if escaped else _e(k)}</strong> <div class="fm-v">{v}</div></div>' for k, v in rows
+    ) + "</div>"
+
+
 def folded_value(value: object, short: int = 80) -> str:
     """A value as code, folded into a <details> when its repr is long: what solve returned, beside the compared value."""
     full = safe_repr(value, 4_000)
@@ -222,7 +234,7 @@ def _observation_body(o: Observation, budget: Budget, missing_return: bool = Fal
         rows.append(("got", _code(safe_repr(o.actual, budget.max_repr * 4))))
     if o.error is not None:
         rows.append(("error", _code(str(o.error))))
-    body = '<dl class="fm-kv">' + "".join(f"<dt>{_e(k)}</dt><dd>{v}</dd>" for k, v in rows) + "</dl>"
+    body = key_values(rows)
     if o.status == FAIL:
         body += picture_html(o.expected, o.actual)
         sentence = pattern(o.expected, o.actual)
@@ -307,11 +319,11 @@ def story_html(story, css: bool = True) -> str:
                 f"<li><strong>{_e(name)}</strong> {_e(outcome_text(o))}" + _story_reasons_html(o) + "</li>" for name, o in item.outcomes
             )
             label = expression_label(item)
-            call = f"<dt>{'compares' if label != item.call else 'call'}</dt><dd>{_code(label)}</dd>" if label else ""
+            call = [("compares" if label != item.call else "call", _code(label))] if label else []
             rows.append(
                 f'<div class="fm-obs"><div><strong>{_e(item.check)}</strong></div>'
-                f'<dl class="fm-kv">{call}<dt>expected</dt><dd>{_code(safe_repr(item.expected, 300))}</dd></dl>'
-                f'<ul class="fm-why">{outcomes}</ul></div>'
+                + key_values([*call, ("expected", _code(safe_repr(item.expected, 300)))])
+                + f'<ul class="fm-why">{outcomes}</ul></div>'
             )
         parts.append("<h4>Where they fail</h4>" + "".join(rows))
     parts.append(
@@ -424,8 +436,8 @@ def playground_html(rows: Sequence[tuple[str, str, str]], message: str = "", css
 def call_html(result: CallResult, css: bool = True) -> str:
     """One playground call: the call, then what it returned (or its error), and any output."""
     outcome = safe_repr(result.value, 2_000) if result.status == "returned" else str(result.error)
-    badge = _badge(result.status) if result.status in STATUS_SYMBOLS else f'<span class="fm-badge">{_e(result.status)}</span>'
-    body = f'<dl class="fm-kv"><dt>call</dt><dd>{_code(result.call)}</dd><dt>{badge}</dt><dd>{_code(outcome)}</dd></dl>'
+    label = _badge(result.status) if result.status in STATUS_SYMBOLS else _e(result.status)  # "returned" is a label, not a verdict
+    body = key_values([("call", _code(result.call)), ("ran", _e(result.whose)), (label, _code(outcome))], escaped=True)
     if result.stdout:
         body += f"<details><summary>printed output</summary><pre>{_e(result.stdout)}</pre></details>"
     return _root(body, css)

@@ -301,13 +301,13 @@ def try_call(
     _execute(plan, collector, _mode(isolation))
     call = render_call(tuple(args), dict(kwargs or {}))
     if not collector.observations:
-        return CallResult(call, ERROR, None, collector.problem or ErrorInfo("NotRun", "the call did not run"))
+        return CallResult(call, ERROR, None, collector.problem or ErrorInfo("NotRun", "the call did not run"), solver=implementation or "yours")
     o = collector.observations[0]
     status = "returned" if o.status in ("pass", "fail") else o.status
     error = o.error
     if status == TIMEOUT:  # a call, not a check: its message must not speak of checks
         error = ErrorInfo("Timeout", f"no result after {timeout:g} s, so this call was stopped. Is there an infinite loop, or a loop whose condition never changes?")
-    return CallResult(o.call or call, status, o.actual if status == "returned" else None, error, o.stdout, o.elapsed_ms)
+    return CallResult(o.call or call, status, o.actual if status == "returned" else None, error, o.stdout, o.elapsed_ms, solver=implementation or "yours")
 
 
 def _check_fits(record: Record, fixtures: FixtureScript, solve: Callable | Solution) -> None:
