@@ -32,7 +32,7 @@ from typing import Any, Callable
 
 from ._code import can_fall_off_end
 from ._download import solve_source
-from ._fixtures import VARIANTS, read_fixtures
+from ._fixtures import VARIANTS, FixtureScript, read_fixtures
 from ._hints import Hint, HintLadder, hint_ladder, mistake_note, same_outcome
 from ._progress import learner_id, log_run, outcomes, short_id, shown_path
 from ._records import Record, load_record
@@ -40,7 +40,7 @@ from ._results import CallResult, Comparison, Observation, RunResult
 from ._solution import SolutionError
 from .runner import DEFAULT_TIMEOUT, SHORT_LIMIT, parse_call_arguments, replay, run_checks, try_call, warm_up
 from ._values import clip, safe_repr, text_safe
-from .render._style import STATUS_SYMBOLS
+from .render._style import PLAYGROUND_UNCHECKED, STATUS_SYMBOLS
 
 __all__ = ["ALL_VARIANTS", "Exercise", "PlainFront", "exercise", "use_front"]
 
@@ -288,19 +288,23 @@ class Exercise:
     def hints(self) -> tuple[Hint, ...]:
         """The hint ladder for the selected variant: from replays of broken and attempt, and the latest
         run of yours, so that no hint points at a check you already pass (computed once per run)."""
+        shown = self.mistake or ""
+        # A hint whose text the mistake line already quotes (the attempt's failed_approach) is not a step any more:
+        # "one at a time" would be untrue with its text on screen before it is asked for (a learner trial).
+        return tuple(h for h in self._ladder() if not (h.text and h.text.strip() and h.text.strip().rstrip(".") in shown))
+
+    def _ladder(self) -> tuple[Hint, ...]:
+        """The whole ladder for the selected variant (computed once per run)."""
         variant = self.variants[0]
         if variant not in self._hints:
             broken, attempt = self.replays(variant)
             yours = next((r for r in self.runs if r.variant == variant), None)
             self._hints[variant] = hint_ladder(self.record, attempt, broken, yours)
-        shown = self.mistake or ""
-        # A hint whose text the mistake line already quotes (the attempt's failed_approach) is not a step any more:
-        # "one at a time" would be untrue with its text on screen before it is asked for (a learner trial).
-        return tuple(h for h in self._hints[variant] if not (h.text and h.text.strip() and h.text.strip().rstrip(".") in shown))
+        return self._hints[variant]
 
     def all_hints(self) -> HintLadder:
-        """Every hint at once, as a display object (the instructor notebook shows them so)."""
-        return HintLadder(self.hints)
+        """Every hint at once, as a display object (the instructor notebook shows them so): none left out, none staged."""
+        return HintLadder(self._ladder())
 
     def reveal_hint(self) -> None:
         self.hints_shown = min(self.hints_shown + 1, len(self.hints))
@@ -380,6 +384,13 @@ class Exercise:
 
     # ---------------------------------------------------------------- results
 
+    @property
+    def pass_note(self) -> str:
+        """After a pass at one variant of checks that read N: the other variants are not checked yet (a trial assumed they were)."""
+        if self.running or len(self.runs) != 1 or not self.runs[0].passed or not self.uses_variant:
+            return ""
+        return f"That is N = {self.runs[0].variant} only: tick “all variants” to check N = {VARIANTS[0]} to {VARIANTS[-1]} too."
+
     def summary(self) -> str:
         """One line: what the panel's first line says."""
         if self.message:
@@ -416,6 +427,8 @@ class Exercise:
                 lines.append(f"  {STATUS_SYMBOLS[o.status]} {o.status:<7} {prefix}{_keep_spaces(o.check, 80)}")
         if self.mistake and not self.running:
             lines.append(self.mistake)
+        if self.pass_note:
+            lines.append(self.pass_note)
         if self.hints_shown and self.running:
             lines.append(HINTS_WAIT)  # the shown hints were about the previous run: never shown as if about this one
         elif self.hints_shown:
@@ -423,6 +436,7 @@ class Exercise:
         if self.playground_rows:
             lines.append(f"Playground: solve({_keep_spaces(self.playground_input, 80)})")
             lines += [f"  {who}: {status} {_keep_spaces(value, 120)}" for who, status, value in self.playground_rows]
+            lines.append(f"  {PLAYGROUND_UNCHECKED}")
         elif self.playground_message and self.playground_input:
             lines.append(f"Playground: {self.playground_message}")
         text = "\n".join(lines)
@@ -498,11 +512,23 @@ class Exercise:
     def __repr__(self) -> str:
         return f"Exercise({self.record.id!r}, {self.summary()!r})"
 
+    def loaded_note(self) -> str:
+        """One line for the cell that loads the exercise: a cell that printed nothing left a learner guessing."""
+        return loaded_note(self.record, self.fixtures)
+
     # ---------------------------------------------------------------- display
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         """The current front's display: in a notebook the panel (ipywidgets) with its text form, elsewhere the text."""
         return _FRONT[0].bundle(self, include, exclude)
+
+
+def loaded_note(record: Record, fixtures: FixtureScript) -> str:
+    """What loading an exercise did, in words true on every platform (no process is named: a browser-only site has none)."""
+    count = fixtures.static_count
+    checks = f"{count} check{'s' if count != 1 else ''}" if count is not None else "its checks"
+    variants = f", in {len(VARIANTS)} variants (N = {VARIANTS[0]} to {VARIANTS[-1]})" if fixtures.uses_variant else ""
+    return f"Loaded {record.id} · {clip(record.title, 100, one_line=True)}: {checks}{variants}. Your solve goes in the exercise cell below."
 
 
 _EXERCISES: dict[tuple, Exercise] = {}

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ._errors import InputError
-from ._exercise import Exercise
+from ._exercise import Exercise, loaded_note
 from ._fixtures import VARIANTS, read_fixtures
 from ._hints import HintLadder, hint_ladder
 from ._output import check_links
@@ -363,7 +363,8 @@ def _learner_notebook(record: Record, record_ref: str, platform: str = "server")
     fixtures = read_fixtures(r)
     cells = _Cells(r.id, [])
     _header(cells, r, "Exercise")
-    cells.code(f"{IMPORT}exercise = fm.exercise({record_ref!r})  # {_LOADS.get(platform, _LOADS['server'])}")
+    cells.code(f"{IMPORT}exercise = fm.exercise({record_ref!r})  # {_LOADS.get(platform, _LOADS['server'])}\nprint(exercise.loaded_note())",
+               output=loaded_note(r, fixtures))
     cells.markdown(
         "## Watch it fail\n\nThe record comes with two plausible implementations of `solve` that fail: `broken` and "
         "`attempt`. Here they run through the same runner that will check yours. Look at what they return where they fail."

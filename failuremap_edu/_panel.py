@@ -96,12 +96,15 @@ class Panel:
         # The variant: a number box and a checkbox, not a select. JupyterLab's command mode takes
         # ArrowUp/ArrowDown from a focused <select> (they move the active cell; ipywidgets issue 3912),
         # while ipywidgets' number box keeps its keys: there the arrows change N, as a learner expects.
-        self.variant = w.BoundedIntText(
-            value=e.variant if e.variant in VARIANTS else VARIANTS[0], min=VARIANTS[0], max=VARIANTS[-1],
-            # The range in the label: the box clamps a typed 7 to 5, which says nothing unless the range is in view.
+        # A plain number box, not a bounded one: BoundedIntText turns a typed 9 into 5 with no word (a learner trial),
+        # so the kernel checks the range and says so beside the box.
+        self.variant = w.IntText(
+            value=e.variant if e.variant in VARIANTS else VARIANTS[0],
+            # The range in the label too, so that it is in view before anything is typed.
             description=f"Variant N ({VARIANTS[0]}–{VARIANTS[-1]})", continuous_update=True, style={"description_width": "initial"},
-            layout=w.Layout(width="9em"),
+            layout=w.Layout(width="15em"),
         )
+        self.variant_note = w.HTML()
         self.all_variants = w.Checkbox(value=e.variant == ALL_VARIANTS, description="all variants", indent=False, layout=auto)
         # No icons on buttons: ipywidgets draws them as <i class="fa"> without aria-hidden, so the
         # icon font's glyph would start every button's spoken name.
@@ -117,6 +120,8 @@ class Panel:
         # log, so building it on every run would cost more with every run).
         self.export = w.Button(description="Export everything you ran", tooltip="A .json of every run of every exercise, to hand in", layout=auto)
         self.export_link = w.HTML()
+        self._exported = None
+        """The runs the export link was made after (None: no link, or one already marked stale)."""
         self.export.on_click(self._on_export)
         self.compare = w.HTML()
         self.next_hint = w.Button(description="Show next hint", tooltip="Reveal one more hint", layout=auto)
@@ -141,7 +146,7 @@ class Panel:
         def heading(text: str):
             return w.HTML(_html(f"<h4>{escape(text)}</h4>"))
 
-        controls = [self.variant, self.all_variants, self.rerun] if e.uses_variant else [self.rerun]
+        controls = [self.variant, self.all_variants, self.rerun, self.variant_note] if e.uses_variant else [self.rerun]
         presenter = [w.HBox([self.reveal, self.hide]), w.HTML(_html(f'<p class="fm-muted">{escape(FONT_HELP)}</p>'))] if e.presenter else []
         self.root = w.VBox(
             [
@@ -175,8 +180,15 @@ class Panel:
     # ---------------------------------------------------------------- input
 
     def _on_variant(self, change) -> None:
-        if change["new"] != self.exercise.variant and change["new"] in VARIANTS:
-            self.exercise.select_variant(change["new"])
+        new = change["new"]
+        if new not in VARIANTS:
+            shown = "all variants" if self.exercise.variant == ALL_VARIANTS else f"N = {self.exercise.variant}"
+            self.variant_note.value = _html(f'<span class="fm-note">N goes from {VARIANTS[0]} to {VARIANTS[-1]}: {new} is not a variant, '
+                                            f"so the checks still show {shown}.</span>")
+            return
+        self.variant_note.value = ""
+        if new != self.exercise.variant:
+            self.exercise.select_variant(new)
 
     def _on_all_variants(self, change) -> None:
         e = self.exercise
@@ -190,7 +202,16 @@ class Panel:
     # applies the messages in order, the state before the focus request).
 
     def _on_export(self, _=None) -> None:
+        self._exported = self.exercise.runs
         self.export_link.value = _html(export_link_html() or '<p class="fm-muted">Nothing is logged yet: run the exercise cell first.</p>')
+
+    def _export_went_stale(self) -> None:
+        """A link made before the latest run holds the runs up to then: say so, rather than offer the old file (a trial handed one in)."""
+        e = self.exercise
+        if self.export_link.value and self._exported is not None and e.runs is not self._exported and not e.running:
+            self._exported = None
+            self.export_link.value = _html('<p class="fm-note">You ran the checks again since this export: press '
+                                           "“Export everything you ran” again for a file with your latest runs.</p>")
 
     def _on_next_hint(self, _=None) -> None:
         e = self.exercise
@@ -244,7 +265,9 @@ class Panel:
         # the result line, not each check as it ends (the copy at the panel's end is not live).
         self.status.value = _html(status_line(e, live=not e.running))
         self.status_end.value = _html(status_line(e, end=True))
-        self.mistake.value = _html(f'<p class="fm-note">{escape(e.mistake)}</p>') if e.mistake and not e.running else ""
+        note = e.mistake if e.mistake and not e.running else e.pass_note
+        self.mistake.value = _html(f'<p class="fm-note">{escape(note)}</p>') if note else ""
+        self._export_went_stale()
         runs = e.partial if e.running else e.runs
         self.checks.value = checks_html(runs, expand=e.expanded, missing_return=e.missing_return) if runs else ""
         self.downloads.value = "" if e.running or not e.runs else self._download_links()

@@ -608,7 +608,7 @@ def export_link_html(path: Path | None = None) -> str:
     name = f"failuremap-export-{file_tag(path)}.json"
     href = "data:application/json;charset=utf-8;base64," + base64.b64encode(text).decode("ascii")
     return (f'<p><a class="fm-download" download="{escape(name)}" href="{href}">⬇ Export everything (.json)</a> '
-            f'<span class="fm-muted">{_runs_in(data["attempts"])}: hand this file in to your instructor.</span></p>')
+            f'<span class="fm-muted">{_runs_in(data["attempts"])}, as of {time.strftime("%H:%M:%S")}: hand this file in to your instructor.</span></p>')
 
 
 def _runs_in(attempts: list[dict]) -> str:
@@ -616,4 +616,8 @@ def _runs_in(attempts: list[dict]) -> str:
     number of results when that differs (one per variant), so the two numbers a learner sees never disagree unexplained."""
     runs = len({(a.get("record"), a.get("run") or id(a)) for a in attempts})
     text = f"{runs} run{'s' if runs != 1 else ''}"
-    return text if runs == len(attempts) else f"{text} ({len(attempts)} results, one per variant)"
+    if runs == len(attempts):
+        return text
+    # Not "one per variant": a cell run also gets a result per variant change and per "Run checks again" (a trial
+    # counted 11 results for one run, with 5 variants).
+    return f"{text} of the exercise cell, {len(attempts)} results (each variant checked and each re-run is one)"

@@ -14,6 +14,7 @@ from conftest import mixed_stopping_solve, record_path, reference_solve
 from failuremap_edu import Exercise, exercise, load_record
 from failuremap_edu._cell import _after_cell
 from failuremap_edu._progress import learner_id, short_id
+from failuremap_edu._exercise import ALL_VARIANTS
 
 reference = reference_solve("FA-100786")
 TITLE = "FA-100786 · Output stopping: Streaming buffer emits partial stop prefixes too early · case 01"
@@ -509,3 +510,19 @@ def test_a_solve_that_loops_gets_hints_and_a_note_about_the_loop(stopping):
     first = stopping.hints[0]
     assert first.title == "Where to look first" and first.text.startswith("Your solve does not finish on the check ")
     assert "loop whose condition never changes" in first.text
+
+
+def test_a_pass_at_one_variant_says_the_others_are_not_checked_yet():
+    """A trial passed at N = 1 and read nothing about N = 2 to 5 (the checks read N)."""
+    e = Exercise(str(record_path("TR-000909")), timeout=1.0)
+    visible = lambda n, pad=0: [[1 if pad <= j <= i else 0 for j in range(n)] for i in range(n)]  # noqa: E731
+    e.check(visible)
+    assert e.pass_note == "That is N = 1 only: tick “all variants” to check N = 1 to 5 too." and e.pass_note in e.text().splitlines()
+    e.select_variant(ALL_VARIANTS)
+    assert e.pass_note == ""
+    e.select_variant(1)
+    e.check(lambda n, pad=0: [])
+    assert e.pass_note == ""  # a failure has its own words
+    plain = Exercise("FA-100786", timeout=1.0)  # checks that do not read N: one variant is every variant
+    plain.check(reference)
+    assert plain.summary() == "6/6 checks pass" and plain.pass_note == ""

@@ -299,4 +299,6 @@ def test_every_code_cell_of_a_learner_notebook_but_the_plot_has_a_stored_output(
     """'The outputs you see were stored when this notebook was made': the try_call cell had none (learner trial)."""
     nb = nbformat.read(str(ROOT / "notebooks" / "FA-100786.ipynb"), as_version=4)
     empty = [c.source.splitlines()[-1] for c in nb.cells if c.cell_type == "code" and not c.outputs]
-    assert empty == ["exercise = fm.exercise('FA-100786')  # loads the record and starts the checking process while you read"]
+    assert empty == []
+    first = next(c for c in nb.cells if c.cell_type == "code")  # it printed nothing, and a learner trial was left guessing
+    assert first.outputs[0].text == "Loaded FA-100786 · " + load_record("FA-100786").title + ": 6 checks. Your solve goes in the exercise cell below.\n"

@@ -121,7 +121,7 @@ def test_the_variant_is_a_number_box_whose_arrow_keys_jupyterlab_leaves_alone():
     pairs = Exercise("FA-100061", timeout=1.0)
     panel_for(pairs)
     ui = panel(pairs)
-    assert isinstance(ui.variant, ipywidgets.BoundedIntText) and (ui.variant.min, ui.variant.max) == (1, 5)
+    assert isinstance(ui.variant, ipywidgets.IntText) and not isinstance(ui.variant, ipywidgets.BoundedIntText)  # it clamped silently
     assert ui.variant.description == "Variant N (1–5)" and ui.all_variants.description == "all variants"  # the range in view: the box clamps
     assert not any(isinstance(w, ipywidgets.Dropdown) for w in _walk(panel_for(pairs)))
 
@@ -378,7 +378,7 @@ def test_the_panel_links_an_export_of_everything_to_hand_in(tmp_path, monkeypatc
     ui = panel(learner)
     assert ui.export_link.value == ""  # made when asked: it reads the whole log
     ui.export.click()
-    assert "Export everything (.json)" in ui.export_link.value and 'download="failuremap-export-' in ui.export_link.value and "1 run:" in ui.export_link.value
+    assert "Export everything (.json)" in ui.export_link.value and 'download="failuremap-export-' in ui.export_link.value and "1 run, as of " in ui.export_link.value
     demo = Exercise("FA-100786", timeout=0.5, log_progress=False)
     root = panel_for(demo)
     demo.check(reference)
@@ -390,3 +390,32 @@ def test_the_playground_says_the_contract_it_does_not_check():
     pairs = Exercise("FA-100061", timeout=1.0)
     texts = [w.value for w in _walk(panel_for(pairs)) if isinstance(w, ipywidgets.HTML)]
     assert any("Only inputs the contract allows have a right answer; it says: Candidates are [id,text,score]. Keep first" in t for t in texts)
+
+
+def test_an_out_of_range_variant_is_said_not_silently_changed():
+    """BoundedIntText turned a typed 9 into 5 with no word (a learner trial): the kernel says the range instead."""
+    pairs = Exercise("FA-100061", timeout=1.0)
+    panel_for(pairs)
+    ui = panel(pairs)
+    pairs.check(lambda candidates: None)
+    ui.variant.value = 9
+    assert pairs.variant == 1
+    assert "N goes from 1 to 5: 9 is not a variant, so the checks still show N = 1." in ui.variant_note.value
+    ui.variant.value = 3
+    assert pairs.variant == 3 and ui.variant_note.value == ""
+
+
+def test_an_export_link_made_before_the_latest_run_says_it_is_old(tmp_path, monkeypatch):
+    """A trial exported, ran twice more, and downloaded the old file again: nothing said it was old."""
+    monkeypatch.setenv("FAILUREMAP_PROGRESS", str(tmp_path / "progress.jsonl"))
+    pairs = Exercise("FA-100061", timeout=1.0)
+    panel_for(pairs)
+    ui = panel(pairs)
+    pairs.check(lambda candidates: None)
+    ui.export.click()
+    assert "Export everything (.json)" in ui.export_link.value and ", as of " in ui.export_link.value
+    pairs.run()
+    assert "Export everything (.json)" not in ui.export_link.value
+    assert "press “Export everything you ran” again" in ui.export_link.value
+    ui.export.click()
+    assert "Export everything (.json)" in ui.export_link.value

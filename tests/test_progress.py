@@ -396,7 +396,7 @@ def test_the_export_link_counts_runs_as_the_table_does(tmp_path):
     from failuremap_edu._progress import _runs_in
 
     attempts = [{"record": "A", "run": "r1"}] * 5 + [{"record": "A", "run": "r2"}]
-    assert _runs_in(attempts) == "2 runs (6 results, one per variant)"
+    assert _runs_in(attempts) == "2 runs of the exercise cell, 6 results (each variant checked and each re-run is one)"
     assert _runs_in([{"record": "A"}, {"record": "A"}]) == "2 runs"
 
 

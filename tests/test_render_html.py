@@ -301,3 +301,13 @@ def test_lone_surrogates_are_escaped_in_every_piece_of_html():
         html.encode("utf-8")
         assert "label \\ud800" in html or "bad \\ud800 message" in html
     assert "bad \\ud800 message" in run_html(run) and "&#x27;a\\ud800&#x27;" in run_html(run)
+
+
+def test_the_playground_says_it_does_not_check_the_contract():
+    from failuremap_edu.render._html import playground_html
+
+    assert playground_html([("yours", "returned", "{}")], css=False) == (
+        '<div class="fm-root"><table class="fm-playground"><tbody><tr><th>yours</th><td>returned</td><td><code>{}</code></td></tr></tbody></table>'
+        '<p class="fm-muted">Nothing here checks these inputs against the contract: if they break it, no answer is right, '
+        "and the three may differ for that reason alone.</p></div>"
+    )

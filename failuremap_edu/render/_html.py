@@ -21,7 +21,7 @@ from ._grid import GRID_CSS, picture_html
 from ._text import RETURNED_LIMIT, expected_text, grouped, paths_text, expression_label, line_rows, outcome_text, printed_summary, run_notes, story_reasons, story_sentences, visible
 from .._results import FAIL, PASS, CallResult, Observation, RunResult, check_labels, repeated_failures
 from .._values import safe_repr, text_safe
-from ._style import DARK_THEME, STATUS_CSS, STATUS_CSS_DARK, STATUS_SYMBOLS, UI_CSS, UI_CSS_DARK
+from ._style import DARK_THEME, PLAYGROUND_UNCHECKED, STATUS_CSS, STATUS_CSS_DARK, STATUS_SYMBOLS, UI_CSS, UI_CSS_DARK
 
 __all__ = [
     "CSS",
@@ -430,7 +430,7 @@ def playground_html(rows: Sequence[tuple[str, str, str]], message: str = "", css
     if message:
         return _root(f"<p>{_e(message)}</p>", css)
     body = "".join(f"<tr><th>{_e(who)}</th><td>{_badge(status) if status in STATUS_SYMBOLS else _e(status)}</td><td>{_code(value)}</td></tr>" for who, status, value in rows)
-    return _root(f'<table class="fm-playground"><tbody>{body}</tbody></table>', css)
+    return _root(f'<table class="fm-playground"><tbody>{body}</tbody></table><p class="fm-muted">{_e(PLAYGROUND_UNCHECKED)}</p>', css)
 
 
 def call_html(result: CallResult, css: bool = True) -> str:
