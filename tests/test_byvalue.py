@@ -234,3 +234,16 @@ def test_installed_modules_are_told_apart_from_the_learners():
     assert _byvalue.installed("failuremap_edu.runner._api")
     assert not _byvalue.installed(__name__)  # this test file: shipped by value, never re-imported
     assert not _byvalue.installed("__main__")
+
+
+def test_a_dataclass_defined_in_a_cell_keeps_its_fields_and_defaults():
+    """dataclasses tests its markers with `is`: copies made fields() empty (astuple gave () in a learner trial)."""
+    import dataclasses
+
+    namespace = {"__name__": "__main__"}
+    exec("from dataclasses import dataclass, field\n@dataclass\nclass Span:\n    start: int\n    end: int = field(default=0)\n", namespace)
+    span = namespace["Span"]
+    payload, _ = _byvalue.dumps(span(1, 2))
+    back = _byvalue.loads(payload)
+    assert [f.name for f in dataclasses.fields(back)] == ["start", "end"] and dataclasses.astuple(back) == (1, 2)
+    assert type(back)(5).end == 0  # the default survived: MISSING is still MISSING

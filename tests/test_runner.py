@@ -959,3 +959,22 @@ def test_a_walrus_that_compares_the_result_itself_shows_no_second_value():
     assert first.shown_returns()  # [0] of a (padded, lengths) pair: the pair is worth seeing
     one = next(o for o in replay(batch, "attempt", 1).observations if o.check == "single row of 1")
     assert one.compared == "(one := solve([[7]]))" and one.shown_returns() == ()  # the compared value is what solve returned
+
+
+@pytest.mark.parametrize("isolation", ["process", "inprocess"])
+def test_a_cell_that_copies_the_preambles_dataclass_is_judged_as_if_pasted_into_the_script(isolation):
+    """The learner's cell carries its own Span; the checks build the script's. Pasted into the script, theirs would
+    replace the preamble's, and `solve('abc') == [Span(0, 3, 'abc')]` is True there: here too (TR-001313)."""
+    namespace = {"__name__": "__main__"}
+    exec(solution_path("TR-001313").read_text(), namespace)  # a notebook cell: nothing importable
+    result = run_checks(load_record(record_path("TR-001313")), namespace["solve"], isolation=isolation)
+    assert [o.status for o in result.observations] == ["pass"] * 5, [(o.check, o.actual, o.expected) for o in result.observations]
+    assert run_checks(load_record(record_path("TR-001313")), load_solution(solution_path("TR-001313"))).summary() == "5/5 checks pass"
+
+
+def test_only_classes_the_preamble_defined_are_taken_from_the_learner():
+    """A helper the expected values are computed with stays the script's, whatever the learner's cell defines."""
+    namespace = {"__name__": "__main__"}
+    exec("def visible(n, pad=0):\n    return []\n\ndef solve(n, pad=0):\n    return visible(n, pad)\n", namespace)
+    result = run_checks(load_record(record_path("TR-000909")), namespace["solve"])
+    assert result.observations[0].status == "fail" and result.observations[0].expected != []

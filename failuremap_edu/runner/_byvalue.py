@@ -40,6 +40,25 @@ _HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement or
 _LOCAL_MODULES = frozenset({"__main__", "__failuremap__", "solution"})
 
 
+def _dataclass_sentinels() -> dict[int, tuple[Any, str]]:
+    """dataclasses' module-level markers, which it tests with `is`: a copy of `_FIELD` makes `fields()` of a
+    dataclass sent by value empty (astuple gave () in a learner trial), a copy of `MISSING` makes every field
+    look as if it had a default."""
+    import dataclasses
+
+    names = ("_FIELD", "_FIELD_CLASSVAR", "_FIELD_INITVAR", "MISSING", "_HAS_DEFAULT_FACTORY")
+    return {id(getattr(dataclasses, n)): (getattr(dataclasses, n), n) for n in names if hasattr(dataclasses, n)}
+
+
+_SENTINELS = _dataclass_sentinels()
+
+
+def _sentinel(name: str) -> Any:
+    import dataclasses
+
+    return getattr(dataclasses, name)
+
+
 class Unshippable(Exception):
     """This object graph cannot be sent by value without risk."""
 
@@ -81,6 +100,9 @@ class _Pickler(pickle.Pickler):
 
     def reducer_override(self, obj: Any) -> Any:
         kind = type(obj)
+        sentinel = _SENTINELS.get(id(obj))
+        if sentinel is not None and sentinel[0] is obj:  # identity-checked singletons travel by name, never as copies
+            return _sentinel, (sentinel[1],)
         if kind is types.FunctionType:
             if _importable(obj):
                 self.modules.add(obj.__module__)

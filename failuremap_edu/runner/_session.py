@@ -178,7 +178,7 @@ class Session:
         """Execute the program (a code object, or several in turn); report ``done`` or a ``problem``."""
         g = self.globals
         g.update({"__name__": "__failuremap__", "__builtins__": builtins, "N": self.plan.variant, "__fm_variant__": self.plan.variant})
-        g.update({"__fm_check__": self.check, "__fm_wrap__": self.wrap})
+        g.update({"__fm_check__": self.check, "__fm_wrap__": self.wrap, "__fm_adopt__": lambda: self._adopt(solve)})
         g.update(self.plan.extra_globals or {})
         for filename, source in self.plan.sources:  # tracebacks from record code quote its lines (in a worker too)
             linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
@@ -200,6 +200,24 @@ class Session:
             self.sink(("problem", error_payload(exc)))
             return
         self.sink(("done", self.ordinal))
+
+    def _adopt(self, solve: Any) -> None:
+        """The learner's solve stands where the script's did, as if pasted in: so do the classes it brought along.
+
+        A class the preamble defines (a dataclass `Span`) is copied into the learner's cell with the preamble, so
+        their solve returns their Span while the checks build the script's: never equal. Pasted into the script,
+        their definition would replace the preamble's at this point. Only classes, and only names the preamble
+        already bound to a class: a helper function is not replaced (expected values may be computed with it).
+        """
+        if isinstance(solve, Solution):
+            return
+        theirs = getattr(getattr(solve, "__wrapped__", solve), "__globals__", None)
+        if not isinstance(theirs, dict):
+            return
+        g = self.globals
+        for name, value in list(theirs.items()):
+            if isinstance(value, type) and isinstance(g.get(name), type) and g[name] is not value and value.__name__ == g[name].__name__:
+                g[name] = value
 
     def _load(self, solution: Solution) -> Callable:
         """A learner's solution file, executed here, in the process that runs the checks.

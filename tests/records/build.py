@@ -447,6 +447,58 @@ check('span at the end', solve(['O'] * N + ['B', 'I']), [(N, N + 2)])
 check('spans are tuples', all(type(s) is tuple for s in solve(['B', 'O', 'B', 'O'])), True)
 """,
     ),
+    # solve returns instances of the preamble's dataclass; the checks compare through astuple() and with ==
+    # on instances the fixtures build. A learner's cell carries its own copy of the dataclass.
+    "TR-001313": dict(
+        title="Token offsets: the end is exclusive · returned dataclass record",
+        category="Tokenization",
+        family="test-token-offsets",
+        contract="Split text on whitespace; return one Span(start, end, token) per token with text[start:end] == token.",
+        contract_signature="text",
+        abstract="Inclusive ends drop the last character of every token when used as slices.",
+        failed_approach="end = start + len(token) - 1 names the last character's index, but a slice then stops one short.",
+        root_cause="Offsets are half-open, as Python slices are: end = start + len(token).",
+        preamble="from dataclasses import astuple, dataclass, field\n\n\n@dataclass\nclass Span:\n    start: int\n    end: int\n    token: str = field(default='')\n",
+        attempt="""
+def solve(text):
+    spans, i = [], 0
+    for token in text.split():
+        start = text.index(token, i)
+        spans.append(Span(start, start + len(token) - 1, token))
+        i = start + len(token)
+    return spans
+""",
+        broken="""
+def solve(text):
+    return [Span(text.index(token), text.index(token) + len(token), token) for token in text.split()]
+""",
+        reference="""
+from dataclasses import astuple, dataclass, field
+
+
+@dataclass
+class Span:
+    start: int
+    end: int
+    token: str = field(default='')
+
+
+def solve(text):
+    spans, i = [], 0
+    for token in text.split():
+        start = text.index(token, i)
+        spans.append(Span(start, start + len(token), token))
+        i = start + len(token)
+    return spans
+""",
+        fixtures="""
+check('two words', [astuple(s) for s in solve('ab cd')], [(0, 2, 'ab'), (3, 5, 'cd')])
+check('slices give the tokens back', ['hello  world'[s.start:s.end] for s in solve('hello  world')], ['hello', 'world'])
+check('repeated token', [astuple(s) for s in solve('a a')], [(0, 1, 'a'), (2, 3, 'a')])
+check('one span per token', len(solve(' x  y ' * N)), 2 * N)
+check('spans of one word', solve('abc') == [Span(0, 3, 'abc')], True)
+""",
+    ),
 }
 
 
