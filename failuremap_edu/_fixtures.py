@@ -190,7 +190,8 @@ def _read(record_id: str, implementation: str, source: str, contract: Params, la
         elif i in fixture_indexes or (isinstance(stmt, ast.FunctionDef) and stmt.name in helpers):
             stmt = rewriter.visit(stmt)
         if i not in fixture_indexes:
-            preamble_lines.update(range(body[i].lineno, (body[i].end_lineno or body[i].lineno) + 1))
+            first = min([d.lineno for d in getattr(body[i], "decorator_list", [])] + [body[i].lineno])  # a @dataclass too
+            preamble_lines.update(range(first, (body[i].end_lineno or body[i].lineno) + 1))
         kept_learner.append(stmt)
         kept_replay.append(stmt)
         if i not in fixture_indexes:

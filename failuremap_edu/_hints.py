@@ -16,7 +16,7 @@ from ._diff import diff
 from ._display import Shown
 from ._records import Record
 from ._results import ERROR, FAIL, PASS, TIMEOUT, Observation, RunResult
-from ._values import safe_repr
+from ._values import Opaque, safe_repr
 
 __all__ = ["Hint", "hint_ladder", "mistake_note"]
 
@@ -168,20 +168,45 @@ def same_outcome(mine: Observation, theirs: Observation) -> bool:
         return False
     if mine.status == FAIL:
         try:
-            if not (type(mine.actual) is type(theirs.actual) and bool(mine.actual == theirs.actual) and _types(mine.actual) == _types(theirs.actual)):
+            if not _same_value(mine.actual, theirs.actual):
                 return False
             # A check of an expression (`solve(x)['b']['r'] > solve(x)['b']['p']`) gives False for many different
             # results: the same only if solve returned the same too (a learner trial's half fix was called the attempt's).
             if mine.returned and theirs.returned:
-                return len(mine.returned) == len(theirs.returned) and all(
-                    type(a) is type(b) and bool(a == b) and _types(a) == _types(b) for (_, a), (_, b) in zip(mine.returned, theirs.returned)
-                )
+                return len(mine.returned) == len(theirs.returned) and all(_same_value(a, b) for (_, a), (_, b) in zip(mine.returned, theirs.returned))
             return True
         except BaseException:  # noqa: BLE001 - a hostile __eq__: not the same
             return False
     if mine.status == ERROR:
         return mine.error is not None and theirs.error is not None and mine.error.type == theirs.error.type
     return True
+
+
+_LOCAL_PREFIXES = ("__failuremap__.", "solution.", "__main__.")
+
+
+def _local_name(type_name: str) -> str:
+    """A class's name without the module a script, a solution file or a cell gave it: the record's Span and the
+    copy in the learner's cell are one class to a learner (a trial's attempt was called "a mistake of its own")."""
+    for prefix in _LOCAL_PREFIXES:
+        if type_name.startswith(prefix):
+            return type_name[len(prefix):]
+    return type_name
+
+
+def _same_value(a, b, depth: int = 0) -> bool:
+    """Equal values of the same types, nested; instances sent back by their fields compare by class name and fields."""
+    if depth > 50:
+        return False
+    if type(a) is Opaque and type(b) is Opaque and a.fields is not None and b.fields is not None:
+        return _local_name(a.type_name) == _local_name(b.type_name) and len(a.fields) == len(b.fields) and all(
+            na == nb and _same_value(va, vb, depth + 1) for (na, va), (nb, vb) in zip(a.fields, b.fields)
+        )
+    if type(a) in (list, tuple) and type(b) is type(a):
+        return len(a) == len(b) and all(_same_value(x, y, depth + 1) for x, y in zip(a, b))
+    if type(a) is dict and type(b) is dict:
+        return list(a) == list(b) and all(_same_value(a[k], b[k], depth + 1) for k in a)
+    return type(a) is type(b) and bool(a == b) and _types(a) == _types(b)
 
 
 def _types(value, depth: int = 0):

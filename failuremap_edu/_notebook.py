@@ -140,14 +140,25 @@ def _learner_preamble(record: Record) -> list[str]:
     helpers = [defined[name] for name in defined if name in reached and name != "solve"]
     used = {n.id for name in reached for n in ast.walk(defined[name]) if isinstance(n, ast.Name)}
     keep = []
+    lines = source.splitlines()
     for node in tree.body:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             bound = {(a.asname or a.name).split(".")[0] for a in node.names}
             if bound & used:
                 keep.append(ast.get_source_segment(source, node) or ast.unparse(node))
         elif node in helpers:
-            keep.append(ast.get_source_segment(source, node) or ast.unparse(node))
+            # From the first decorator: a node's own lines start at `class`, and a @dataclass left behind made
+            # Span(0, 2, 'ab') a TypeError in every check (a trial record).
+            first = min([d.lineno for d in getattr(node, "decorator_list", [])] + [node.lineno])
+            keep.append("\n".join(lines[first - 1 : node.end_lineno]))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and _assigned(node) & used and not _assigned(node) & {"N", "observations"}:
+            keep.append(ast.get_source_segment(source, node) or ast.unparse(node))  # a constant solve or a helper reads
     return keep
+
+
+def _assigned(node: ast.stmt) -> set[str]:
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
 
 
 def _reference_body(solution: Solution) -> str:

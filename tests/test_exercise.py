@@ -526,3 +526,15 @@ def test_a_pass_at_one_variant_says_the_others_are_not_checked_yet():
     plain = Exercise("FA-100786", timeout=1.0)  # checks that do not read N: one variant is every variant
     plain.check(reference)
     assert plain.summary() == "6/6 checks pass" and plain.pass_note == ""
+
+
+def test_a_cell_with_the_attempts_code_and_its_own_dataclass_makes_the_attempts_mistake():
+    """The learner's Span and the script's are one class to a learner: a trial's attempt was 'a mistake of its own'."""
+    namespace = {"__name__": "__main__"}
+    attempt = load_record(str(record_path("TR-001313"))).implementations["attempt"].source
+    cell = "from dataclasses import astuple, dataclass, field\n" + attempt[attempt.index("@dataclass"): attempt.index("N = 1")] + attempt[attempt.index("def solve"): attempt.index("def check")]
+    exec(cell, namespace)
+    e = Exercise(str(record_path("TR-001313")), timeout=2.0)
+    e.check(namespace["solve"])
+    assert e.summary() == "1/5 checks pass (4 fail)"
+    assert e.mistake.startswith("Your solve gets the same wrong results as the plausible attempt on 4 of 4 failing checks")

@@ -302,3 +302,18 @@ def test_every_code_cell_of_a_learner_notebook_but_the_plot_has_a_stored_output(
     assert empty == []
     first = next(c for c in nb.cells if c.cell_type == "code")  # it printed nothing, and a learner trial was left guessing
     assert first.outputs[0].text == "Loaded FA-100786 · " + load_record("FA-100786").title + ": 6 checks. Your solve goes in the exercise cell below.\n"
+
+
+def test_the_solve_cell_keeps_the_preambles_decorators_and_constants():
+    """A @dataclass left behind made Span(0, 2, 'ab') a TypeError in every check of a trial record."""
+    import dataclasses
+
+    from failuremap_edu._notebook import _learner_preamble
+
+    record = load_record(str(ROOT / "tests" / "records" / "TR-001313.json"))
+    kept = _learner_preamble(record)
+    assert "@dataclass\nclass Span:\n    start: int" in "\n".join(kept)
+    source = record.implementations["attempt"].source.replace("def solve(text):\n", "LIMIT = 3\nUNUSED = 4\ndef solve(text):\n    text = text[:LIMIT]\n", 1)
+    changed = dataclasses.replace(record, implementations={**record.implementations, "attempt": dataclasses.replace(record.implementations["attempt"], source=source)})
+    kept = _learner_preamble(changed)
+    assert "LIMIT = 3" in kept and "UNUSED = 4" not in kept and not [k for k in kept if k.startswith(("N =", "observations"))]
