@@ -10,7 +10,9 @@ the text of the finished run is printed.
 from __future__ import annotations
 
 import re
+import sys
 import time
+import weakref
 
 from ._exercise import Exercise, PlainFront, _reference, exercise, use_front
 from ._panel import panel_for
@@ -22,6 +24,20 @@ SHOW_AFTER = 1.0
 """Seconds a run may take before its panel is shown while it is still running.
 A quick run (the usual case) is shown once, finished: no flicker, and a saved
 notebook never stores a half-done panel. A slow one shows each check as it ends."""
+
+SAVED_CSS = (
+    # A panel drawn in this output area: its saved copy is not shown (the panel says the same, and more).
+    ".jp-OutputArea:has(.fm-panel)>.jp-OutputArea-child:has(.fm-saved){display:none}"
+    # No panel drawn (JupyterLite after a reload: "Loading widget...", for good): that widget output is not shown.
+    # It is the output without data-mime-type: JupyterLab's own renderers (HTML, text, errors) all set one.
+    ".jp-OutputArea:has(.fm-saved)>.jp-OutputArea-child:has(>.jp-OutputArea-output:not([data-mime-type])):not(:has(.fm-panel)){display:none}"
+)
+"""How the saved copy and the live panel share one output area: exactly one of them shows (CSS ``:has``)."""
+
+
+def _in_browser() -> bool:
+    """JupyterLite (Pyodide): there a reloaded page never draws a saved widget, so the panel gets a saved copy."""
+    return sys.platform == "emscripten"
 
 
 def _in_ipython() -> bool:
@@ -57,6 +73,61 @@ class NotebookFront(PlainFront):
         return bundle
 
 
+class _SavedCopy:
+    """The last results as static HTML, an output of its own right above the live panel (JupyterLite only).
+
+    JupyterLite 0.8 never answers a ``comm_info_request`` (its ``BaseKernel.handleMessage`` has no case for
+    it), and JupyterLab's widget manager asks one before it restores any widget, from the kernel or from
+    the notebook's saved state. So after a reload every widget output waits for its model for good
+    ("Loading widget..."), and its own text/html is never drawn. This copy is an ordinary HTML output,
+    which the browser's storage keeps like any other: after a reload it shows the last results and says
+    to run the cell again, and the stuck widget output is hidden (`SAVED_CSS`). While the panel is drawn,
+    the copy is hidden. It follows every finished run, the panel's re-runs too, so a reload shows the latest.
+    """
+
+    def __init__(self, exercise: Exercise) -> None:
+        self.exercise = exercise
+        self.handle = None
+        self._shown: tuple | None = None
+        exercise.subscribe(self._changed)
+
+    def _state(self) -> tuple:
+        e = self.exercise
+        return (e.runs, e.message, e.variant, e.mistake)
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        e = self.exercise
+        return {
+            "text/plain": text_safe(f"{e.summary()} (the results saved with the notebook: run the cell to check again)"),
+            "text/html": text_safe(f'<div class="fm-saved"><style>{SAVED_CSS}</style>{e.static_html()}</div>'),
+        }
+
+    def show(self) -> None:
+        from IPython.display import display
+
+        self._shown = self._state()
+        self.handle = display(self, display_id=True)
+
+    def _changed(self, exercise: Exercise) -> None:
+        if self.handle is None or exercise.running:
+            return
+        now = self._state()
+        if self._shown is not None and now[0] is self._shown[0] and now[1:] == self._shown[1:]:
+            return  # a hint, the playground: the saved results are the same
+        self._shown = now
+        self.handle.update(self)
+
+
+_SAVED: "weakref.WeakKeyDictionary[Exercise, _SavedCopy]" = weakref.WeakKeyDictionary()
+
+
+def _saved_copy(exercise: Exercise) -> _SavedCopy:
+    found = _SAVED.get(exercise)
+    if found is None:
+        found = _SAVED[exercise] = _SavedCopy(exercise)
+    return found
+
+
 class _Showing:
     """Shows the panel below the cell: once, finished, for a quick run; live for a slow one."""
 
@@ -65,21 +136,27 @@ class _Showing:
         self.started = time.monotonic()
         self.handle = None
         self.ipython = _in_ipython()
+        self.saved = _saved_copy(exercise) if self.ipython and _in_browser() else None
+        if self.saved is not None:
+            self.saved.handle = None  # the cell runs again: its earlier outputs are gone
+
+    def _show(self, display_id: bool = False):
+        from IPython.display import display
+
+        if self.saved is not None:
+            self.saved.show()
+        return display(self.exercise, display_id=True) if display_id else display(self.exercise)
 
     def progress(self) -> None:
         if self.ipython and self.handle is None and time.monotonic() - self.started >= SHOW_AFTER:
-            from IPython.display import display
-
-            self.handle = display(self.exercise, display_id=True)
+            self.handle = self._show(display_id=True)
 
     def finish(self) -> None:
         if not self.ipython:
             print(self.exercise.text())
             return
-        from IPython.display import display
-
         if self.handle is None:
-            display(self.exercise)
+            self._show()
         else:
             self.handle.update(self.exercise)  # a saved notebook keeps the finished panel's text
 

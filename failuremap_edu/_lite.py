@@ -516,7 +516,9 @@ def _lite_config(preload: tuple[str, ...]) -> dict:
             # the only copy of the learner's work, and JupyterLab autosaves every 120 s by default.
             "settingsOverrides": {
                 "@jupyterlab/docmanager-extension:plugin": {"autosave": True, "autosaveInterval": AUTOSAVE_SECONDS},
-                # A reloaded notebook shows its saved panel (marked stale), not "Loading widget..." for good.
+                # As on a server (the state goes into downloaded notebooks). JupyterLite 0.8 itself cannot restore it:
+                # it never answers comm_info_request, which the widget manager awaits first. A reload shows the
+                # panel's saved copy instead (`_cell._SavedCopy`).
                 "@jupyter-widgets/jupyterlab-manager:plugin": {"saveState": True},
             },
             "litePluginSettings": {

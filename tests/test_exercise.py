@@ -485,6 +485,54 @@ def test_the_static_form_shows_the_last_results_and_says_run_the_cell_to_check_a
     assert "application/vnd.jupyter.widget-view+json" in bundle  # the live panel, where the widget model exists
 
 
+def test_in_the_browser_site_the_panel_comes_with_a_saved_copy_that_follows_its_runs(monkeypatch):
+    """JupyterLite after a reload: the panel said "Loading widget..." for good (issue 25). Its saved copy, an HTML
+    output right above it, shows the last results there; the panel's own re-runs keep it up to date."""
+    import sys
+
+    import IPython
+    import IPython.display
+
+    from failuremap_edu._cell import SAVED_CSS
+
+    pairs = Exercise("FA-100061", timeout=0.5)  # made before IPython is faked: the cell watcher needs a real shell
+    shown: list = []
+
+    class Handle:
+        def __init__(self, obj):
+            self.obj = obj
+
+        def update(self, obj):
+            shown.append(("update", obj._repr_mimebundle_()))
+
+    def display(obj, display_id=False):
+        shown.append(("display", obj._repr_mimebundle_()))
+        return Handle(obj)
+
+    monkeypatch.setattr(IPython, "get_ipython", lambda: SimpleNamespace())
+    monkeypatch.setattr(IPython.display, "display", display)
+    monkeypatch.setattr(sys, "platform", "linux")  # a server: the panel alone, as before
+    pairs.check(lambda candidates: None)
+    assert [kind for kind, _ in shown] == ["display"] and "application/vnd.jupyter.widget-view+json" in shown[0][1]
+
+    shown.clear()
+    monkeypatch.setattr(sys, "platform", "emscripten")
+    pairs.check(lambda candidates: None)
+    (kind, saved), (kind2, panel) = shown
+    assert (kind, kind2) == ("display", "display") and "application/vnd.jupyter.widget-view+json" in panel
+    assert set(saved) == {"text/plain", "text/html"}, "an ordinary output: the browser's storage keeps it, a reload shows it"
+    assert saved["text/html"] == f'<div class="fm-saved"><style>{SAVED_CSS}</style>{pairs.static_html()}</div>'
+    assert "run the cell to check again" in saved["text/html"] and f"<p class=\"fm-summary\">{pairs.summary()}</p>" in saved["text/html"]
+    assert saved["text/plain"] == f"{pairs.summary()} (the results saved with the notebook: run the cell to check again)"
+
+    shown.clear()
+    pairs.reveal_hint()  # nothing the saved copy shows has changed
+    assert shown == []
+    pairs.select_variant(3)  # the panel's variant box re-runs the checks: a reload must show these
+    assert [kind for kind, _ in shown] == ["update"]
+    assert "(variant N = 3)" in shown[0][1]["text/html"] and shown[0][1]["text/html"].endswith(f"{pairs.static_html()}</div>")
+
+
 def test_a_changed_solve_with_the_same_results_is_not_said_to_have_run_again(stopping):
     """'ran again: same result' after a code change misled a learner: it is said only for the same solve."""
     def first(text, stops):
