@@ -13,7 +13,7 @@ import re
 import time
 
 from ._exercise import Exercise, PlainFront, _reference, exercise, use_front
-from ._panel import panel_for
+from ._panel import held, panel_for
 from ._values import text_safe
 
 __all__ = ["Exercise", "exercise"]
@@ -65,12 +65,21 @@ class _Showing:
         self.started = time.monotonic()
         self.handle = None
         self.ipython = _in_ipython()
+        self.panel = held(exercise) if self.ipython else None
+        """The panel of an earlier run, held until the run is shown: a quick run sends its widgets' final state once."""
 
     def progress(self) -> None:
         if self.ipython and self.handle is None and time.monotonic() - self.started >= SHOW_AFTER:
             from IPython.display import display
 
+            self.abandon()  # slow: from now on every check is shown as it ends
             self.handle = display(self.exercise, display_id=True)
+
+    def abandon(self) -> None:
+        """The run stopped (an interrupt) or is shown live: the panel follows the exercise again."""
+        if self.panel is not None:
+            self.panel, panel = None, self.panel
+            panel.release()
 
     def finish(self) -> None:
         if not self.ipython:
@@ -78,6 +87,7 @@ class _Showing:
             return
         from IPython.display import display
 
+        self.abandon()  # the finished state, once: one message per widget that changed
         if self.handle is None:
             display(self.exercise)
         else:
