@@ -23,10 +23,11 @@ EXERCISE_CELL = "import failuremap_edu as fm\n\n@fm.exercise('FA-100786')\ndef s
 ATTEMPT = "    return text, ''\n"
 """FA-100786's failing attempt (4/6 checks pass): the solve of the issue's measurement."""
 RUN_CHECKS_CELL = (
-    "def solve(text, stops):\n{body}"
-    "print(fm.run_checks(fm.load_record('FA-100786'), solve).summary())\n"
+    "def mine(text, stops):\n{body}"
+    "print(fm.run_checks(fm.load_record('FA-100786'), mine).summary())\n"
 )
-"""The same solve checked by a bare ``run_checks`` call, its summary printed: what the checks themselves cost."""
+"""The same solve checked by a bare ``run_checks`` call, its summary printed: what the checks themselves cost
+(not named solve: the cell watcher would check a ``def solve`` cell with the exercise's panel)."""
 
 
 @dataclass
