@@ -18,6 +18,7 @@ from ._values import text_safe
 
 __all__ = ["Exercise", "exercise"]
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 SHOW_AFTER = 1.0
 """Seconds a run may take before its panel is shown while it is still running.
 A quick run (the usual case) is shown once, finished: no flicker, and a saved
@@ -47,10 +48,10 @@ class NotebookFront(PlainFront):
 
     def bundle(self, exercise: Exercise, include=None, exclude=None) -> dict:
         """The panel (ipywidgets) and its text form; outside a widget frontend only the text counts."""
-        bundle = panel_for(exercise)._repr_mimebundle_(include=include, exclude=exclude) or {}
-        if isinstance(bundle, tuple):
-            bundle = bundle[0]
-        bundle = dict(bundle)
+        root = panel_for(exercise)
+        # The widget's view, as ipywidgets' own _repr_mimebundle_ makes it, without its text/plain: that is the repr of
+        # every widget of the panel with their values (a third of a quick run's time), clipped, and replaced here anyway.
+        bundle = {WIDGET_VIEW: {"version_major": 2, "version_minor": 0, "model_id": root.model_id}} if root._view_name is not None else {}
         bundle["text/plain"] = text_safe(exercise.text())
         if not exercise.running:  # the last results, static: a front that cannot show the widget shows these (README)
             bundle["text/html"] = text_safe(exercise.static_html())

@@ -157,3 +157,15 @@ def test_a_quick_run_in_a_real_kernel_costs_few_messages():
         frontend, kernel_side = kernel.frontend_widgets(), kernel.kernel_widgets()
         for comm_id, state in frontend.items():  # the browser shows what the kernel holds: no update lost
             assert {k: kernel_side[comm_id][k] for k in state} == state, comm_id
+
+
+def test_the_panel_is_displayed_as_ipywidgets_displays_it_with_the_exercise_text(notebook):
+    """The bundle is made without ipywidgets' text/plain (the repr of every widget of the panel: a third of a run)."""
+    from failuremap_edu._panel import panel_for
+
+    e = Exercise("FA-100786")
+    e.check(lambda text, stops: (text, ""))
+    root = panel_for(e)
+    ours, theirs = e._repr_mimebundle_(), root._repr_mimebundle_()
+    assert ours[_cell.WIDGET_VIEW] == theirs[_cell.WIDGET_VIEW] and ours[_cell.WIDGET_VIEW]["model_id"] == root.model_id
+    assert ours["text/plain"] == e.text() and ours["text/html"] == e.static_html()
