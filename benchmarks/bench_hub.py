@@ -1,4 +1,4 @@
-"""A class on a real JupyterHub: one learner alone, then twenty at once, in one run.
+"""A class on a real JupyterHub: one learner alone, then a room of fifty at once, in one run.
 
 The hub, the proxy, nbgitpuller and the learners are those of tests/test_hub.py
 (tests/hubkit.py): each learner logs in, follows the workshop's nbgitpuller link,
@@ -8,14 +8,17 @@ sending the cell to receiving its ``K/N checks pass`` line. Measured for each
 learner: memory of the kernel and every process below it (warm server, standby
 and worker processes), as PSS, so pages shared between forked processes count once.
 
-First one learner alone on the hub; then nineteen more log in and all twenty send
-their solve cell together, ROUNDS times, with a pause to read in between (the
-worst case for a class: everyone presses Shift+Enter at once).
+First one learner alone on the hub; then the rest of the class logs in (CLASS
+learners in all, 50 unless FAILUREMAP_BENCH_CLASS says otherwise: a smaller machine
+runs what fits) and all of them send their solve cell together, ROUNDS times, with
+a pause to read in between (the worst case for a class: everyone presses
+Shift+Enter at once).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import statistics
 import sys
 import tempfile
@@ -26,13 +29,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-CLASS = 20
+CLASS = int(os.environ.get("FAILUREMAP_BENCH_CLASS", "50"))
+"""Learners at once. Each has its own server, kernel and worker (about 60 MB of PSS for the kernel's side alone)."""
+JOINING = 8
+"""Learners logging in (and spawning their server) at a time: the hub's spawns are not what is measured."""
 ROUNDS = 5
 ALONE_ROUNDS = 10
 READ_PAUSE = 1.0
 RECORD = "FA-100786"
-TARGET_P95 = 5.0
-"""Seconds, 20 learners at once on this machine: the summary line of a solve must arrive within this."""
+TARGET_P95 = 1.0
+"""Seconds, the whole class at once on a 2-core machine: the summary line of a solve must arrive within this."""
 
 
 def _pss_mb(pids: list[int]) -> float:
@@ -79,6 +85,8 @@ def _keep_log_on_failure(hub):
 def main() -> int:
     import hubkit
 
+    load_before = os.getloadavg()[0]
+
     with tempfile.TemporaryDirectory(prefix="bench-hub-") as tmp:
         root = Path(tmp)
         with hubkit.Hub(root / "hub", spawn_timeout=900) as hub, _keep_log_on_failure(hub):
@@ -93,7 +101,7 @@ def main() -> int:
                 alone_times.append(_solve(alone, cell))
             alone_memory = _pss_mb(alone.kernel_pid_tree())
 
-            with ThreadPoolExecutor(CLASS) as pool:
+            with ThreadPoolExecutor(JOINING) as pool:
                 joined = list(pool.map(lambda i: _prepare(hubkit, hub, link, f"learner{i:02d}"), range(1, CLASS)))
             learners = [(alone, cell)] + joined
             for learner, own in learners[1:]:
@@ -111,6 +119,7 @@ def main() -> int:
 
             with ThreadPoolExecutor(CLASS) as pool:
                 class_times = [t for times in pool.map(rounds, learners) for t in times]
+            load_class = os.getloadavg()[0]
             memories = [_pss_mb(learner.kernel_pid_tree()) for learner, _ in learners]
             alive = hub.alive()
             for learner, _ in learners:
@@ -118,14 +127,18 @@ def main() -> int:
 
     a50, a95 = statistics.median(alone_times), _percentile(alone_times, 0.95)
     c50, c95 = statistics.median(class_times), _percentile(class_times, 0.95)
-    print(f"hub benchmark (real JupyterHub on 127.0.0.1; solve cell sent -> its summary line received; {RECORD})")
+    print(f"hub benchmark (real JupyterHub on 127.0.0.1; solve cell sent -> its summary line received; {RECORD}; "
+          f"{os.cpu_count()} cores, load {load_before:.1f} before, {load_class:.1f} after the class)")
     print(f"  one learner alone ({len(alone_times)} sends):      p50 {a50 * 1000:.0f} ms, p95 {a95 * 1000:.0f} ms")
     print(f"  {CLASS} learners at once ({len(class_times)} sends): p50 {c50 * 1000:.0f} ms, p95 {c95 * 1000:.0f} ms "
           f"({c50 / a50:.1f}x and {c95 / a95:.1f}x the learner alone)")
     print(f"  memory per learner (kernel + warm server + workers, PSS): alone {alone_memory:.0f} MB; "
           f"in the class median {statistics.median(memories):.0f} MB, max {max(memories):.0f} MB")
+    rounds_95 = [_percentile(class_times[r::ROUNDS], 0.95) for r in range(ROUNDS)]
+    print(f"  p95 of each round: {', '.join(f'{t * 1000:.0f}' for t in rounds_95)} ms")
     ok = alive and c95 <= TARGET_P95
-    print(f"  (target: the hub stays up and p95 with {CLASS} learners under {TARGET_P95:.0f} s: {'met' if ok else 'NOT met'})")
+    print(f"  (target: the hub stays up and p95 with {CLASS} learners under {TARGET_P95:g} s: {'met' if ok else 'NOT met'}"
+          f"{'' if CLASS >= 50 else '; the issue asks for 50'})")
     return 0 if ok else 1
 
 

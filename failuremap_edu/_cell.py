@@ -15,11 +15,12 @@ import time
 import weakref
 
 from ._exercise import Exercise, PlainFront, _reference, exercise, use_front
-from ._panel import panel_for
+from ._panel import held, panel_for
 from ._values import text_safe
 
 __all__ = ["Exercise", "exercise"]
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 SHOW_AFTER = 1.0
 """Seconds a run may take before its panel is shown while it is still running.
 A quick run (the usual case) is shown once, finished: no flicker, and a saved
@@ -63,10 +64,10 @@ class NotebookFront(PlainFront):
 
     def bundle(self, exercise: Exercise, include=None, exclude=None) -> dict:
         """The panel (ipywidgets) and its text form; outside a widget frontend only the text counts."""
-        bundle = panel_for(exercise)._repr_mimebundle_(include=include, exclude=exclude) or {}
-        if isinstance(bundle, tuple):
-            bundle = bundle[0]
-        bundle = dict(bundle)
+        root = panel_for(exercise)
+        # The widget's view, as ipywidgets' own _repr_mimebundle_ makes it, without its text/plain: that is the repr of
+        # every widget of the panel with their values (a third of a quick run's time), clipped, and replaced here anyway.
+        bundle = {WIDGET_VIEW: {"version_major": 2, "version_minor": 0, "model_id": root.model_id}} if root._view_name is not None else {}
         bundle["text/plain"] = text_safe(exercise.text())
         if not exercise.running:  # the last results, static: a front that cannot show the widget shows these (README)
             bundle["text/html"] = text_safe(exercise.static_html())
@@ -139,6 +140,8 @@ class _Showing:
         self.saved = _saved_copy(exercise) if self.ipython and _in_browser() else None
         if self.saved is not None:
             self.saved.handle = None  # the cell runs again: its earlier outputs are gone
+        self.panel = held(exercise) if self.ipython else None
+        """The panel of an earlier run, held until the run is shown: a quick run sends its widgets' final state once."""
 
     def _show(self, display_id: bool = False):
         from IPython.display import display
@@ -149,12 +152,20 @@ class _Showing:
 
     def progress(self) -> None:
         if self.ipython and self.handle is None and time.monotonic() - self.started >= SHOW_AFTER:
+            self.abandon()  # slow: from now on every check is shown as it ends
             self.handle = self._show(display_id=True)
+
+    def abandon(self) -> None:
+        """The run stopped (an interrupt) or is shown live: the panel follows the exercise again."""
+        if self.panel is not None:
+            self.panel, panel = None, self.panel
+            panel.release()
 
     def finish(self) -> None:
         if not self.ipython:
             print(self.exercise.text())
             return
+        self.abandon()  # the finished state, once: one message per widget that changed
         if self.handle is None:
             self._show()
         else:

@@ -81,6 +81,9 @@ class PlainShowing:
     def progress(self) -> None:
         pass
 
+    def abandon(self) -> None:
+        """The run ended without finishing (an interrupt): nothing is shown."""
+
     def finish(self) -> None:
         print(self.exercise.text())
 
@@ -175,7 +178,11 @@ class Exercise:
         self.solve = solve
         self._cell_run = f"{time.time():.6f}-{id(solve):x}"  # one run of the solve cell, however many variants it checks
         presenter = _FRONT[0].start(self)
-        self.run(on_progress=presenter.progress)
+        try:
+            self.run(on_progress=presenter.progress)
+        except BaseException:  # an interrupt: nothing to show, but the front must not stay waiting for the end
+            presenter.abandon()
+            raise
         presenter.finish()
         return solve
 

@@ -19,7 +19,7 @@ from ._progress import export_link_html
 from ._fixtures import VARIANTS
 from ._values import text_safe
 
-__all__ = ["Panel", "panel", "panel_for"]
+__all__ = ["Panel", "held", "panel", "panel_for"]
 
 PLAYGROUND_DELAY = 0.35
 """Seconds of quiet typing before the playground runs (debounce)."""
@@ -59,6 +59,14 @@ def panel(exercise: Exercise) -> "Panel":
     found = _PANELS.get(exercise)
     if found is None:
         found = _PANELS[exercise] = Panel(exercise)
+    return found
+
+
+def held(exercise: Exercise) -> "Panel | None":
+    """The exercise's panel, held (`Panel.hold`), if it exists; a panel not built yet is built finished, when shown."""
+    found = _PANELS.get(exercise)
+    if found is not None:
+        found.hold()
     return found
 
 
@@ -174,8 +182,28 @@ class Panel:
         )
         self.root.add_class("fm-panel")  # the panel's own CSS (focus, reflow) is scoped under it
         self._downloads_for: tuple | None = None
+        self._held = False
         e.subscribe(lambda _: self.update())
         self.update()
+
+    # ------------------------------------------------------------ quick runs
+
+    def hold(self) -> None:
+        """Render nothing until `release`: a quick run is not shown while it is under way (`_cell._Showing`).
+
+        Every change of state re-renders the panel, and every widget whose value
+        changed sends a message to the browser: during a run that is each check as
+        it ends, the checks' HTML growing by one check each time. Held, the panel
+        renders once, finished, and each widget sends at most one message, only
+        when its final value differs from what the browser already shows.
+        """
+        self._held = True
+
+    def release(self) -> None:
+        """Render the current state (what the held run left), and follow every change again."""
+        if self._held:
+            self._held = False
+            self.update()
 
     # ---------------------------------------------------------------- input
 
@@ -249,6 +277,8 @@ class Panel:
         from .render._html import checks_html, comparison_html, hints_html, playground_html
         from .render._text import COMPARISON_NOTE
 
+        if self._held:
+            return
         e = self.exercise
         r = e.record
         variant = "" if not e.uses_variant else (" · all variants" if e.variant == ALL_VARIANTS else f" · variant N = {e.variant}")
