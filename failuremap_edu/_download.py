@@ -36,8 +36,9 @@ def solve_source(solve: Callable | None) -> str | None:
     if body is None:
         return None
     namespace = getattr(solve, "__globals__", {})
+    cell = getattr(getattr(solve, "__code__", None), "co_filename", None)
     imports, helpers, constants, missing = set(), [], [], []
-    seen, queue = {"solve"}, [getattr(solve, "__code__", None)]
+    seen, queue = {"solve"}, [getattr(solve, "__code__", None), frozenset(_names_in(body))]
     while queue:
         for name in sorted(_names_read(queue.pop(0)) - seen):
             seen.add(name)
@@ -50,12 +51,13 @@ def solve_source(solve: Callable | None) -> str | None:
                 module = value.__name__
                 imports.add(f"import {module}" if module == name else f"import {module} as {name}")
             elif _from_notebook(value, solve):
-                source = _definition_source(value)
+                source = _definition_source(value, cell)
                 if source is None:
                     missing.append(name)
                 else:
                     helpers.append(source)
                     queue.append(getattr(value, "__code__", None) or _class_code(value))
+                    queue.append(frozenset(_names_in(source)))  # its decorators and class body: @dataclass, field(...)
             elif (module := _importable_from(value)) is not None:
                 imports.add(f"from {module} import {value.__name__}" + ("" if value.__name__ == name else f" as {name}"))
             elif _is_literal(value):
@@ -71,15 +73,70 @@ def solve_source(solve: Callable | None) -> str | None:
     return "\n\n".join(parts + [body.rstrip("\n")]) + "\n"
 
 
-def _definition_source(obj: Any) -> str | None:
-    """A function's or class's source, dedented, without decorators (ours among them)."""
+def _definition_source(obj: Any, cell: str | None = None) -> str | None:
+    """A function's or class's source, dedented, with its decorators but ours (``@fm.exercise(...)``).
+
+    Other decorators stay: a class without its ``@dataclass`` is another class (a downloaded file's Span could not be
+    built). A class made in a notebook cell has no file `inspect` can read; its cell's text is in linecache (`cell`:
+    the file name of the cell that defined solve).
+    """
+    import ast
+
     try:
-        lines = textwrap.dedent(inspect.getsource(obj)).splitlines()
+        text = textwrap.dedent(inspect.getsource(obj))
     except (OSError, TypeError):
+        text = _source_in_cell(obj, cell)
+        if text is None:
+            return None
+    try:
+        node = ast.parse(text).body[0]
+    except (SyntaxError, IndexError, ValueError):
         return None
-    while lines and lines[0].lstrip().startswith("@"):
-        lines.pop(0)
-    return "\n".join(lines) + "\n"
+    lines = text.splitlines()
+    ours = {i for d in getattr(node, "decorator_list", []) if _is_ours(d) for i in range(d.lineno - 1, (d.end_lineno or d.lineno))}
+    return "\n".join(line for i, line in enumerate(lines) if i not in ours) + "\n"
+
+
+def _is_ours(decorator) -> bool:
+    """``@fm.exercise(...)``, ``@exercise(...)``: the notebook's own line, which a download must not carry over as code."""
+    import ast
+
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return (isinstance(target, ast.Attribute) and target.attr == "exercise") or (isinstance(target, ast.Name) and target.id == "exercise")
+
+
+def _source_in_cell(obj: Any, cell: str | None) -> str | None:
+    """The definition of `obj` (by name, at the top level) in the cell's text that linecache keeps, decorators included."""
+    import ast
+    import linecache
+
+    name = getattr(obj, "__name__", None)
+    if not cell or not isinstance(name, str):
+        return None
+    text = "".join(linecache.getlines(cell))
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    lines = text.splitlines()
+    for node in reversed(tree.body):  # the last definition in the cell is the one that holds
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and node.name == name:
+            first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+            return textwrap.dedent("\n".join(lines[first - 1 : node.end_lineno])) + "\n"
+    return None
+
+
+def _names_in(source: str) -> set[str]:
+    """The names a definition reads outside its code objects: a function's decorators; a class's decorators and body
+    (``field(...)``, annotations), which run once and leave no code behind."""
+    import ast
+
+    try:
+        node = ast.parse(source).body[0]
+    except (SyntaxError, ValueError, IndexError):
+        return set()
+    parts = [node] if isinstance(node, ast.ClassDef) else list(getattr(node, "decorator_list", []))
+    return {n.id for part in parts for n in ast.walk(part) if isinstance(n, ast.Name)}
 
 
 def _from_notebook(value: Any, solve: Callable) -> bool:
@@ -126,6 +183,8 @@ def _names_read(code) -> set[str]:
     """
     if code is None:
         return set()
+    if isinstance(code, frozenset):  # names read from a definition's source (its decorators, a class body)
+        return set(code)
     if isinstance(code, tuple):
         return set().union(*(global_names(c)[0] for c in code)) if code else set()
     return set(global_names(code)[0])

@@ -232,7 +232,9 @@ def mistake_note(record: Record, yours: tuple[RunResult, ...], replays: dict[tup
         return f"Your solve does not finish: {'every one' if len(looping) > 1 else 'the one'} of the {len(looping)} failing check{'s' if len(looping) != 1 else ''} timed out (a loop that never ends?)."
     n = len(failing)
     counts = []
-    broken_text = f"the record's summary: {record.abstract.rstrip('.')}; its code is in watch it fail" if record.abstract else "its code is shown in watch it fail"
+    # No prose for broken: the record's summary is about the whole failure, and quoted here it sent a learner whose
+    # bug was broken's (text.index without a start) back to the attempt's mistake. Broken's code shows what it does.
+    broken_text = "its code is in watch it fail above: compare it with yours"
     for name, implementation, text in (("the plausible attempt", "attempt", record.failed_approach), ("the broken version", "broken", broken_text)):
         same = 0
         for variant, o in failing:

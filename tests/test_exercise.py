@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from conftest import mixed_stopping_solve, record_path, reference_solve
+from conftest import mixed_stopping_solve, record_path, reference_solve, solution_path
 from failuremap_edu import Exercise, exercise, load_record
 from failuremap_edu._cell import _after_cell
 from failuremap_edu._progress import learner_id, short_id
@@ -586,3 +586,15 @@ def test_a_cell_with_the_attempts_code_and_its_own_dataclass_makes_the_attempts_
     e.check(namespace["solve"])
     assert e.summary() == "1/5 checks pass (4 fail)"
     assert e.mistake.startswith("Your solve gets the same wrong results as the plausible attempt on 4 of 4 failing checks")
+
+
+def test_a_solve_that_fails_as_broken_does_is_pointed_at_brokens_code_not_at_prose():
+    """Quoting the record's summary sent a learner whose bug was broken's back to the attempt's mistake (a trial)."""
+    namespace = {"__name__": "__main__"}
+    cell = solution_path("TR-001313").read_text().replace(
+        "    spans, i = [], 0\n", "    return [Span(text.index(t), text.index(t) + len(t), t) for t in text.split()]\n    spans, i = [], 0\n")
+    exec(cell, namespace)
+    e = Exercise(str(record_path("TR-001313")), timeout=2.0)
+    e.check(namespace["solve"])
+    assert e.mistake == ("Your solve gets the same wrong results as the broken version on 1 of 1 failing check: "
+                         "its code is in watch it fail above: compare it with yours.")

@@ -311,3 +311,17 @@ def test_the_playground_says_it_does_not_check_the_contract():
         '<p class="fm-muted">Nothing here checks these inputs against the contract: if they break it, no answer is right, '
         "and the three may differ for that reason alone.</p></div>"
     )
+
+
+def test_text_that_quotes_code_keeps_its_spaces():
+    """"solve('hello  world') returned" showed one space in the browser, and a trial went looking for a second bug."""
+    import re
+
+    kept = set()
+    for selectors, body in re.findall(r"([^{}]+)\{([^}]*)\}", CSS):
+        if "white-space:pre-wrap" in body or "white-space:pre" in body:
+            kept |= {s.strip() for s in selectors.split(",")}
+    assert {".fm-root .fm-k", ".fm-root .fm-why li", ".fm-root .fm-pattern", ".fm-root code", ".fm-root .fm-note"} <= kept
+    o = Observation(index=0, check="c", status="fail", passed=False, expected=["a"], actual=["b"], call="solve('a  b')",
+                    compared="solve('a  b')[0]", returned=(("solve('a  b')", [["b"], "c"]),))
+    assert '<strong class="fm-k">solve(&#x27;a  b&#x27;) returned</strong>' in observation_html(o, css=False)

@@ -978,3 +978,12 @@ def test_only_classes_the_preamble_defined_are_taken_from_the_learner():
     exec("def visible(n, pad=0):\n    return []\n\ndef solve(n, pad=0):\n    return visible(n, pad)\n", namespace)
     result = run_checks(load_record(record_path("TR-000909")), namespace["solve"])
     assert result.observations[0].status == "fail" and result.observations[0].expected != []
+
+
+def test_your_tracebacks_name_the_record_checks_not_its_attempt():
+    """`File "<failuremap ID attempt>"` in a learner's own traceback read as if the attempt had run (a learner trial)."""
+    record = load_record(record_path("TR-001313"))
+    mine = next(o for o in run_checks(record, lambda text: [(0, 2, "ab")]).observations if o.error is not None)
+    assert 'File "<failuremap TR-001313 checks>", line' in mine.error.traceback and "attempt>" not in mine.error.traceback
+    theirs = replay(record, "attempt").observations
+    assert all("checks>" not in (o.error.traceback if o.error else "") for o in theirs)

@@ -77,7 +77,7 @@ CSS = (
 .fm-root .fm-stale{display:none;font-weight:600;padding:4px 6px;border:2px solid var(--fm-error)}
 .jupyter-widgets-disconnected .fm-root .fm-stale{display:block}
 .fm-root .fm-hint{font-style:italic}
-.fm-root .fm-note,.fm-root .fm-hints li,.fm-root .fm-summary,.fm-root .fm-message{white-space:pre-wrap}
+.fm-root .fm-note,.fm-root .fm-hints li,.fm-root .fm-summary,.fm-root .fm-message,.fm-root .fm-k,.fm-root .fm-why li,.fm-root .fm-pattern{white-space:pre-wrap}
 .fm-root .fm-pattern{margin:2px 0;font-weight:600}
 .fm-root details>summary{cursor:pointer}
 """ + GRID_CSS

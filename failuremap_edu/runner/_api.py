@@ -450,7 +450,7 @@ class _Collector:
             _require(self.current is not None and message[1] == self.current[0] and type(message[2]) is str)
             self.current[4].append(message[2])
         elif kind == "result":
-            self._add(self._expression(_observation(message[1], self.current), self.current[4]))
+            self._add(self._named_frames(self._expression(_observation(message[1], self.current), self.current[4])))
         elif kind in ("load", "loaded"):
             _require(len(message) == 1 and self.current is None and self.loading == (kind == "loaded"))
             self.loading = kind == "load"
@@ -465,6 +465,17 @@ class _Collector:
         ordinal, site, label, expected, calls = self.current
         o = Observation(ordinal, label, status, False, None, expected, "; ".join(calls)[:500], site=site, error=error, elapsed_ms=elapsed_ms)
         self._add(self._expression(o, calls))
+
+    def _named_frames(self, o: Observation) -> Observation:
+        """Your run's frames in the record's check lines are named for the checks, not for the script they come from:
+        ``<failuremap ID attempt>`` in your traceback read as if the record's attempt had run (a learner trial)."""
+        if self.plan.solve is None or o.error is None or not o.error.traceback or not self.plan.sources:
+            return o
+        program = self.plan.sources[0][0]
+        if not program.endswith(" attempt>"):
+            return o
+        named = o.error.traceback.replace(f'File "{program}"', f'File "{program[: -len(" attempt>")]} checks>"')
+        return o if named == o.error.traceback else replace(o, error=replace(o.error, traceback=named))
 
     def _expression(self, o: Observation, calls: list[str]) -> Observation:
         """The compared expression with this run's values, and what each call returned (pairs of call and value)."""
