@@ -37,8 +37,26 @@ SAVED_CSS = (
 
 
 def _in_browser() -> bool:
-    """JupyterLite (Pyodide): there a reloaded page never draws a saved widget, so the panel gets a saved copy."""
+    """JupyterLite (Pyodide): there a reloaded page never draws a saved widget (see `_SavedCopy`)."""
     return sys.platform == "emscripten"
+
+
+def _in_kernel() -> bool:
+    """A notebook's kernel (ipykernel, or JupyterLite's), not a terminal IPython, where a second output would print twice."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    return shell is not None and (getattr(shell, "kernel", None) is not None or _in_browser())
+
+
+def saved_copy_bundle(exercise: Exercise) -> dict:
+    """The saved copy's output: the last results as static HTML, and one line of text (the panel's own text follows it)."""
+    return {
+        "text/plain": text_safe(f"{exercise.summary()} (the results saved with the notebook: run the cell to check again)"),
+        "text/html": text_safe(f'<div class="fm-saved"><style>{SAVED_CSS}</style>{exercise.static_html()}</div>'),
+    }
 
 
 def _in_ipython() -> bool:
@@ -69,21 +87,24 @@ class NotebookFront(PlainFront):
         # every widget of the panel with their values (a third of a quick run's time), clipped, and replaced here anyway.
         bundle = {WIDGET_VIEW: {"version_major": 2, "version_minor": 0, "model_id": root.model_id}} if root._view_name is not None else {}
         bundle["text/plain"] = text_safe(exercise.text())
-        if not exercise.running:  # the last results, static: a front that cannot show the widget shows these (README)
+        if not exercise.running and _SAVED.get(exercise) is None:  # the last results, static, unless the saved copy above has them
             bundle["text/html"] = text_safe(exercise.static_html())
         return bundle
 
 
 class _SavedCopy:
-    """The last results as static HTML, an output of its own right above the live panel (JupyterLite only).
+    """The last results as static HTML, an output of its own right above the live panel.
 
-    JupyterLite 0.8 never answers a ``comm_info_request`` (its ``BaseKernel.handleMessage`` has no case for
-    it), and JupyterLab's widget manager asks one before it restores any widget, from the kernel or from
-    the notebook's saved state. So after a reload every widget output waits for its model for good
-    ("Loading widget..."), and its own text/html is never drawn. This copy is an ordinary HTML output,
-    which the browser's storage keeps like any other: after a reload it shows the last results and says
-    to run the cell again, and the stuck widget output is hidden (`SAVED_CSS`). While the panel is drawn,
-    the copy is hidden. It follows every finished run, the panel's re-runs too, so a reload shows the latest.
+    A widget output is drawn only from a model, and after a reload there may be none:
+    - JupyterLite 0.8 never answers a ``comm_info_request`` (its ``BaseKernel.handleMessage`` has no case for
+      it), and JupyterLab's widget manager asks one before it restores any widget, from the kernel or from
+      the notebook's saved state: every widget output waits for good ("Loading widget...");
+    - on a server, a notebook saved after a kernel restart holds no widget state (the restart cleared the
+      models), and a reload says "Error displaying widget: model not found" (a learner trial).
+    In neither case is the widget output's own text/html drawn. This copy is an ordinary HTML output, kept
+    like any other: after a reload it shows the last results and says to run the cell again, and the widget
+    output that draws nothing is hidden (`SAVED_CSS`). While the panel is drawn, the copy is hidden. It
+    follows every finished run, the panel's re-runs too, so a reload shows the latest.
     """
 
     def __init__(self, exercise: Exercise) -> None:
@@ -97,11 +118,7 @@ class _SavedCopy:
         return (e.runs, e.message, e.variant, e.mistake)
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
-        e = self.exercise
-        return {
-            "text/plain": text_safe(f"{e.summary()} (the results saved with the notebook: run the cell to check again)"),
-            "text/html": text_safe(f'<div class="fm-saved"><style>{SAVED_CSS}</style>{e.static_html()}</div>'),
-        }
+        return saved_copy_bundle(self.exercise)
 
     def show(self) -> None:
         from IPython.display import display
@@ -137,7 +154,7 @@ class _Showing:
         self.started = time.monotonic()
         self.handle = None
         self.ipython = _in_ipython()
-        self.saved = _saved_copy(exercise) if self.ipython and _in_browser() else None
+        self.saved = _saved_copy(exercise) if self.ipython and _in_kernel() else None
         if self.saved is not None:
             self.saved.handle = None  # the cell runs again: its earlier outputs are gone
         self.panel = held(exercise) if self.ipython else None

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ._errors import InputError
+from ._cell import saved_copy_bundle
 from ._exercise import Exercise, loaded_note
 from ._fixtures import VARIANTS, read_fixtures
 from ._hints import HintLadder, hint_ladder
@@ -105,8 +106,9 @@ class _Cells:
 
         self.cells.append(new_markdown_cell(source.strip(), id=self._id()))
 
-    def code(self, source: str, output: str | None = None, tags: tuple[str, ...] = (), display: dict | None = None, result: dict | None = None) -> None:
-        """A code cell with the outputs it gives when run: `display` and `result` (mime bundles), `output` (printed text)."""
+    def code(self, source: str, output: str | None = None, tags: tuple[str, ...] = (), display: dict | None = None, result: dict | None = None,
+             displays: list[dict] = ()) -> None:
+        """A code cell with the outputs it gives when run: `display`, `displays` and `result` (mime bundles), `output` (printed text)."""
         from nbformat.v4 import new_code_cell, new_output
 
         cell = new_code_cell(source.strip(), id=self._id())
@@ -114,8 +116,8 @@ class _Cells:
         cell.execution_count = self.count  # every cell numbered in order, as after one Run All (nbval compares only numbered cells)
         if tags:
             cell.metadata["tags"] = list(tags)
-        if display is not None:
-            cell.outputs.append(new_output("display_data", data=display))
+        for bundle in ([display] if display is not None else []) + list(displays):
+            cell.outputs.append(new_output("display_data", data=bundle))
         if output is not None:
             cell.outputs.append(new_output("stream", name="stdout", text=output if output.endswith("\n") else output + "\n"))
         if result is not None:
@@ -253,12 +255,13 @@ def _solve_cell(record_ref: str, preamble: list[str], body: str, decorator: str 
     return f"{top}\n\n{decorator}\n{body.strip()}\n"
 
 
-def _panel_text(record: Record, solve, **options) -> dict:
-    """The finished panel's text form and its static HTML for `solve`: what the solve cell shows when it runs."""
+def _panel_text(record: Record, solve, **options) -> list[dict]:
+    """What the solve cell shows when it runs, for `solve`: the saved copy of the last results (static HTML), then
+    the panel, whose text form stands for it here (nbval compares both outputs; the widget's view it skips)."""
     shown = Exercise(record, log_progress=False, **options)
     shown.solve = solve
     shown.run()
-    return {"text/plain": shown.text(), "text/html": shown.static_html()}
+    return [saved_copy_bundle(shown), {"text/plain": shown.text()}]
 
 
 PLATFORMS = ("server", "binder", "hub", "lite")
@@ -396,7 +399,7 @@ def _learner_notebook(record: Record, record_ref: str, platform: str = "server")
         f"{_KEEP_WORK[platform]} "
         "A downloaded `.py` pasted back into this cell works again: keep the `@fm.exercise` line right above `def solve`."
     )
-    cells.code(_solve_cell(record_ref, preamble, fixtures.solve_source), display=_panel_text(r, attempt), tags=(CHECK_OUTPUT,))
+    cells.code(_solve_cell(record_ref, preamble, fixtures.solve_source), displays=_panel_text(r, attempt), tags=(CHECK_OUTPUT,))
 
     example = _example_arguments(r)
     if example is not None:
@@ -442,7 +445,7 @@ def _instructor_notebook(record: Record, record_ref: str, solution: Solution):
     cells.markdown("## 1. The attempt\n\nThe record's plausible attempt, exactly as learners get it. Its failing checks show *why* they fail.")
     cells.code(
         _solve_cell(record_ref, preamble, fixtures.solve_source, f"@fm.exercise({record_ref!r}, {options})"),
-        display=_panel_text(r, attempt, presenter=True),
+        displays=_panel_text(r, attempt, presenter=True),
         tags=(CHECK_OUTPUT,),
     )
     cells.markdown("## 2. What broken and attempt return\n\nBoth of the record's implementations, with what they return where they fail and their code.")
@@ -462,7 +465,7 @@ def _instructor_notebook(record: Record, record_ref: str, solution: Solution):
     top = "\n".join(["import failuremap_edu as fm", *reference_preamble]).strip()
     cells.code(
         f"{top}\n\nreference = fm.Exercise({record_ref!r}, {options})\n\n@reference.check\n{solve_body.strip()}\n",
-        display=_panel_text(r, reference, presenter=True),
+        displays=_panel_text(r, reference, presenter=True),
         tags=(CHECK_OUTPUT,),
     )
     cells.code(

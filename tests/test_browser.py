@@ -317,6 +317,36 @@ def test_a_notebook_reopened_with_a_new_kernel_shows_its_last_results(page, lab)
     expect(cell.locator(".jp-OutputArea")).not_to_contain_text("model not found")
 
 
+def test_a_notebook_saved_after_a_kernel_restart_still_shows_its_last_results(page, lab):
+    """A learner trial: restart, save, reload: the saved notebook held no widget state (the restart cleared it), and
+    the cell said only "Error displaying widget: model not found". The saved copy above the panel shows instead."""
+    open_notebook(page, lab, "FA-100061.ipynb")
+    run_all(page)
+    expect(panel_status(page)).to_have_text("3/6 checks pass (3 fail)", timeout=120_000)
+    wait_idle(page)
+    cell = solve_cell(page)
+    expect(cell.locator(".fm-saved")).to_be_hidden()  # the live panel is drawn: its copy is not shown
+    # As the learner did: the Kernel menu's restart (the REST API's restart keeps the page's widget models; this one did not).
+    page.locator("li.lm-MenuBar-item", has_text="Kernel").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Restart Kernel…?$")).first.click()
+    page.locator(".jp-Dialog-button.jp-mod-accept, .jp-Dialog-button.jp-mod-warn").first.click()
+    expect(page.locator("#jp-main-statusbar")).to_contain_text(re.compile(r"\|\s*Idle"), timeout=120_000)
+    wait_idle(page)
+    page.keyboard.press("Control+s")
+    tab = page.locator("li[data-type='document-title'].lm-mod-current")
+    expect(tab).not_to_have_class(re.compile(r"jp-mod-dirty"))
+    page.reload()
+    wait_idle(page)
+    cell = solve_cell(page)
+    cell.scroll_into_view_if_needed()
+    shot(page, "FA-100061-restarted-saved-reloaded")
+    saved = cell.locator(".fm-saved")  # no widget state was saved after this restart: the copy is what shows
+    expect(saved).to_be_visible(timeout=20_000)
+    expect(saved).to_contain_text("3/6 checks pass (3 fail)")
+    expect(saved).to_contain_text("run the cell to check again")
+    expect(cell.locator(".jp-OutputArea")).not_to_contain_text("model not found")  # the widget output that draws nothing is hidden
+
+
 def test_start_here_runs_cleanly(page, lab):
     open_notebook(page, lab, "00-start-here.ipynb")
     run_all(page)
