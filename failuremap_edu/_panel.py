@@ -34,6 +34,14 @@ PLAYGROUND_HELP = (
 )
 
 
+def hints_offer(e: Exercise, total: int) -> str:
+    """The line before any hint is open. "Try again before you open the next" to someone who passes every check was
+    advice for nothing (a learner trial): then the hints are a comparison with the attempt."""
+    if e.runs and all(run.passed for run in e.runs):
+        return f"{total} hint{'s' if total != 1 else ''}, for comparison: you pass every check, and they show where the attempt fails and why."
+    return f"{total} hints, one at a time: try again before you open the next."
+
+
 def playground_contract(contract: str) -> str:
     """The contract beside the playground: nothing checks typed inputs against it (it is prose), so say whose job that is."""
     return f"Only inputs the contract allows have a right answer; it says: {' '.join(contract.split())}" if contract.strip() else ""
@@ -316,7 +324,7 @@ class Panel:
         elif total is None:
             self.hints.value = _html("<p>Hints are ready after the first run.</p>")
         else:
-            self.hints.value = _html(f"<p>{total} hints, one at a time: try again before you open the next.</p>")
+            self.hints.value = _html(f"<p>{escape(hints_offer(e, total))}</p>")
         self.next_hint.disabled = e.running or (total is not None and e.hints_shown >= total)
         self.hide_hints.disabled = e.hints_shown == 0
         example = e.example_arguments()

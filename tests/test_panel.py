@@ -419,3 +419,13 @@ def test_an_export_link_made_before_the_latest_run_says_it_is_old(tmp_path, monk
     assert "press “Export everything you ran” again" in ui.export_link.value
     ui.export.click()
     assert "Export everything (.json)" in ui.export_link.value
+
+
+def test_the_hints_line_after_a_pass_offers_a_comparison_not_advice():
+    """"Try again before you open the next" was shown to a learner who passed every check (a trial)."""
+    learner = Exercise("FA-100786", timeout=1.0)
+    panel_for(learner)
+    learner.check(lambda text, stops: (text, ""))
+    assert "one at a time: try again before you open the next" in panel(learner).hints.value
+    learner.check(reference)
+    assert "for comparison: you pass every check, and they show where the attempt fails and why." in panel(learner).hints.value
