@@ -202,12 +202,12 @@ def _grid_cells(expected: Any, got: Any) -> str | None:
         return f"The differing cells are exactly the diagonal (row i, column i, all {len(diagonal)} of them); every other cell is right."
     if cells < diagonal:
         return f"All {len(cells)} differing cells are on the diagonal (row i, column i); every other cell is right."
-    if len({i for i, _ in cells}) == 1:
+    if len({i for i, _ in cells}) == 1 and rows > 1:  # in a grid of one row, "only row 0" says nothing (a trial's softmax)
         row = next(iter(cells))[0]
         if len(cells) == columns:
             return f"Only row {row} differs (counting from 0), in every one of its {columns} cells."
         return f"All {len(cells)} differing cells are in row {row} (counting from 0)."
-    if len({j for _, j in cells}) == 1:
+    if len({j for _, j in cells}) == 1 and columns > 1:
         column = next(iter(cells))[1]
         if len(cells) == rows:
             return f"Only column {column} differs (counting from 0), in every one of its {rows} cells."

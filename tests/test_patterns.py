@@ -149,3 +149,10 @@ def test_values_past_the_limit_get_no_pattern_and_cost_nothing():
     big = "x" * (PATTERN_LIMIT + 1)
     assert pattern(big + "a", big + "b") is None and pattern(list(range(PATTERN_LIMIT + 1)), []) is None
     assert pattern("abc", "cba") == "got is expected reversed: the same items in the opposite order."
+
+
+def test_one_row_or_one_column_of_a_grid_of_that_shape_is_no_pattern():
+    """"Only row 0 differs" of a grid of one row says nothing, and hides what does hold (here: the same factor)."""
+    assert pattern([[0.25, 0.5]], [[0.5, 1.0]]) == "Every value is off by the same factor: got = expected × 2, in all 2 values."
+    assert pattern([[0.25], [0.75]], [[0.5], [0.5]]) is None  # one column, both cells differ: nothing to say
+    assert pattern([[0, 0], [0, 0]], [[1, 1], [0, 0]]) == "Only row 0 differs (counting from 0), in every one of its 2 cells."
