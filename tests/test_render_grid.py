@@ -51,21 +51,21 @@ def test_grid_html_marks_cells_in_place_with_colour_and_a_border_and_says_so():
     assert grid_html([[1, 0]], [[0, 0]]) == (
         '<div class="fm-pictures">'
         '<table class="fm-grid"><caption>expected</caption><thead><tr><th></th><th>0</th><th>1</th></tr></thead><tbody>'
-        '<tr><th>0</th><td class="fm-cell-diff" title="row 0, column 0: expected 1, got 0">1</td><td>0</td></tr></tbody></table>'
+        '<tr><th>0</th><td class="fm-cell-diff" title="row 0, column 0: expected 1, got 0"><mark><strong>1</strong></mark></td><td>0</td></tr></tbody></table>'
         '<table class="fm-grid"><caption>got</caption><thead><tr><th></th><th>0</th><th>1</th></tr></thead><tbody>'
-        '<tr><th>0</th><td class="fm-cell-diff" title="row 0, column 0: expected 1, got 0">0</td><td>0</td></tr></tbody></table>'
+        '<tr><th>0</th><td class="fm-cell-diff" title="row 0, column 0: expected 1, got 0"><mark><strong>0</strong></mark></td><td>0</td></tr></tbody></table>'
         "</div>"
-        '<p class="fm-muted">the cell that differs is shaded, outlined with a dashed border and set in bold, on both sides</p>'
+        '<p class="fm-muted">the cell that differs is highlighted and set in bold, on both sides</p>'
     )
 
 
 def test_sequence_html():
     assert sequence_html([0.5, 1], [0.5, 2]) == (
         '<div class="fm-pictures"><table class="fm-grid"><thead><tr><th>index</th><th>0</th><th>1</th></tr></thead><tbody>'
-        '<tr><th>expected</th><td>0.5</td><td class="fm-cell-diff" title="position 1: expected 1, got 2">1</td></tr>'
-        '<tr><th>got</th><td>0.5</td><td class="fm-cell-diff" title="position 1: expected 1, got 2">2</td></tr>'
+        '<tr><th>expected</th><td>0.5</td><td class="fm-cell-diff" title="position 1: expected 1, got 2"><mark><strong>1</strong></mark></td></tr>'
+        '<tr><th>got</th><td>0.5</td><td class="fm-cell-diff" title="position 1: expected 1, got 2"><mark><strong>2</strong></mark></td></tr>'
         "</tbody></table></div>"
-        '<p class="fm-muted">the position that differs is shaded, outlined with a dashed border and set in bold, on both sides</p>'
+        '<p class="fm-muted">the position that differs is highlighted and set in bold, on both sides</p>'
     )
 
 

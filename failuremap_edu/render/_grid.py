@@ -2,8 +2,9 @@
 
 A grid (a list of equal-length rows of numbers or booleans) is drawn as expected |
 got, aligned cell for cell, with every differing cell marked in place on both
-sides. Marks never rely on colour alone: in HTML a differing cell is shaded *and*
-outlined with a dashed border and set in bold, with its row, column and both
+sides. Marks never rely on colour alone: in HTML a differing cell is highlighted
+(<mark>) and set in bold (<strong>), which hold without our CSS too; with it, shaded
+and outlined with a dashed border, with its row, column and both
 values in its title; in text it is set in brackets (``[0]``). A grid larger than
 `PICTURE_ABOVE` cells in either direction is drawn with matplotlib as an inline
 PNG with alt text (differing cells crossed out, so the picture reads in
@@ -37,6 +38,7 @@ GRID_CSS = """
 .fm-root table.fm-grid td,.fm-root table.fm-grid th{padding:1px 5px;text-align:right;min-width:1.6em;border:1px solid rgba(128,128,128,.3)}
 .fm-root table.fm-grid th{font-weight:400;color:var(--fm-muted)}
 .fm-root table.fm-grid td.fm-cell-diff{background:rgba(255,196,0,.45);font-weight:700;outline:2px dashed currentColor;outline-offset:-3px}
+.fm-root table.fm-grid td.fm-cell-diff mark{background:transparent;color:inherit}
 .fm-root img.fm-grid-image{max-width:100%;height:auto}
 """
 
@@ -152,7 +154,7 @@ def _grid_table(grid, caption: str, cells: set, expected, got) -> str:
                 tds.append("<td></td>")
             elif (i, j) in cells:
                 title = f"row {i}, column {j}: expected {at(expected, i, j)}, got {at(got, i, j)}"
-                tds.append(f'<td class="fm-cell-diff" title="{_e(title)}">{_e(_cell(grid[i][j]))}</td>')
+                tds.append(f'<td class="fm-cell-diff" title="{_e(title)}">{_marked(_cell(grid[i][j]))}</td>')
             else:
                 tds.append(f"<td>{_e(_cell(grid[i][j]))}</td>")
         body.append(f'<tr><th>{i}</th>{"".join(tds)}</tr>')
@@ -161,11 +163,17 @@ def _grid_table(grid, caption: str, cells: set, expected, got) -> str:
     return f'<table class="fm-grid"><caption>{_e(caption)}</caption><thead>{head}</thead><tbody>{"".join(body)}{foot}</tbody></table>'
 
 
+def _marked(text: str) -> str:
+    """A differing cell's value in <mark><strong>: highlighted and bold by the browser itself. A notebook opened
+    untrusted drops our <style>, and its legend spoke of shading nobody could see (a learner trial)."""
+    return f"<mark><strong>{_e(text)}</strong></mark>"
+
+
 def _legend(n: int, what: str) -> str:
     if not n:
         return f'<p class="fm-muted">no {what} differs</p>'
     these = f"the {what} that differs is" if n == 1 else f"the {n:,} {what}s that differ are"
-    return f'<p class="fm-muted">{these} shaded, outlined with a dashed border and set in bold, on both sides</p>'
+    return f'<p class="fm-muted">{these} highlighted and set in bold, on both sides</p>'
 
 
 def grid_html(expected: Any, got: Any) -> str:
@@ -191,7 +199,7 @@ def sequence_html(expected: Any, got: Any) -> str:
             text = _cell(values[i]) if i < len(values) else ""
             if differs[i] and text:
                 there = [_cell(v[i]) if i < len(v) else "nothing" for v in (expected, got)]
-                tds.append(f'<td class="fm-cell-diff" title="position {i}: expected {_e(there[0])}, got {_e(there[1])}">{_e(text)}</td>')
+                tds.append(f'<td class="fm-cell-diff" title="position {i}: expected {_e(there[0])}, got {_e(there[1])}">{_marked(text)}</td>')
             else:
                 tds.append(f"<td>{_e(text)}</td>")
         return f'<tr><th>{_e(title)}</th>{"".join(tds)}</tr>'
