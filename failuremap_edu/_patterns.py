@@ -72,7 +72,7 @@ def pattern(expected: Any, got: Any) -> str | None:
         return None
     if _same(expected, got) and type(expected) is type(got):
         return None
-    for find in (_swapped, _reversed, _grid_cells, _offset, _factor, _shifted, _sequence_ends):
+    for find in (_swapped, _reversed, _grid_cells, _one_value, _offset, _factor, _shifted, _sequence_ends):
         try:
             sentence = find(expected, got)
         except (TypeError, ValueError, OverflowError, ZeroDivisionError, RecursionError):
@@ -251,6 +251,21 @@ def _close(a: float, b: float) -> bool:
 
 def _number(x: float) -> str:
     return repr(int(x)) if float(x).is_integer() and abs(x) < 1e15 else f"{x:.6g}"
+
+
+def _one_value(expected: Any, got: Any) -> str | None:
+    """Every number got is the same one (and expected's are not all it). Said before "off by the same amount":
+    when both sides are constant an offset holds too, but it read as "subtract 0.5" where every value was 1.0,
+    a softmax divided by its own sum over the wrong axis (a learner trial)."""
+    pairs = _paired_numbers(expected, got)
+    if pairs is None:
+        return None
+    value = pairs[0][1]
+    if not all(y == value for _, y in pairs) or sum(x != value for x, _ in pairs) < 2:
+        return None  # one differing value: the diff names it
+    expected_values = {x for x, _ in pairs}
+    where = f" where {_number(next(iter(expected_values)))} is expected" if len(expected_values) == 1 else ""
+    return f"Every value is {_number(value)}{where}, in all {len(pairs)} values."
 
 
 def _offset(expected: Any, got: Any) -> str | None:

@@ -84,7 +84,7 @@ def test_same_amount_and_same_factor():
         # first and last positions at once: neither "first k" nor "last k"
         ([5, 6, 7, 8, 9], [0, 6, 7, 8, 0]),
         # every position differs: not "first k"
-        ([5, 6, 7], [0, 0, 0]),
+        ([5, 6, 7], [0, 2, 1]),
         # shifted, but with a wrong item in the overlap
         ([1, 2, 3, 4, 5], [0, 1, 2, 9, 4]),
         # reversed and one item changed
@@ -154,5 +154,14 @@ def test_values_past_the_limit_get_no_pattern_and_cost_nothing():
 def test_one_row_or_one_column_of_a_grid_of_that_shape_is_no_pattern():
     """"Only row 0 differs" of a grid of one row says nothing, and hides what does hold (here: the same factor)."""
     assert pattern([[0.25, 0.5]], [[0.5, 1.0]]) == "Every value is off by the same factor: got = expected × 2, in all 2 values."
-    assert pattern([[0.25], [0.75]], [[0.5], [0.5]]) is None  # one column, both cells differ: nothing to say
+    assert pattern([[0.25], [0.75]], [[0.5], [0.5]]) == "Every value is 0.5, in all 2 values."  # not "only column 0"
     assert pattern([[0, 0], [0, 0]], [[1, 1], [0, 0]]) == "Only row 0 differs (counting from 0), in every one of its 2 cells."
+
+
+def test_a_got_of_one_value_is_said_as_that_before_any_offset():
+    """"got = expected + 0.5" read as a constant to subtract, where every value was 1.0 (a softmax over the wrong axis)."""
+    assert pattern([[0.5, 0.5]], [[1.0, 1.0]]) == "Every value is 1 where 0.5 is expected, in all 2 values."
+    assert pattern([0.25, 0.5, 0.25], [1.0, 1.0, 1.0]) == "Every value is 1, in all 3 values."
+    assert pattern([1, 2, 3], [2, 3, 4]) == "Every value is off by the same amount: got = expected + 1, in all 3 values."  # not one value
+    assert pattern([1.0, 1.0, 2.0], [1.0, 1.0, 1.0]) == "Only the last position differs."  # not "every value is 1"
+    assert pattern([5, 6, 7], [0, 0, 0]) == "Every value is 0, in all 3 values."
