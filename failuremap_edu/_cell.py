@@ -51,10 +51,15 @@ def _in_kernel() -> bool:
     return shell is not None and (getattr(shell, "kernel", None) is not None or _in_browser())
 
 
+LIVE_PANEL = "(The live panel of this exercise shows here when the cell runs.)"
+"""The panel's text form when the saved copy above it holds the results: a viewer without widgets shows both outputs,
+and the whole text twice, under the copy, read as a second report (a learner trial)."""
+
+
 def saved_copy_bundle(exercise: Exercise) -> dict:
-    """The saved copy's output: the last results as static HTML, and one line of text (the panel's own text follows it)."""
+    """The saved copy's output: the last results as static HTML and as text (the panel below it says only where it is)."""
     return {
-        "text/plain": text_safe(f"{exercise.summary()} (the results saved with the notebook: run the cell to check again)"),
+        "text/plain": text_safe(f"{exercise.text(results_only=True)}\n(the results saved with the notebook: run the cell to check again)"),
         "text/html": text_safe(f'<div class="fm-saved"><style>{SAVED_CSS}</style>{exercise.static_html()}</div>'),
     }
 
@@ -86,8 +91,12 @@ class NotebookFront(PlainFront):
         # The widget's view, as ipywidgets' own _repr_mimebundle_ makes it, without its text/plain: that is the repr of
         # every widget of the panel with their values (a third of a quick run's time), clipped, and replaced here anyway.
         bundle = {WIDGET_VIEW: {"version_major": 2, "version_minor": 0, "model_id": root.model_id}} if root._view_name is not None else {}
+        saved = _SAVED.get(exercise)
+        if saved is not None and saved.handle is not None and not exercise.running:
+            bundle["text/plain"] = LIVE_PANEL  # the results, as HTML and text, are in the saved copy right above
+            return bundle
         bundle["text/plain"] = text_safe(exercise.text())
-        if not exercise.running and _SAVED.get(exercise) is None:  # the last results, static, unless the saved copy above has them
+        if not exercise.running:  # the last results, static: a front that cannot show the widget shows these (README)
             bundle["text/html"] = text_safe(exercise.static_html())
         return bundle
 

@@ -419,8 +419,11 @@ class Exercise:
         total = sum(r.total for r in self.runs)
         return f"{passed}/{total} checks pass across variants: " + ", ".join(f"N={r.variant}: {r.passed_count}/{r.total}" for r in self.runs)
 
-    def text(self) -> str:
-        """The panel's state as plain text: what a static viewer, nbval or a screen reader gets."""
+    def text(self, results_only: bool = False) -> str:
+        """The panel's state as plain text: what a static viewer, nbval or a screen reader gets.
+
+        `results_only`: without the hints opened and the playground's inputs, for a saved copy of the results
+        (which follows runs, not hint clicks or typing)."""
         from .render._text import render_hints, run_notes, terminal_safe
 
         lines = [f"{self.record.id} · {clip(self.record.title, 100, one_line=True)}{self._variant_words()}", self.summary()]
@@ -436,11 +439,15 @@ class Exercise:
             lines.append(self.mistake)
         if self.pass_note:
             lines.append(self.pass_note)
-        if self.hints_shown and self.running:
+        if results_only:
+            pass
+        elif self.hints_shown and self.running:
             lines.append(HINTS_WAIT)  # the shown hints were about the previous run: never shown as if about this one
         elif self.hints_shown:
             lines.append(render_hints(self.hints, self.hints_shown))
-        if self.playground_rows:
+        if results_only:
+            pass
+        elif self.playground_rows:
             lines.append(f"Playground: solve({_keep_spaces(self.playground_input, 80)})")
             lines += [f"  {who}: {status} {_keep_spaces(value, 120)}" for who, status, value in self.playground_rows]
             lines.append(f"  {PLAYGROUND_UNCHECKED}")
@@ -449,7 +456,7 @@ class Exercise:
         text = "\n".join(lines)
         return terminal_safe(text, 1 << 62)  # a plain python prompt prints it: no escape sequence, no lone surrogate; never clipped
 
-    STATIC_NOTE = "These are the results saved with the notebook: run the cell to check again (the buttons and the playground need a running kernel)."
+    STATIC_NOTE = "These are the results saved with the notebook: run the cell to check again, with the live panel (its buttons, hints and playground need a running kernel)."
 
     def static_html(self) -> str:
         """The last results as static HTML, for where the live panel cannot show: a notebook reopened with a new kernel

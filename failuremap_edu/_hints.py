@@ -83,7 +83,7 @@ def hint_ladder(record: Record, attempt: RunResult | None, broken: RunResult | N
         should, code = _should(own)
         hints.append(Hint("Where to look first", f"Start with the check '{own.check}', the first one you still fail: {should}.", code))
         text, code = _what_it_does(own, "your solve")
-        hints.append(Hint("What your solve does there", text + _TRACE_YOURS, code))
+        hints.append(Hint("What your solve does there", text + _trace_yours(own), code))
     elif attempt is not None:
         first, isolates = _where_to_look(attempt, broken, still_failing or None)
         if first is not None:
@@ -99,7 +99,7 @@ def hint_ladder(record: Record, attempt: RunResult | None, broken: RunResult | N
                 verb = "gives" if first.compared else "returns"
                 attempt_did = f"{verb} {safe_repr(first.actual, 300)}" if first.status == FAIL else "fails it too"
                 text, code = _what_it_does(mine, "your solve")
-                hints.append(Hint("What your solve does there", f"{text} (The attempt {attempt_did}.){_TRACE_YOURS}", code))
+                hints.append(Hint("What your solve does there", f"{text} (The attempt {attempt_did}.){_trace_yours(mine)}", code))
             else:
                 text, code = _what_it_does(first)
                 hints.append(Hint("What the attempt does there", text + _TRACE, code))
@@ -133,6 +133,23 @@ def _fails_like_the_attempt(yours: RunResult | None, attempt: RunResult | None) 
 
 _TRACE = " Work through that call by hand with the attempt's code (shown in watch it fail) and find the step where it goes wrong."
 _TRACE_YOURS = " Work through that call by hand with your code and find the step where it goes wrong."
+
+
+def _trace_yours(o: Observation) -> str:
+    """How to look into your own failure. A call with keyword arguments gets one more way: a trial's solve ignored
+    temperature=0.25, and nothing said to vary it (the playground shows whether the result changes)."""
+    import ast
+
+    try:
+        call = ast.parse(o.call, mode="eval").body
+        keywords = [k.arg for k in call.keywords if k.arg] if isinstance(call, ast.Call) else []
+    except (SyntaxError, ValueError, RecursionError):
+        keywords = []
+    if not keywords:
+        return _TRACE_YOURS
+    named = ", ".join(f"{k}=" for k in keywords)
+    return (f"{_TRACE_YOURS} The call passes {named}: in the playground, try it with other values of {keywords[0]} and see "
+            "whether what your solve returns changes as the contract says it should.")
 
 
 def _where_to_look(attempt: RunResult, broken: RunResult | None, still_failing: set[int] | None = None) -> tuple[Observation | None, bool]:
@@ -244,6 +261,9 @@ def mistake_note(record: Record, yours: tuple[RunResult, ...], replays: dict[tup
         counts.append((same, name, text, implementation))
     same, name, text, implementation = max(counts, key=lambda c: c[0])  # the attempt first on a tie
     checks = f"{n} failing check{'s' if n != 1 else ''}"
+    if len({variant for variant, _ in failing}) > 1:  # all variants: "5 failing checks" was one check in five variants (a trial)
+        distinct = len({o.check for _, o in failing})
+        checks = f"{n} failures ({distinct} check{'s' if distinct != 1 else ''}, in {len({v for v, _ in failing})} variants)"
     if same == n:
         return f"Your solve gets the same wrong results as {name} on {same} of {checks}: {text}" + ("" if text.endswith(".") else ".")
     if same:

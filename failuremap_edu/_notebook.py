@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ._errors import InputError
-from ._cell import saved_copy_bundle
+from ._cell import LIVE_PANEL, saved_copy_bundle
 from ._exercise import Exercise, loaded_note
 from ._fixtures import VARIANTS, read_fixtures
 from ._hints import HintLadder, hint_ladder
@@ -261,7 +261,7 @@ def _panel_text(record: Record, solve, **options) -> list[dict]:
     shown = Exercise(record, log_progress=False, **options)
     shown.solve = solve
     shown.run()
-    return [saved_copy_bundle(shown), {"text/plain": shown.text()}]
+    return [saved_copy_bundle(shown), {"text/plain": LIVE_PANEL}]
 
 
 PLATFORMS = ("server", "binder", "hub", "lite")

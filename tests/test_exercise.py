@@ -523,7 +523,8 @@ def test_in_the_browser_site_the_panel_comes_with_a_saved_copy_that_follows_its_
     assert set(saved) == {"text/plain", "text/html"}, "an ordinary output: the browser's storage keeps it, a reload shows it"
     assert saved["text/html"] == f'<div class="fm-saved"><style>{SAVED_CSS}</style>{pairs.static_html()}</div>'
     assert "run the cell to check again" in saved["text/html"] and f"<p class=\"fm-summary\">{pairs.summary()}</p>" in saved["text/html"]
-    assert saved["text/plain"] == f"{pairs.summary()} (the results saved with the notebook: run the cell to check again)"
+    assert saved["text/plain"] == f"{pairs.text(results_only=True)}\n(the results saved with the notebook: run the cell to check again)"
+    assert panel["text/plain"] == "(The live panel of this exercise shows here when the cell runs.)" and "text/html" not in panel  # not twice
 
     shown.clear()
     pairs.reveal_hint()  # nothing the saved copy shows has changed
@@ -598,3 +599,23 @@ def test_a_solve_that_fails_as_broken_does_is_pointed_at_brokens_code_not_at_pro
     e.check(namespace["solve"])
     assert e.mistake == ("Your solve gets the same wrong results as the broken version on 1 of 1 failing check: "
                          "its code is in watch it fail above: compare it with yours.")
+
+
+def test_all_variants_count_failures_as_checks_in_variants():
+    """"on all 5 failing checks" was one check failing in five variants (a learner trial)."""
+    e = Exercise(str(record_path("TR-000909")), timeout=1.0)
+    e.select_variant(ALL_VARIANTS)
+    e.check(lambda n, pad=0: [[1 if pad <= j <= i else 0 for j in range(n)] for i in range(n)][:-1] + [[0] * n] if n == 14 else
+            [[1 if pad <= j <= i else 0 for j in range(n)] for i in range(n)])
+    assert e.mistake == ("Your solve fails differently from the record's attempt and broken version on all 5 failures "
+                         "(1 check, in 5 variants): a mistake of its own.")
+
+
+def test_the_results_text_leaves_out_hints_and_the_playground():
+    e = Exercise("FA-100786", timeout=1.0)
+    e.check(reference)
+    e.reveal_hint()
+    e.try_inputs("'a  b', ['<stop>']")
+    full, results = e.text(), e.text(results_only=True)
+    assert "Playground: solve('a  b', ['<stop>'])" in full and "Hint 1" in full
+    assert "Playground" not in results and "Hint 1" not in results and results.splitlines()[:2] == full.splitlines()[:2]

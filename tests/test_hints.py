@@ -211,3 +211,15 @@ def test_when_yours_fails_differently_the_attempts_hints_say_they_are_the_attemp
     assert titles[-2:] == ["The plausible attempt's mistake (not yours: your solve fails differently)", "Root cause of the attempt's failure"]
     same = replay(record, "attempt")
     assert [h.title for h in hint_ladder(record, attempt, broken, same)][-2:] == ["The plausible attempt, and why it fails", "Root cause"]
+
+
+def test_your_own_failure_on_a_call_with_keywords_suggests_varying_them():
+    """A trial's solve ignored temperature=0.25; nothing suggested trying other values of it."""
+    from failuremap_edu._hints import _trace_yours
+    from failuremap_edu._results import Observation
+
+    keyed = Observation(0, "c", "fail", False, actual=False, expected=True, call="solve([[0.0, 1.0]], temperature=0.25)")
+    assert _trace_yours(keyed).endswith("The call passes temperature=: in the playground, try it with other values of temperature "
+                                        "and see whether what your solve returns changes as the contract says it should.")
+    assert _trace_yours(Observation(0, "c", "fail", False, call="solve([1, 2])")) == (
+        " Work through that call by hand with your code and find the step where it goes wrong.")
