@@ -96,8 +96,17 @@ def test_a_grid_above_12_by_12_is_an_inline_png_with_alt_text():
 
 
 def test_only_grids_and_number_sequences_are_drawn():
-    assert picture_kind(mask(2), mask(2)) == "grid"
+    assert picture_kind(mask(2), [[1, 1], [1, 1]]) == "grid" and picture_kind(mask(2), mask(2)) is None  # nothing differs: nothing to draw
     assert picture_kind([1, 2], [1.0, 3]) == "sequence"
     assert picture_kind("ab", "ac") is None and picture_kind([[1]], [1]) is None and picture_kind([1], [2]) is None
     assert picture_kind([("a", 1)], [("a", 2)]) is None
     assert picture_text({"a": 1}, {"a": 2}) == []
+
+
+def test_no_picture_when_no_cell_differs():
+    """Tuples against lists of the same numbers: a picture saying "no cell differs" sent a trial's learner looking for one."""
+    from failuremap_edu.render._grid import picture_html, picture_text
+
+    for expected, got in (([(0, 2), (2, 4)], [[0, 2], [2, 4]]), ((4, 5), [4, 5])):
+        assert picture_html(expected, got) == "" and picture_text(expected, got) == []
+    assert picture_html([(0, 2)], [[0, 3]]) != "" and picture_text((4, 5), [4, 6]) != []

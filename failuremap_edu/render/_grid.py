@@ -44,11 +44,16 @@ GRID_CSS = """
 
 
 def picture_kind(expected: Any, got: Any) -> str | None:
-    """``grid`` when both are grids, ``sequence`` when both are sequences of numbers, else None (nothing to draw)."""
+    """``grid`` when both are grids, ``sequence`` when both are sequences of numbers, else None (nothing to draw).
+
+    Nothing either when no cell differs (tuples against lists of the same numbers): a picture saying "no cell
+    differs" above a failing check sent a trial's learner looking for a difference in the values.
+    """
     if is_grid(expected) and is_grid(got):
-        return "grid"
+        return "grid" if differing_cells(expected, got) else None
     if is_number_sequence(expected) and is_number_sequence(got) and (len(expected) > 1 or len(got) > 1):
-        return "sequence"
+        same = len(expected) == len(got) and all(_equal(a, b) for a, b in zip(expected, got))
+        return None if same else "sequence"
     return None
 
 
