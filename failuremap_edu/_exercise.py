@@ -393,10 +393,14 @@ class Exercise:
 
     @property
     def pass_note(self) -> str:
-        """After a pass at one variant of checks that read N: the other variants are not checked yet (a trial assumed they were)."""
-        if self.running or len(self.runs) != 1 or not self.runs[0].passed or not self.uses_variant:
+        """After a pass: at one variant of checks that read N, the other variants are not checked yet (a trial assumed they
+        were); after a pass of every variant, what a pass does not prove."""
+        if self.running or not self.runs or not all(run.passed for run in self.runs):
             return ""
-        return f"That is N = {self.runs[0].variant} only: tick “all variants” to check N = {VARIANTS[0]} to {VARIANTS[-1]} too."
+        if len(self.runs) == 1 and self.uses_variant:
+            return f"That is N = {self.runs[0].variant} only: tick “all variants” to check N = {VARIANTS[0]} to {VARIANTS[-1]} too."
+        # A wrong solve passed every check of a trial's record: say what a pass is, and is not.
+        return "Every check of the record passes. Checks are examples, not a proof: try the contract's edge cases in the playground."
 
     def summary(self) -> str:
         """One line: what the panel's first line says."""

@@ -276,7 +276,9 @@ def mistake_note(record: Record, yours: tuple[RunResult, ...], replays: dict[tup
         named = ", ".join(repr(label) for label in own[:3]) + (", …" if len(own) > 3 else "")
         return (f"Your solve gets the same wrong results as {name} on {same} of {checks} ({text.rstrip('.')}); "
                 f"on the other {n - same} ({named}) it makes a mistake of its own.")
-    return f"Your solve fails differently from the record's attempt and broken version on all {checks}: a mistake of its own."
+    # "on all 1 failing check" (a trial): the one, both, all N.
+    every = f"the {checks[2:]}" if n == 1 else f"both {checks[2:]}" if n == 2 else f"all {checks}"
+    return f"Your solve fails differently from the record's attempt and broken version on {every}: a mistake of its own."
 
 
 def _reason(expected, actual) -> str:

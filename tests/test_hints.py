@@ -182,7 +182,7 @@ def test_your_solve_makes_the_attempts_mistake():
         "Your solve gets the same wrong results as the plausible attempt on 2 of 2 failing checks: " + warmup.failed_approach
     )
     assert mistake_note(warmup, yours(own_mistake), replays) == (
-        "Your solve fails differently from the record's attempt and broken version on all 2 failing checks: a mistake of its own."
+        "Your solve fails differently from the record's attempt and broken version on both failing checks: a mistake of its own."
     )
     assert mistake_note(warmup, yours(half), replays) == (
         f"Your solve gets the same wrong results as the plausible attempt on 1 of 2 failing checks ({warmup.failed_approach.rstrip('.')}); "

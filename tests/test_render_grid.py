@@ -110,3 +110,15 @@ def test_no_picture_when_no_cell_differs():
     for expected, got in (([(0, 2), (2, 4)], [[0, 2], [2, 4]]), ((4, 5), [4, 5])):
         assert picture_html(expected, got) == "" and picture_text(expected, got) == []
     assert picture_html([(0, 2)], [[0, 3]]) != "" and picture_text((4, 5), [4, 6]) != []
+
+
+def test_the_legend_says_both_sides_only_when_both_have_the_cell():
+    """An extra row in got: only got has those cells, and "on both sides" sent a trial's learner looking (a learner trial)."""
+    from failuremap_edu.render._grid import grid_html, sequence_html
+
+    extra = grid_html([[0, 2], [2, 4]], [[0, 2], [2, 4], [4, 6]])
+    assert extra.endswith('<p class="fm-muted">the 2 cells that differ are highlighted and set in bold, on the side that has them</p>')
+    mixed = grid_html([[0, 2], [2, 4]], [[0, 3], [2, 4], [4, 6]])
+    assert mixed.endswith("on both sides, or on the one side that has them (2 on one side only)</p>")
+    assert sequence_html([1, 2], [1, 3]).endswith("highlighted and set in bold, on both sides</p>")
+    assert sequence_html([1, 2], [1, 2, 3]).endswith("the position that differs is highlighted and set in bold, on the side that has it</p>")

@@ -174,11 +174,26 @@ def _marked(text: str) -> str:
     return f"<mark><strong>{_e(text)}</strong></mark>"
 
 
-def _legend(n: int, what: str) -> str:
+def _legend(n: int, what: str, one_side: int = 0) -> str:
+    """`one_side`: how many of the `n` exist on one side only (an extra row, a missing item): "on both sides" would
+    send the eye to a highlight the other side cannot have (a learner trial)."""
     if not n:
         return f'<p class="fm-muted">no {what} differs</p>'
     these = f"the {what} that differs is" if n == 1 else f"the {n:,} {what}s that differ are"
-    return f'<p class="fm-muted">{these} highlighted and set in bold, on both sides</p>'
+    if one_side == n:
+        where = "on the side that has " + ("it" if n == 1 else "them")
+    elif one_side:
+        where = f"on both sides, or on the one side that has {'it' if one_side == 1 else 'them'} ({one_side:,} on one side only)"
+    else:
+        where = "on both sides"
+    return f'<p class="fm-muted">{these} highlighted and set in bold, {where}</p>'
+
+
+def _on_one_side(cells: set, expected, got) -> int:
+    def has(g, i, j):
+        return i < len(g) and j < len(g[i])
+
+    return sum(1 for i, j in cells if has(expected, i, j) != has(got, i, j))
 
 
 def grid_html(expected: Any, got: Any) -> str:
@@ -190,7 +205,7 @@ def grid_html(expected: Any, got: Any) -> str:
         if image is not None:
             return image
     tables = _grid_table(expected, "expected", cells, expected, got) + _grid_table(got, "got", cells, expected, got)
-    return f'<div class="fm-pictures">{tables}</div>' + _legend(len(cells), "cell")
+    return f'<div class="fm-pictures">{tables}</div>' + _legend(len(cells), "cell", _on_one_side(cells, expected, got))
 
 
 def sequence_html(expected: Any, got: Any) -> str:
@@ -213,7 +228,8 @@ def sequence_html(expected: Any, got: Any) -> str:
     more = max(len(expected), len(got)) - n
     foot = f'<tr><td colspan="{n + 1}">… {more:,} more items</td></tr>' if more > 0 else ""
     table = f'<table class="fm-grid"><thead>{index}</thead><tbody>{row("expected", expected)}{row("got", got)}{foot}</tbody></table>'
-    return f'<div class="fm-pictures">{table}</div>' + _legend(sum(differs), "position")
+    one_side = sum(1 for i in range(n) if (i < len(expected)) != (i < len(got)))
+    return f'<div class="fm-pictures">{table}</div>' + _legend(sum(differs), "position", one_side)
 
 
 def picture_html(expected: Any, got: Any) -> str:
