@@ -265,6 +265,19 @@ def mistake_note(record: Record, yours: tuple[RunResult, ...], replays: dict[tup
         distinct = len({o.check for _, o in failing})
         checks = f"{n} failures ({distinct} check{'s' if distinct != 1 else ''}, in {len({v for v, _ in failing})} variants)"
     if same == n:
+        variants = {variant for variant, _ in failing}
+        mine = {(variant, o.index) for variant, o in failing}
+        passes = []  # checks that one fails and yours passes: then its teaching text describes more than your mistake
+        for variant in sorted(variants):
+            run = replays.get((variant, implementation))
+            for o in (run.observations if run is not None else ()):
+                if o.status != PASS and (variant, o.index) not in mine and o.check not in passes:
+                    passes.append(o.check)
+        if passes:
+            named = ", ".join(repr(label) for label in passes[:3]) + (", …" if len(passes) > 3 else "")
+            # A trial's one-level merge got the attempt's "merges the top level only": true of the attempt, not of it.
+            return (f"Your solve gets the same wrong results as {name} on {same} of {checks}, but passes what it fails "
+                    f"on {named}: part of its mistake, not all of it (its code is in watch it fail above).")
         return f"Your solve gets the same wrong results as {name} on {same} of {checks}: {text}" + ("" if text.endswith(".") else ".")
     if same:
         own = []

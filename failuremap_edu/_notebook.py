@@ -140,7 +140,7 @@ def _learner_preamble(record: Record) -> list[str]:
             reached.add(name)
             queue.append(name)
     helpers = [defined[name] for name in defined if name in reached and name != "solve"]
-    used = {n.id for name in reached for n in ast.walk(defined[name]) if isinstance(n, ast.Name)}
+    used = set().union(*(_globals_read(defined[name]) for name in reached))
     keep = []
     lines = source.splitlines()
     for node in tree.body:
@@ -156,6 +156,19 @@ def _learner_preamble(record: Record) -> list[str]:
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and _assigned(node) & used and not _assigned(node) & {"N", "observations"}:
             keep.append(ast.get_source_segment(source, node) or ast.unparse(node))  # a constant solve or a helper reads
     return keep
+
+
+def _globals_read(node: ast.AST) -> set[str]:
+    """Names a definition reads that are not its own parameters or locals: `base`, solve's parameter, is not the
+    fixtures' `base = {...}` (a trial's exercise cell got that line, and the learner wondered whether it mattered)."""
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return names
+    a = node.args
+    local = {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, *([a.vararg] if a.vararg else []), *([a.kwarg] if a.kwarg else [])]}
+    local |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    declared = {name for n in ast.walk(node) if isinstance(n, ast.Global) for name in n.names}
+    return {name for name in names if name not in local or name in declared}
 
 
 def _assigned(node: ast.stmt) -> set[str]:

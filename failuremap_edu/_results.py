@@ -262,6 +262,8 @@ class CallResult(Shown):
     elapsed_ms: float = 0.0
     solver: str = "yours"
     """Whose solve ran: ``yours``, or the record's ``attempt`` or ``broken`` (then the solve passed in was not called)."""
+    mutation: str | None = None
+    """Set when solve modified an argument: ``modified its argument 'base': it was … and became …``."""
 
     @property
     def whose(self) -> str:
@@ -274,7 +276,8 @@ class CallResult(Shown):
             outcome = outcome[:1_999] + "…"
         printed = f"\nprinted: {self.stdout[:2_000]}" if self.stdout else ""
         ran = "" if self.solver == "yours" else f"\nran: {self.whose}"
-        return f"{self.call} -> {self.status}: {outcome}{printed}{ran}"
+        changed = f"\nnote: solve {self.mutation}" if self.mutation else ""
+        return f"{self.call} -> {self.status}: {outcome}{printed}{ran}{changed}"
 
 
 def _distinct_returns(returned: tuple) -> tuple:

@@ -620,3 +620,28 @@ def test_the_results_text_leaves_out_hints_and_the_playground():
     full, results = e.text(), e.text(results_only=True)
     assert "Playground: solve('a  b', ['<stop>'])" in full and "Hint 1" in full
     assert "Playground" not in results and "Hint 1" not in results and results.splitlines()[:2] == full.splitlines()[:2]
+
+
+def _cell_solve(source: str):
+    namespace = {"__name__": "__main__"}
+    exec(source, namespace)
+    return namespace["solve"]
+
+
+def test_a_solve_with_part_of_the_attempts_mistake_is_not_given_all_of_its_text():
+    """A one-level merge failed only 'deep merge', as the attempt does, and was told "merges the top level only" (a trial)."""
+    e = Exercise(str(record_path("TR-001414")), timeout=2.0)
+    e.check(_cell_solve("def solve(base, override):\n    out = dict(base)\n    for k, v in override.items():\n"
+                        "        out[k] = {**base[k], **v} if isinstance(v, dict) and isinstance(base.get(k), dict) else v\n    return out\n"))
+    assert e.mistake == ("Your solve gets the same wrong results as the plausible attempt on 1 of 1 failing check, but passes what it "
+                         "fails on 'nested keys kept': part of its mistake, not all of it (its code is in watch it fail above).")
+    assert e.record.failed_approach not in e.mistake
+
+
+def test_a_recursive_merge_that_modifies_its_input_makes_brokens_mistake():
+    """Broken's inner recursive call made its results differ from the learner's same mistake (a trial)."""
+    e = Exercise(str(record_path("TR-001414")), timeout=2.0)
+    e.check(_cell_solve("def solve(base, override):\n    for k, v in override.items():\n"
+                        "        if isinstance(v, dict) and isinstance(base.get(k), dict):\n            solve(base[k], v)\n"
+                        "        else:\n            base[k] = v\n    return base\n"))
+    assert e.mistake.startswith("Your solve gets the same wrong results as the broken version on 1 of 1 failing check")

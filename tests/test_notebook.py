@@ -322,3 +322,11 @@ def test_the_solve_cell_keeps_the_preambles_decorators_and_constants():
     changed = dataclasses.replace(record, implementations={**record.implementations, "attempt": dataclasses.replace(record.implementations["attempt"], source=source)})
     kept = _learner_preamble(changed)
     assert "LIMIT = 3" in kept and "UNUSED = 4" not in kept and not [k for k in kept if k.startswith(("N =", "observations"))]
+
+
+def test_a_fixture_variable_named_like_a_parameter_stays_out_of_the_solve_cell():
+    """`base = {...}` of the fixtures landed in the exercise cell because solve's parameter is named base (a trial)."""
+    from failuremap_edu._notebook import _learner_preamble
+
+    kept = _learner_preamble(load_record(str(ROOT / "tests" / "records" / "TR-001414.json")))
+    assert not [k for k in kept if k.startswith("base")], kept

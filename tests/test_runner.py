@@ -987,3 +987,29 @@ def test_your_tracebacks_name_the_record_checks_not_its_attempt():
     assert 'File "<failuremap TR-001313 checks>", line' in mine.error.traceback and "attempt>" not in mine.error.traceback
     theirs = replay(record, "attempt").observations
     assert all("checks>" not in (o.error.traceback if o.error else "") for o in theirs)
+
+
+def test_a_recursive_solves_inner_calls_are_not_calls_of_the_check():
+    """broken recurses through the name solve: its inner call showed as a second call of the check (a learner trial)."""
+    record = load_record(record_path("TR-001414"))
+    o = next(o for o in replay(record, "broken").observations if o.check == "base unchanged")
+    assert o.compared == "(solve({'opt': {'lr': 0.1}}, {'opt': {'lr': 0.5}}), base)[1]"
+    assert [call for call, _ in o.returned] == ["solve({'opt': {'lr': 0.1}}, {'opt': {'lr': 0.5}})"]
+    assert o.mutation is not None and "'base'" in o.mutation
+
+
+def test_a_playground_call_says_when_solve_modified_its_argument():
+    from failuremap_edu import try_call
+
+    """The contract forbade modifying base; the playground showed such a solve as fine (a learner trial)."""
+    from failuremap_edu._exercise import _playground_cell
+
+    def solve(base, override):
+        base.update(override)
+        return base
+
+    result = try_call(load_record(record_path("TR-001414")), solve, ({"a": 1}, {"b": 2}))
+    assert result.mutation == "modified its argument 'base': it was {'a': 1} and became {'a': 1, 'b': 2}"
+    assert _playground_cell(result, 1.0) == ("returned", "{'a': 1, 'b': 2} (and modified its argument 'base': it was {'a': 1} and became {'a': 1, 'b': 2})")
+    assert repr(result).endswith("note: solve modified its argument 'base': it was {'a': 1} and became {'a': 1, 'b': 2}")
+    assert try_call(load_record(record_path("TR-001414")), lambda base, override: {**base, **override}, ({"a": 1}, {"b": 2})).mutation is None

@@ -437,7 +437,9 @@ def call_html(result: CallResult, css: bool = True) -> str:
     """One playground call: the call, then what it returned (or its error), and any output."""
     outcome = safe_repr(result.value, 2_000) if result.status == "returned" else str(result.error)
     label = _badge(result.status) if result.status in STATUS_SYMBOLS else _e(result.status)  # "returned" is a label, not a verdict
-    body = key_values([("call", _code(result.call)), ("ran", _e(result.whose)), (label, _code(outcome))], escaped=True)
+    rows = [("call", _code(result.call)), ("ran", _e(result.whose)), (label, _code(outcome))]
+    rows += [("note", _e(f"solve {result.mutation}"))] if result.mutation else []
+    body = key_values(rows, escaped=True)
     if result.stdout:
         body += f"<details><summary>printed output</summary><pre>{_e(result.stdout)}</pre></details>"
     return _root(body, css)

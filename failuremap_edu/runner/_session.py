@@ -173,6 +173,9 @@ class Session:
         self._returns: list[list] = []
         self._keep_returns = False
         self._mutation: str | None = None
+        self._depth = 0
+        """Calls of solve under way: a recursive solve's inner calls are not the check's (they showed as calls of their own,
+        and filled the second call of `solve(x)['r'] > solve(x)['p']` with an inner one's arguments)."""
 
     def run(self, solve: Callable | None) -> None:
         """Execute the program (a code object, or several in turn); report ``done`` or a ``problem``."""
@@ -251,6 +254,8 @@ class Session:
         session = self
 
         def solve_called_by_the_fixture(*args, **kwargs):  # the name is SOLVE_FRAME
+            if session._depth:  # solve calling itself (the record's recursion goes through this name): not a call of the check
+                return solve(*args, **kwargs)
             call = render_call(args, kwargs)
             if session._current is not None and sum(map(len, session._calls)) < _CALL_LIMIT:
                 session.sink(("call", session._current, call))
@@ -262,7 +267,11 @@ class Session:
                 before = copy.deepcopy((args, kwargs))
             except Exception:  # noqa: BLE001 - uncopyable input: no snapshot, no note
                 before = None
-            result = solve(*args, **kwargs)
+            session._depth += 1
+            try:
+                result = solve(*args, **kwargs)
+            finally:
+                session._depth -= 1
             if session._keep_returns and len(session._returns) < _RETURNS_KEPT:
                 session._returns.append([entered, portable(result)])
             if session._mutation is None and before is not None:

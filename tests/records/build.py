@@ -499,6 +499,54 @@ check('one span per token', len(solve(' x  y ' * N)), 2 * N)
 check('spans of one word', solve('abc') == [Span(0, 3, 'abc')], True)
 """,
     ),
+    # broken recurses through the name solve and modifies its argument; a check compares (solve(base, ...), base)[1]
+    "TR-001414": dict(
+        title="Config override: nested settings vanish · recursive broken, mutation record",
+        category="Configuration",
+        family="test-config-merge-recursive",
+        contract=(
+            "Return a new dict: base with override applied. Where both have a dict under the same key, merge those "
+            "dicts the same way, at every depth; otherwise the override's value replaces the base's. Neither argument "
+            "may be modified."
+        ),
+        contract_signature="base, override",
+        abstract="A shallow {**base, **override} replaces a whole nested section, so every setting the override does not repeat is lost.",
+        failed_approach="{**base, **override} merges the top level only: overriding opt.lr drops opt.wd.",
+        root_cause="Nested sections must be merged recursively, into a new dict, leaving both inputs untouched.",
+        preamble="",
+        attempt="""
+def solve(base, override):
+    return {**base, **override}
+""",
+        broken="""
+def solve(base, override):
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(base.get(key), dict):
+            solve(base[key], value)
+        else:
+            base[key] = value
+    return base
+""",
+        reference="""
+def solve(base, override):
+    out = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = solve(out[key], value)
+        else:
+            out[key] = value
+    return out
+""",
+        fixtures="""
+check('flat override', solve({'lr': 0.1, 'bs': 32}, {'lr': 0.01}), {'lr': 0.01, 'bs': 32})
+check('nested keys kept', solve({'opt': {'lr': 0.1, 'wd': 0.0}}, {'opt': {'lr': 0.01}}), {'opt': {'lr': 0.01, 'wd': 0.0}})
+check('deep merge', solve({'a': {'b': {'c': 1, 'd': 2}}}, {'a': {'b': {'d': N}}})['a']['b'], {'c': 1, 'd': N})
+base = {'opt': {'lr': 0.1}}
+check('base unchanged', (solve(base, {'opt': {'lr': 0.5}}), base)[1], {'opt': {'lr': 0.1}})
+check('new section', solve({}, {'sched': {'warmup': 10}}), {'sched': {'warmup': 10}})
+check('section replaced by a value', solve({'opt': {'lr': 0.1}}, {'opt': None}), {'opt': None})
+""",
+    ),
 }
 
 
