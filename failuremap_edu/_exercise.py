@@ -228,9 +228,15 @@ class Exercise:
         self._hints = {}  # they follow your latest run
         self.finished_at = time.time()
         source_before, self.solve_source = self.solve_source, solve_source(self.solve)
+        at = time.strftime('%H:%M:%S', time.localtime(self.finished_at))
         if previous and source_before == self.solve_source and _same_result(previous, self.runs):
             # a re-run of the same solve that changes nothing must still be seen to have happened (a new solve is not "again")
-            self.rerun_note = f"ran again at {time.strftime('%H:%M:%S', time.localtime(self.finished_at))}: same result"
+            self.rerun_note = f"ran again at {at}: same result"
+        elif previous and [r.summary() for r in previous] == [r.summary() for r in self.runs]:
+            # A new solve with the same count: after Shift+Enter only the count stays in view, and it read as if
+            # nothing had run (a learner trial).
+            same = _same_result(previous, self.runs)
+            self.rerun_note = f"your new solve, checked at {at}: {'the same result' if same else 'the same count, other results'}"
         for variant in self.variants:
             self.replays(variant)  # the comparison and the hints are computed here, never while displaying
         if self.log_progress:  # after the replays: the log names the checks where yours returns what attempt or broken returns

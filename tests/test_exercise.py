@@ -546,7 +546,8 @@ def test_a_changed_solve_with_the_same_results_is_not_said_to_have_run_again(sto
     stopping.check(first)
     assert "same result" in stopping.rerun_note
     stopping.check(second)
-    assert stopping.rerun_note == ""
+    assert "ran again" not in stopping.rerun_note  # a new solve, not a re-run: said as that (a later trial saw nothing change)
+    assert re.fullmatch(r"your new solve, checked at \d\d:\d\d:\d\d: the same result", stopping.rerun_note)
 
 
 def test_a_solve_that_loops_gets_hints_and_a_note_about_the_loop(stopping):
@@ -645,3 +646,17 @@ def test_a_recursive_merge_that_modifies_its_input_makes_brokens_mistake():
                         "        if isinstance(v, dict) and isinstance(base.get(k), dict):\n            solve(base[k], v)\n"
                         "        else:\n            base[k] = v\n    return base\n"))
     assert e.mistake.startswith("Your solve gets the same wrong results as the broken version on 1 of 1 failing check")
+
+
+def test_a_new_solve_with_the_same_count_says_it_was_checked():
+    """After Shift+Enter only "2/6 checks pass (4 fail)" stayed in view, the same as before: nothing said a new solve ran."""
+    e = Exercise(str(record_path("TR-001010")), timeout=1.0)
+    e.check(_warmup_like_the_attempt)
+    e.check(lambda steps, *, peak, warmup: [min(peak * t / warmup, peak) for t in range(steps)] + [])  # new source, same result
+    assert re.fullmatch(r"your new solve, checked at \d\d:\d\d:\d\d: the same result", e.rerun_note)
+    before = e.summary()
+    e.check(lambda steps, *, peak, warmup: [0.5 * peak] * steps)
+    if e.summary() == before:
+        assert e.rerun_note.endswith("the same count, other results")
+    else:
+        assert e.rerun_note == ""  # the count changed: that is the news
