@@ -652,9 +652,19 @@ def test_a_fresh_notebook_opens_unmodified_and_an_edit_survives_a_reload(page, c
     page.keyboard.insert_text("# an edit made just before a reload")
     page.keyboard.press("Escape")
     page.wait_for_timeout((AUTOSAVE_SECONDS + 3) * 1000)
+    # The autosave has happened (under load it can come a few seconds late): the tab is no longer marked modified.
+    expect(title).not_to_have_class(re.compile(r"jp-mod-dirty"), timeout=30_000)
     page.reload()
     expect(page.locator("li[data-type='document-title'].lm-mod-current")).to_contain_text("FA-100061.ipynb", timeout=120_000)
+    # The edit is the last cell: JupyterLab draws only the cells near the view, so go to the end to find it.
+    notebook(page).locator(".jp-Cell").first.wait_for(state="attached", timeout=60_000)
+    for _ in range(40):
+        if notebook(page).locator(".cm-content", has_text="# an edit made just before a reload").count():
+            break
+        notebook(page).locator(".jp-WindowedPanel-outer").first.evaluate("e => e.scrollTop = e.scrollHeight")
+        page.wait_for_timeout(250)
     expect(notebook(page).locator(".cm-content", has_text="# an edit made just before a reload")).to_have_count(1, timeout=60_000)
+    notebook(page).locator(".jp-WindowedPanel-outer").first.evaluate("e => e.scrollTop = 0")  # back to the exercise cell
     page.wait_for_timeout(20_000)
     cell = solve_cell(page)
     cell.scroll_into_view_if_needed()
