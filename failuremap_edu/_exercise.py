@@ -434,7 +434,7 @@ class Exercise:
 
         `results_only`: without the hints opened and the playground's inputs, for a saved copy of the results
         (which follows runs, not hint clicks or typing)."""
-        from .render._text import render_hints, run_notes, terminal_safe
+        from .render._text import run_notes, terminal_safe
 
         lines = [f"{self.record.id} · {clip(self.record.title, 100, one_line=True)}{self._variant_words()}", self.summary()]
         if self.rerun_note and not self.running:
@@ -449,22 +449,27 @@ class Exercise:
             lines.append(self.mistake)
         if self.pass_note:
             lines.append(self.pass_note)
-        if results_only:
-            pass
-        elif self.hints_shown and self.running:
+        if not results_only:
+            lines += self._hint_and_playground_lines()
+        text = "\n".join(lines)
+        return terminal_safe(text, 1 << 62)  # a plain python prompt prints it: no escape sequence, no lone surrogate; never clipped
+
+    def _hint_and_playground_lines(self) -> list[str]:
+        """The parts of the text that follow clicks and typing, not runs (a saved copy of the results leaves them out)."""
+        from .render._text import render_hints
+
+        lines = []
+        if self.hints_shown and self.running:
             lines.append(HINTS_WAIT)  # the shown hints were about the previous run: never shown as if about this one
         elif self.hints_shown:
             lines.append(render_hints(self.hints, self.hints_shown))
-        if results_only:
-            pass
-        elif self.playground_rows:
+        if self.playground_rows:
             lines.append(f"Playground: solve({_keep_spaces(self.playground_input, 80)})")
             lines += [f"  {who}: {status} {_keep_spaces(value, 120)}" for who, status, value in self.playground_rows]
             lines.append(f"  {PLAYGROUND_UNCHECKED}")
         elif self.playground_message and self.playground_input:
             lines.append(f"Playground: {self.playground_message}")
-        text = "\n".join(lines)
-        return terminal_safe(text, 1 << 62)  # a plain python prompt prints it: no escape sequence, no lone surrogate; never clipped
+        return lines
 
     STATIC_NOTE = "These are the results saved with the notebook: run the cell to check again, with the live panel (its buttons, hints and playground need a running kernel)."
 
