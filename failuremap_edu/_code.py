@@ -13,7 +13,7 @@ import inspect
 import textwrap
 from typing import Any
 
-__all__ = ["can_fall_off_end"]
+__all__ = ["can_fall_off_end", "first_line"]
 
 
 def can_fall_off_end(solve: Any) -> bool:
@@ -105,3 +105,9 @@ def _loop_own_nodes(loop: ast.While):
         for child in ast.iter_child_nodes(node):
             if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
                 stack.append(child)
+
+
+def first_line(node: ast.stmt) -> int:
+    """Where a statement's source starts: its first decorator's line, since a node's own line is that of
+    ``class``/``def`` (a @dataclass left behind is another class)."""
+    return min([d.lineno for d in getattr(node, "decorator_list", [])] + [node.lineno])

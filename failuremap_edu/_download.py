@@ -16,6 +16,7 @@ import textwrap
 import types
 from typing import Any, Callable
 
+from ._code import first_line
 from .runner import global_names
 
 __all__ = ["solve_source"]
@@ -121,7 +122,7 @@ def _source_in_cell(obj: Any, cell: str | None) -> str | None:
     lines = text.splitlines()
     for node in reversed(tree.body):  # the last definition in the cell is the one that holds
         if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and node.name == name:
-            first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+            first = first_line(node)
             return textwrap.dedent("\n".join(lines[first - 1 : node.end_lineno])) + "\n"
     return None
 

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from types import CodeType
 
+from ._code import first_line
 from ._records import Record, RecordError
 from ._signature import Params
 
@@ -190,7 +191,7 @@ def _read(record_id: str, implementation: str, source: str, contract: Params, la
         elif i in fixture_indexes or (isinstance(stmt, ast.FunctionDef) and stmt.name in helpers):
             stmt = rewriter.visit(stmt)
         if i not in fixture_indexes:
-            first = min([d.lineno for d in getattr(body[i], "decorator_list", [])] + [body[i].lineno])  # a @dataclass too
+            first = first_line(body[i])  # a @dataclass too
             preamble_lines.update(range(first, (body[i].end_lineno or body[i].lineno) + 1))
         kept_learner.append(stmt)
         kept_replay.append(stmt)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ._errors import InputError
+from ._code import first_line
 from ._cell import LIVE_PANEL, saved_copy_bundle
 from ._exercise import Exercise, loaded_note
 from ._fixtures import VARIANTS, read_fixtures
@@ -151,7 +152,7 @@ def _learner_preamble(record: Record) -> list[str]:
         elif node in helpers:
             # From the first decorator: a node's own lines start at `class`, and a @dataclass left behind made
             # Span(0, 2, 'ab') a TypeError in every check (a trial record).
-            first = min([d.lineno for d in getattr(node, "decorator_list", [])] + [node.lineno])
+            first = first_line(node)
             keep.append("\n".join(lines[first - 1 : node.end_lineno]))
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and _assigned(node) & used and not _assigned(node) & {"N", "observations"}:
             keep.append(ast.get_source_segment(source, node) or ast.unparse(node))  # a constant solve or a helper reads
