@@ -476,9 +476,7 @@ class Exercise:
     def static_html(self) -> str:
         """The last results as static HTML, for where the live panel cannot show: a notebook reopened with a new kernel
         (where the front can fall back to it), nbviewer, GitHub, an exported page. No time in it: it is stored and compared."""
-        from html import escape
-
-        from .render._html import CSS, checks_html
+        from .render._html import CSS, checks_html, html_text as escape
 
         r = self.record
         head = (f'<p class="fm-summary">{escape(self.summary())}</p>'

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from html.parser import HTMLParser
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from failuremap_edu import load_record
-from failuremap_edu.render._html import CSS, PANEL_CSS, comparison_html, observation_html, report_html, run_html, text_diff_html
+from failuremap_edu.render._html import CSS, PANEL_CSS, _e, comparison_html, observation_html, report_html, run_html, text_diff_html
 from failuremap_edu._diff import diff
 from failuremap_edu._results import Comparison, ErrorInfo, Observation, RunResult
 
@@ -48,7 +49,8 @@ def parse(html: str) -> Collector:
 def assert_safe(html: str) -> Collector:
     parsed = parse(html)
     assert set(parsed.tags) <= ALLOWED_TAGS, set(parsed.tags) - ALLOWED_TAGS
-    assert {name for name, _ in parsed.attrs} <= {"class", "charset", "lang", "title", "scope", "alt", "src"}
+    assert {name for name, _ in parsed.attrs} <= {"class", "charset", "lang", "title", "scope", "alt", "src", "style"}
+    assert {value for name, value in parsed.attrs if name == "style"} <= {"white-space:pre-wrap"}  # spaces kept, nothing else
     assert all(value.startswith("data:image/png;base64,") for name, value in parsed.attrs if name == "src")  # a grid's picture, inline
     return parsed
 
@@ -243,7 +245,7 @@ def test_a_hint_ladder_is_an_ordered_list_with_every_hint_escaped():
 
     ladder = HintLadder((Hint("Where to look first", "solve('a  b') <here>"), Hint("Root cause", "x & y")))
     assert hint_ladder_html(ladder, css=False) == (
-        '<div class="fm-root"><ol><li><strong>Where to look first:</strong> solve(&#x27;a  b&#x27;) &lt;here&gt;</li>'
+        '<div class="fm-root"><ol><li><strong>Where to look first:</strong> solve(&#x27;a<span style="white-space:pre-wrap">  </span>b&#x27;) &lt;here&gt;</li>'
         "<li><strong>Root cause:</strong> x &amp; y</li></ol></div>"
     )
     assert ladder._repr_mimebundle_()["text/plain"] == "Hint 1: Where to look first: solve('a  b') <here>\nHint 2: Root cause: x & y"
@@ -324,4 +326,11 @@ def test_text_that_quotes_code_keeps_its_spaces():
     assert {".fm-root .fm-k", ".fm-root .fm-why li", ".fm-root .fm-pattern", ".fm-root code", ".fm-root .fm-note"} <= kept
     o = Observation(index=0, check="c", status="fail", passed=False, expected=["a"], actual=["b"], call="solve('a  b')",
                     compared="solve('a  b')[0]", returned=(("solve('a  b')", [["b"], "c"]),))
-    assert '<strong class="fm-k">solve(&#x27;a  b&#x27;) returned</strong>' in observation_html(o, css=False)
+    spaces = '<span style="white-space:pre-wrap">  </span>'  # kept without our CSS too: an untrusted notebook drops it
+    html = observation_html(o, css=False)
+    assert f'<strong class="fm-k">solve(&#x27;a{spaces}b&#x27;) returned</strong>' in html
+    assert f'<code>solve(&#x27;a{spaces}b&#x27;)[0]</code>' in html
+    assert observation_html(replace(o, check="a b", call="solve('a b')", compared=None, returned=())).count("pre-wrap\">") == 0
+    assert _e("one\ntwo\tthree   four five") == (
+        'one<span style="white-space:pre-wrap">\n</span>two<span style="white-space:pre-wrap">\t</span>three'
+        '<span style="white-space:pre-wrap">   </span>four five')

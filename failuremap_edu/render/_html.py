@@ -11,6 +11,7 @@ themes. All CSS is scoped under ``.fm-root``.
 
 from __future__ import annotations
 
+import re
 from html import escape
 from typing import Sequence
 
@@ -32,6 +33,7 @@ __all__ = [
     "comparison_html",
     "diff_html",
     "hints_html",
+    "html_text",
     "lines_diff_html",
     "observation_html",
     "playground_html",
@@ -94,8 +96,28 @@ PANEL_CSS = """
 at least 3:1 on every control, and rows and labels that wrap instead of scrolling or cutting off."""
 
 
+_COLLAPSIBLE = re.compile(r"[ \t\r\n]{2,}|[\t\r\n]")
+
+
 def _e(value: object) -> str:
+    """Text as HTML that keeps its whitespace, with or without our CSS.
+
+    A notebook opened untrusted loses our <style>, and the browser then folds 'a  b' into 'a b', a
+    different string (a learner trial's stored output). A run of spaces, or a line break, is wrapped in a
+    span with its own inline white-space rule, which JupyterLab's sanitizer keeps. Not no-break spaces: a
+    call copied from the page would paste other characters than the ones it shows.
+    """
+    return _COLLAPSIBLE.sub(lambda m: f'<span style="white-space:pre-wrap">{m.group()}</span>', escape(text_safe(str(value)), quote=True))
+
+
+def _pre(value: object) -> str:
+    """Text for a <pre>, which keeps its whitespace by itself."""
     return escape(text_safe(str(value)), quote=True)
+
+
+def html_text(value: object) -> str:
+    """Plain text as HTML whose spaces survive without our CSS: for the model's static copy of its results."""
+    return _e(value)
 
 
 def _code(text: str) -> str:
@@ -218,7 +240,7 @@ def folded_value(value: object, short: int = 80) -> str:
     full = safe_repr(value, 4_000)
     if len(full) <= RETURNED_LIMIT // 2:
         return _code(full)
-    return f"<details><summary>{_code(safe_repr(value, short))}</summary><pre>{_e(full)}</pre></details>"
+    return f"<details><summary>{_code(safe_repr(value, short))}</summary><pre>{_pre(full)}</pre></details>"
 
 
 def _observation_body(o: Observation, budget: Budget, missing_return: bool = False, call: bool = True, traceback: bool = True) -> str:
@@ -246,9 +268,9 @@ def _observation_body(o: Observation, budget: Budget, missing_return: bool = Fal
     if o.verdict_note:
         body += f'<p class="fm-note">note: {_e(o.verdict_note)}</p>'
     if traceback and o.error is not None and o.error.traceback:
-        body += f"<details><summary>traceback</summary><pre>{_e(o.error.traceback)}</pre></details>"
+        body += f"<details><summary>traceback</summary><pre>{_pre(o.error.traceback)}</pre></details>"
     if o.stdout:
-        body += f"<details><summary>{_e(printed_summary(o))}</summary><pre>{_e(o.stdout)}</pre></details>"
+        body += f"<details><summary>{_e(printed_summary(o))}</summary><pre>{_pre(o.stdout)}</pre></details>"
     return body
 
 
@@ -282,7 +304,7 @@ def run_html(result: RunResult, budget: Budget | None = None, css: bool = True, 
     if result.problem is not None:
         problem = f"<p>The run stopped: {_code(str(result.problem))}</p>"
         if result.problem.traceback:
-            problem += f"<details><summary>traceback</summary><pre>{_e(result.problem.traceback)}</pre></details>"
+            problem += f"<details><summary>traceback</summary><pre>{_pre(result.problem.traceback)}</pre></details>"
     return _root(heading + summary + table + problem + details, css)
 
 
@@ -327,7 +349,7 @@ def story_html(story, css: bool = True) -> str:
             )
         parts.append("<h4>Where they fail</h4>" + "".join(rows))
     parts.append(
-        "".join(f"<details><summary>The code of {_e(name)}</summary><pre>{_e(source)}</pre></details>" for name, source in story.sources)
+        "".join(f"<details><summary>The code of {_e(name)}</summary><pre>{_pre(source)}</pre></details>" for name, source in story.sources)
     )
     return _root("".join(parts), css)
 
@@ -441,5 +463,5 @@ def call_html(result: CallResult, css: bool = True) -> str:
     rows += [("note", _e(f"solve {result.mutation}"))] if result.mutation else []
     body = key_values(rows, escaped=True)
     if result.stdout:
-        body += f"<details><summary>printed output</summary><pre>{_e(result.stdout)}</pre></details>"
+        body += f"<details><summary>printed output</summary><pre>{_pre(result.stdout)}</pre></details>"
     return _root(body, css)
