@@ -341,7 +341,8 @@ def check_labels(runs) -> list[str]:
 def to_jsonable(value: Any) -> Any:
     """The value as the record's harness would print it with json.dumps.
 
-    Tuples become lists, exactly as in the recorded observations. Values the
+    Tuples become lists, exactly as in the recorded observations, and so do named
+    tuples: a subclass of a plain type prints as its plain value. Values the
     harness could not print (sets, bytes, NaN, opaque objects) become None; the
     ``*_repr`` fields next to them keep the full story.
     """
@@ -352,4 +353,6 @@ def to_jsonable(value: Any) -> Any:
 
 
 def _refuse(value: Any) -> Any:
+    if isinstance(value, Opaque) and value.printable:
+        return value.plain
     raise TypeError(type(value).__name__)

@@ -96,6 +96,12 @@ class Opaque:
     plain: Any = None
     fields: tuple[tuple[str, Any], ...] | None = None
     """(name, plain value) of each field its ``==`` compares, for a dataclass, attrs instance or named tuple."""
+    printable: bool = False
+    """Whether ``json.dumps`` prints the value as `plain`: a subclass of a list, tuple, dict, str, int or float
+    (a named tuple prints as a list). The record's harness prints its observations so; `to_jsonable` follows."""
+    plain_eq: bool = False
+    """Whether its ``==`` is its plain type's own (a named tuple's is tuple's): then `plain` decides the verdict,
+    not the class's code, and no note says that the class's ``__eq__`` compared it."""
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Opaque) or self.type_name != other.type_name or (self.fields is None) != (other.fields is None):
@@ -274,7 +280,12 @@ def _convert(value: Any, depth: int, budget: list, active: set[int]) -> Any:
             active.discard(id(value))
     plain = _plain_equivalent(value, depth, budget, active)
     fields = _fields(value, depth, budget, active)
-    return Opaque(_type_name(kind), safe_repr(value), "not a plain value", plain, fields)
+    printable = plain is not None and isinstance(value, (list, tuple, dict, str, int, float))
+    plain_eq = plain is not None and any(
+        isinstance(value, base) and getattr(kind, "__eq__", None) is base.__eq__
+        for base in (list, tuple, dict, str, int, float, complex, bytes, set, frozenset)
+    )
+    return Opaque(_type_name(kind), safe_repr(value), "not a plain value", plain, fields, printable, plain_eq)
 
 
 def _plain_equivalent(value: Any, depth: int, budget: list[int], active: set[int]) -> Any:

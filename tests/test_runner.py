@@ -895,14 +895,24 @@ class _Pair(tuple):
     pass
 
 
+class _LoosePair(tuple):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = tuple.__hash__
+
+
 def test_a_value_compared_by_its_own_eq_is_labelled(stopping):
     """Its repr is what is shown: the note says that a class's __eq__ decided, and that the repr is only its repr."""
     result = run_checks(stopping, lambda text, stops: _EqualsAnything())
     assert all(o.status == "pass" for o in result.observations)
     assert all(o.verdict_note.startswith("compared by") and "_EqualsAnything" in o.verdict_note for o in result.observations)
     assert "own == (__eq__)" in str(result.observations[0])
+    result = run_checks(stopping, lambda text, stops: _LoosePair((text, "")))
+    assert all("_LoosePair" in o.verdict_note for o in result.observations)
+    # A subclass that keeps tuple's == (a named tuple) is compared as the tuple it shows: no note.
     result = run_checks(stopping, lambda text, stops: _Pair((text, "")))
-    assert all("_Pair" in o.verdict_note for o in result.observations)
+    assert [o.verdict_note for o in result.observations] == [None] * 6
 
 
 @pytest.mark.skipif(not __import__("shutil").which("bwrap"), reason="needs bubblewrap (apt-get install bubblewrap)")

@@ -82,6 +82,18 @@ def test_attrs_and_named_tuples_travel_with_their_fields():
     assert out.plain == (1, (2,)) and out.fields == (("left", 1), ("right", (2,)))
 
 
+def test_a_named_tuple_prints_as_a_list_and_is_compared_as_a_tuple():
+    """The harness's json.dumps prints a named tuple as a list: the replay must say the same (parity held 'null')."""
+    from failuremap_edu._results import to_jsonable
+
+    out = portable(Pair([1], "a"))
+    assert (out.printable, out.plain_eq) == (True, True) and to_jsonable({"actual": out}) == {"actual": [[1], "a"]}
+    ordered = portable(collections.OrderedDict(a=1))  # its == minds the order: not a plain dict's
+    assert (ordered.printable, ordered.plain_eq) == (True, False)
+    assert (portable(Frozen({"a": 1})).printable, portable(Frozen({"a": 1})).plain_eq) == (False, False)  # json.dumps refuses it
+    assert to_jsonable(portable(Frozen({"a": 1}))) is None and to_jsonable(portable(Span(1, 2))) is None
+
+
 def test_mappings_and_dict_views_travel_with_a_plain_equivalent():
     assert portable(Frozen({"a": [1]})).plain == {"a": [1]}
     assert portable({"a": 1}.keys()).plain == {"a"}

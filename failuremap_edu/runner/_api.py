@@ -560,7 +560,7 @@ def _verdict_note(passed: bool, actual, expected) -> str | None:
 
 def _own_eq_note(actual, expected) -> str | None:
     """The label of a verdict given by a class's own ``__eq__``: what is shown is that object's repr."""
-    classes = [o.type_name for o in _opaques(actual) + _opaques(expected) if o.reason == "not a plain value"]
+    classes = [o.type_name for o in _opaques(actual) + _opaques(expected) if o.reason == "not a plain value" and not o.plain_eq]
     if not classes:
         return None
     return (f"compared by {classes[0]}'s own == (__eq__), so the verdict is that class's, and what is shown is"

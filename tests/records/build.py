@@ -547,6 +547,51 @@ check('new section', solve({}, {'sched': {'warmup': 10}}), {'sched': {'warmup': 
 check('section replaced by a value', solve({'opt': {'lr': 0.1}}, {'opt': None}), {'opt': None})
 """,
     ),
+    # solve returns a named tuple: compared whole (the harness prints it as a list) and by field
+    "TR-001515": dict(
+        title="Train/test split: the boundary item lands twice · named tuple record",
+        category="Data splits",
+        family="test-split-namedtuple",
+        contract=(
+            "Return Split(train, test), a named tuple of two lists: train holds the first round(len(items) * frac) items, "
+            "test holds the rest, in order. No item is in both. frac is keyword-only (default 0.5)."
+        ),
+        contract_signature="items, *, frac=0.5",
+        abstract="An inclusive end index puts the boundary item in both train and test, so the test set leaks into training.",
+        failed_approach="items[:k + 1] and items[k:] look symmetric, but both hold items[k].",
+        root_cause="Python slices are half-open: items[:k] and items[k:] split at k with no overlap.",
+        preamble="""
+from typing import NamedTuple
+
+
+class Split(NamedTuple):
+    train: list
+    test: list
+""",
+        attempt="""
+def solve(items, *, frac=0.5):
+    k = round(len(items) * frac)
+    return Split(items[:k + 1], items[k:])
+""",
+        broken="""
+def solve(items, *, frac=0.5):
+    k = round(len(items) * frac)
+    return Split(items[:k], items[:k])
+""",
+        reference="""
+def solve(items, *, frac=0.5):
+    k = round(len(items) * frac)
+    return Split(list(items[:k]), list(items[k:]))
+""",
+        fixtures="""
+check('half and half', solve([1, 2, 3, 4]), Split([1, 2], [3, 4]))
+check('train part', solve(list(range(10)), frac=0.8).train, [0, 1, 2, 3, 4, 5, 6, 7])
+check('test part', solve(list(range(10)), frac=0.8).test, [8, 9])
+check('no overlap', sorted(set(solve(list(range(2 * N))).train) & set(solve(list(range(2 * N))).test)), [])
+check('sizes add up', sum(map(len, solve(list(range(N + 3)), frac=0.5))), N + 3)
+check('empty', solve([]), Split([], []))
+""",
+    ),
 }
 
 
