@@ -142,6 +142,9 @@ class Exercise:
         self.mistake: str | None = None
         """Whether your failing checks fail as the record's attempt (or broken) does, and its teaching text (`mistake_note`)."""
         self.rerun_note = ""
+        self.download_of: tuple[tuple[RunResult, ...], float | None] = ((), None)
+        """The runs and the time that `export_files` writes: the latest run's, or, when it was of the same solve
+        with the same result, those of the run that first gave it (a re-run then sends no new download links)."""
         """Set when a run gives exactly the result of the run before it: "ran again at 10:42:07: same result"."""
         self._cell_run: str | None = None
         """Names the latest run of the solve cell: its variants and the panel's re-runs are logged under it."""
@@ -229,7 +232,10 @@ class Exercise:
         self.finished_at = time.time()
         source_before, self.solve_source = self.solve_source, solve_source(self.solve)
         at = time.strftime('%H:%M:%S', time.localtime(self.finished_at))
-        if previous and source_before == self.solve_source and _same_result(previous, self.runs):
+        repeated = bool(previous) and source_before == self.solve_source and _same_result(previous, self.runs)
+        if not repeated or not self.download_of[0]:
+            self.download_of = (self.runs, self.finished_at)
+        if repeated:
             # a re-run of the same solve that changes nothing must still be seen to have happened (a new solve is not "again")
             self.rerun_note = f"ran again at {at}: same result"
         elif previous and [r.summary() for r in previous] == [r.summary() for r in self.runs]:
@@ -505,11 +511,12 @@ class Exercise:
         """
         r = self.record  # paths in it are relative to the notebook folder: a hand-in never names its learner's home
         learner = learner_id() if self.log_progress else "demo"  # an instructor's demo creates no progress log
-        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.finished_at))
+        runs, finished_at = self.download_of if self.download_of[0] else (self.runs, self.finished_at)
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(finished_at))
         stem = f"{r.id}-{short_id(learner)}-{stamp}"
         source = self.solve_source or "# The source of solve could not be read.\n"
         where = r.id if r.packaged else shown_path(r.origin)
-        again = f"failuremap-edu check {where} {stem}-solve.py" + (" --all-variants" if len(self.runs) > 1 else "")
+        again = f"failuremap-edu check {where} {stem}-solve.py" + (" --all-variants" if len(runs) > 1 else "")
         paste = f"paste it into the exercise cell, with the line @fm.exercise({where!r}) right above def solve"
         if sys.platform == "emscripten":  # a JupyterLite site: no terminal here, and its paths exist only in this browser
             header = [
@@ -518,7 +525,7 @@ class Exercise:
                 "# on a machine with failuremap-edu installed: "
                 + (again if r.packaged else f"download {PurePosixPath(where).name} from the site's file browser (folder {PurePosixPath(where).parent}), then "
                    f"in the folder where both files are: failuremap-edu check {PurePosixPath(where).name} {stem}-solve.py"
-                   + (" --all-variants" if len(self.runs) > 1 else "")),
+                   + (" --all-variants" if len(runs) > 1 else "")),
             ]
         else:
             where_from = "" if r.packaged else " (in the notebook's folder, where that path leads to the record; elsewhere give the record file's path)"
@@ -528,12 +535,12 @@ class Exercise:
                 f"# in the notebook: {paste}",
             ]
         header.append(f"# result: {self.summary()}")
-        for run in self.runs:
+        for run in runs:
             variant = f"N={run.variant} " if self.uses_variant else ""
             header += [f"#   {variant}{STATUS_SYMBOLS[o.status]} {o.status:<7} {_keep_spaces(o.check, 80)}" for o in run.observations]
         py = text_safe("\n".join(header) + "\n\n" + source.strip() + "\n")
-        data = {"record": r.id, "learner": learner, "checked_at": stamp, "summary": self.summary(), "solve": source, "runs": [run.to_json() for run in self.runs],
-                "outcomes": [outcomes(run, self._computed_replays(run.variant)) for run in self.runs]}
+        data = {"record": r.id, "learner": learner, "checked_at": stamp, "summary": self.summary(), "solve": source, "runs": [run.to_json() for run in runs],
+                "outcomes": [outcomes(run, self._computed_replays(run.variant)) for run in runs]}
         return {f"{stem}-solve.py": py, f"{stem}-results.json": text_safe(json.dumps(data, ensure_ascii=False, indent=1)) + "\n"}
 
     def __repr__(self) -> str:

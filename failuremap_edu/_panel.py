@@ -337,11 +337,12 @@ class Panel:
     def _download_links(self) -> str:
         """One-click downloads through the browser (data: links), never via the server's disk.
 
-        Built once per run (the links carry the whole file), not on every hint click.
+        Built once per result (the links carry the whole file): not on every hint click, and not for a re-run
+        that gave the same result, whose files the model keeps (`Exercise.download_of`; a re-run sent 7 KB).
         """
         e = self.exercise
-        key = (id(e.runs), e.solve_source)
-        if self._downloads_for != key:
+        key = (e.download_of, e.solve_source)  # the objects themselves: a freed tuple's id() comes back
+        if self._downloads_for is None or self._downloads_for[0] is not key[0] or self._downloads_for[1] != key[1]:
             links = []
             for name, text in e.export_files().items():
                 kind = "text/x-python" if name.endswith(".py") else "application/json"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+
 import ipywidgets
 import pytest
 
@@ -214,12 +216,28 @@ def test_presenter_aids():
     assert not any(ui.reveal in getattr(child, "children", ()) for child in panel_for(learner).children)
 
 
+def _downloaded(links_html: str) -> list[str]:
+    """The files that a panel's download links hold."""
+    import re
+
+    return [base64.b64decode(data).decode() for data in re.findall(r'base64,([A-Za-z0-9+/=]+)"', links_html)]
+
+
 def test_downloads_are_built_once_per_run(stopping):
     stopping.check(reference)
     links = panel(stopping).downloads.value
     assert links.count('class="fm-download" download="FA-100786-') == 2 and "data:text/x-python;charset=utf-8;base64," in links
     stopping.reveal_hint()
     assert panel(stopping).downloads.value is links  # not rebuilt for a hint click
+    stopping.run()  # the same solve, the same result: the same files (a re-run sent 7 KB of links again)
+    assert stopping.rerun_note.startswith("ran again") and panel(stopping).downloads.value is links
+    stopping.check(lambda text, stops: (text, ""))  # another solve: its own files
+    other = panel(stopping).downloads.value
+    assert other != links and "lambda text, stops: (text, \"\")" in _downloaded(other)[0] and "lambda" not in _downloaded(links)[0]
+    stopping.run()
+    assert panel(stopping).downloads.value is other
+    stopping.check(reference)  # back to the first solve, after another: new files (the runs they were made for are gone)
+    assert panel(stopping).downloads.value is not links and panel(stopping).downloads.value != other
 
 
 def test_the_keep_your_work_tip_fits_where_the_notebook_runs(stopping, monkeypatch):
