@@ -234,3 +234,17 @@ def test_a_huge_integer_is_a_one_line_record_error(raw_record, write_record):
     raw_record["verification"]["attempt"]["elapsed_ms"] = 10**400  # a number JSON allows and a float cannot hold
     with pytest.raises(RecordError, match=r"verification\.attempt\.elapsed_ms: a number too large$"):
         load_record(write_record(raw_record))
+
+
+def test_a_record_is_validated_once_per_content(raw_record, write_record):
+    """The exercise cell loads its record on every run: the same bytes give the same Record, edited bytes a new one."""
+    path = write_record(raw_record, name="edited.json")
+    first = load_record(path)
+    assert load_record(path) is first and load_record(str(path)) is not None
+    raw_record["title"] = "A new title"
+    path.write_text(json.dumps(raw_record), encoding="utf-8")
+    assert load_record(path).title == "A new title"
+    raw_record["implementations"]["broken"]["sha256"] = "0" * 64  # an edit that breaks it is refused, not served from before
+    path.write_text(json.dumps(raw_record), encoding="utf-8")
+    with pytest.raises(RecordError, match="sha256"):
+        load_record(path)
