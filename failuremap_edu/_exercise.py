@@ -238,6 +238,13 @@ class Exercise:
         if repeated:
             # a re-run of the same solve that changes nothing must still be seen to have happened (a new solve is not "again")
             self.rerun_note = f"ran again at {at}: same result"
+        elif previous and source_before == self.solve_source:
+            # The same solve on other variants (the variant box): not a new solve (a learner trial read it so).
+            if self.runs and [r.variant for r in previous] != [r.variant for r in self.runs]:
+                shown = "all variants" if len(self.runs) > 1 else f"N = {self.runs[0].variant}"
+                self.rerun_note = f"the same solve, checked at {at} on {shown}"
+            else:  # the same solve gave other results (it draws random numbers, reads the clock, or ran out of time)
+                self.rerun_note = f"the same solve, checked again at {at}: other results"
         elif previous and [r.summary() for r in previous] == [r.summary() for r in self.runs]:
             # A new solve with the same count: after Shift+Enter only the count stays in view, and it read as if
             # nothing had run (a learner trial).

@@ -66,6 +66,11 @@ def hint_ladder(record: Record, attempt: RunResult | None, broken: RunResult | N
     attempt passes, the first two hints are about their own first failing check.
     """
     hints: list[Hint] = []
+    if yours is not None and yours.problem is not None and all(did_not_run(o) for o in yours.observations):
+        # Nothing of yours ran (solve could not be sent, the worker died): "your solve raises NotRun" was false.
+        hints.append(Hint("Where to look first", f"Your solve did not run: {yours.problem.message or yours.problem}. Fix that "
+                          "first; the other hints are about the record's attempt until your solve runs."))
+        yours = None
     looping = next((o for o in yours.observations if o.status == TIMEOUT), None) if yours is not None else None
     if looping is not None:  # a solve that never ends: nothing else can be read until that is fixed
         call = looping.compared or looping.call or "solve"
@@ -150,6 +155,11 @@ def _trace_yours(o: Observation) -> str:
     named = ", ".join(f"{k}=" for k in keywords)
     return (f"{_TRACE_YOURS} The call passes {named}: in the playground, try it with other values of {keywords[0]} and see "
             "whether what your solve returns changes as the contract says it should.")
+
+
+def did_not_run(o: Observation) -> bool:
+    """A check that never called solve: the run stopped before it (its error says why), so it shows no mistake."""
+    return o.status == ERROR and o.error is not None and o.error.type == "NotRun"
 
 
 def _where_to_look(attempt: RunResult, broken: RunResult | None, still_failing: set[int] | None = None) -> tuple[Observation | None, bool]:
@@ -241,8 +251,8 @@ def mistake_note(record: Record, yours: tuple[RunResult, ...], replays: dict[tup
     Decided on values: the same status and an equal value of the same types, check by check.
     None when nothing fails.
     """
-    failing = [(run.variant, o) for run in yours for o in run.observations if o.status != PASS]
-    if not failing:
+    failing = [(run.variant, o) for run in yours for o in run.observations if o.status != PASS and not did_not_run(o)]
+    if not failing:  # nothing failed, or nothing of yours ran (solve could not be sent): no mistake to name
         return None
     looping = [o for _, o in failing if o.status == TIMEOUT]
     if len(looping) == len(failing):

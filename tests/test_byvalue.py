@@ -175,10 +175,6 @@ def test_dataclasses_and_cached_helpers_travel():
         first.x = 4
 
 
-class _Slotted:
-    __slots__ = ("a",)
-
-
 class _Counts(dict):
     pass
 
@@ -191,14 +187,17 @@ class _WithMeta(metaclass=_Meta):
     pass
 
 
-def _slotted():
-    return _Slotted
+class _BadSlots:
+    pass
+
+
+_BadSlots.__slots__ = ("a", 3)  # after the class statement, which would refuse it: the worker's would
 
 
 @pytest.mark.parametrize(
     "obj, words",
     [
-        (_slotted, "class _Slotted uses __slots__"),
+        (_BadSlots, "has __slots__ that are not a list of names"),
         (_Counts(a=1), "only instances of plain classes"),
         (_WithMeta, "has a metaclass (_Meta)"),
         (lambda: globals(), "looks names up dynamically (globals)"),
@@ -247,3 +246,26 @@ def test_a_dataclass_defined_in_a_cell_keeps_its_fields_and_defaults():
     back = _byvalue.loads(payload)
     assert [f.name for f in dataclasses.fields(back)] == ["start", "end"] and dataclasses.astuple(back) == (1, 2)
     assert type(back)(5).end == 0  # the default survived: MISSING is still MISSING
+
+
+def test_named_tuples_and_classes_with_slots_defined_in_a_cell_travel():
+    """A learner trial's cell defined the record's ``class Batch(NamedTuple)``: every run stopped with CannotSend
+    ("class Batch uses __slots__"), and nothing on screen said how to go on."""
+    namespace = {"__name__": "__main__"}
+    exec(
+        "import collections\nfrom typing import NamedTuple\n"
+        "class Batch(NamedTuple):\n    inputs: list\n    targets: list = []\n"
+        "    def __iter__(self):\n        raise RuntimeError('ran in the caller')\n"
+        "Pair = collections.namedtuple('Pair', 'a b')\n"
+        "class Point:\n    __slots__ = ('x', '__y')\n    def __init__(self):\n        self.x, self.__y = 1, 2\n"
+        "    def total(self):\n        return self.x + self.__y\n"
+        "EMPTY = Batch([], [9])\n"
+        "def solve(t):\n    return Batch(list(t), [Pair(1, 2)]), Point().total(), EMPTY.targets\n",
+        namespace,
+    )
+    solve, _ = _roundtrip(namespace["solve"])
+    batch, total, empty = solve((1, 2))
+    # (its own __iter__ raises: sending EMPTY read its items with tuple's code, not the class's)
+    assert (type(batch).__name__, type(batch)._fields, batch.inputs, batch.targets) == ("Batch", ("inputs", "targets"), [1, 2], [(1, 2)])
+    assert type(batch) is not namespace["Batch"] and type(batch).__slots__ == () and (total, empty) == (3, [9])
+    assert type(batch)([5]).targets == []  # the field's default came too

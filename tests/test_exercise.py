@@ -660,3 +660,28 @@ def test_a_new_solve_with_the_same_count_says_it_was_checked():
         assert e.rerun_note.endswith("the same count, other results")
     else:
         assert e.rerun_note == ""  # the count changed: that is the news
+
+
+def _sent_by_name_lookup(text, stops):
+    return eval("text, ''")  # a dynamic lookup: this solve cannot be sent to the worker
+
+
+def test_a_solve_that_did_not_run_is_not_given_a_mistake_or_a_hint_about_its_values(stopping):
+    """A learner trial's solve could not be sent: the panel called it "a mistake of its own" and hint 2 said
+    "your solve raises NotRun ... find the step where it goes wrong", and nothing said how to go on."""
+    stopping.check(_sent_by_name_lookup)
+    assert stopping.runs[0].problem.type == "CannotSend" and stopping.mistake is None
+    assert "define what it names inside solve, or in a .py file next to the notebook" in stopping.runs[0].problem.message
+    first, second = stopping.hints[:2]
+    assert first.text.startswith("Your solve did not run: solve cannot be sent to the worker process that runs the checks:")
+    assert "NotRun" not in " ".join(h.text for h in stopping.hints) and second.title != "What your solve does there"
+
+
+def test_the_same_solve_on_another_variant_is_not_called_a_new_solve():
+    e = Exercise(str(record_path("TR-000909")), timeout=1.0)
+    solve = lambda n, pad=0: [[1 if pad <= j < i else 0 for j in range(n)] for i in range(n)]  # noqa: E731
+    e.check(solve)
+    e.select_variant(3)
+    assert re.fullmatch(r"the same solve, checked at \d\d:\d\d:\d\d on N = 3", e.rerun_note), e.rerun_note
+    e.select_variant(ALL_VARIANTS)
+    assert re.fullmatch(r"the same solve, checked at \d\d:\d\d:\d\d on all variants", e.rerun_note), e.rerun_note

@@ -127,7 +127,10 @@ def test_a_run_that_stopped_with_no_observation_is_not_a_pass():
     stopped = RunResult(stopping.id, "yours", 1, (), 2.0, "process", ErrorInfo("Timeout", "importing the solution file took too long"))
     first = hint_ladder(stopping, attempt, broken, stopped)[0]
     assert first.title == "Where to look first" and "You pass every check" not in first.text
-    assert hint_ladder(stopping, attempt, broken, stopped) == hint_ladder(stopping, attempt, broken)
+    # What stopped it comes first; the rest is the attempt's ladder (nothing of yours ran to point at).
+    assert first.text == ("Your solve did not run: importing the solution file took too long. Fix that first; "
+                          "the other hints are about the record's attempt until your solve runs.")
+    assert hint_ladder(stopping, attempt, broken, stopped)[1:] == hint_ladder(stopping, attempt, broken)
     reached = tuple(o for o in attempt.observations if o.status == "pass")[:1]  # one check passed, then the run stopped
     partial = RunResult(stopping.id, "yours", 1, reached, 2.0, "process", ErrorInfo("RuntimeError", "the fixture code stopped"))
     assert reached and "You pass every check" not in hint_ladder(stopping, attempt, broken, partial)[0].text

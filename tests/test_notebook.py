@@ -330,3 +330,25 @@ def test_a_fixture_variable_named_like_a_parameter_stays_out_of_the_solve_cell()
 
     kept = _learner_preamble(load_record(str(ROOT / "tests" / "records" / "TR-001414.json")))
     assert not [k for k in kept if k.startswith("base")], kept
+
+
+@pytest.mark.parametrize("record_id", [*OWN, "FA-100061", "FA-100786"])
+def test_the_exercise_cell_as_shipped_gets_the_attempts_verdicts(record_id, tmp_path, monkeypatch, capsys):
+    """The cell holds the record's attempt, and the notebook says so: run as shipped (its classes defined in the
+    cell, so sent by value), it must fail and pass exactly the checks the attempt's own script did. A learner
+    trial's named tuple made every run stop with CannotSend: 0/7, where the notebook promised the attempt's 3/7."""
+    from failuremap_edu._exercise import exercise
+
+    learner = write_notebook(str(record_path(record_id)) if record_id in OWN else record_id, tmp_path)
+    cell = next(c.source for c in cells_of(learner) if c.cell_type == "code" and "@fm.exercise(" in c.source)
+    monkeypatch.chdir(tmp_path)
+    namespace = {"__name__": "__main__"}
+    exec(compile("import failuremap_edu as fm\n" + cell, "<the exercise cell>", "exec"), namespace)
+    reference = re.search(r"@fm\.exercise\((.+?)\)", cell).group(1)
+    e = exercise(eval(reference))
+    recorded = e.record.verification["attempt"]
+    assert e.runs and e.runs[0].problem is None, e.text()
+    if recorded.crashed:  # the script died at a check; the panel runs each check on its own and shows that one's error
+        assert any(o.status == "error" for o in e.runs[0].observations), e.text()
+        return
+    assert [(o.check, o.passed) for o in e.runs[0].observations] == [(o.check, o.passed) for o in recorded.observations], e.text()

@@ -540,6 +540,11 @@ def _observation(data: dict, current) -> Observation:
                        returned=tuple((entered, received(value)[0]) for entered, value in returned))
 
 
+CANNOT_SEND_WAY = ("To go on, define what it names inside solve, or in a .py file next to the notebook that the cell imports "
+                   "(a module travels by name)")
+"""What to do when solve cannot be sent: the error alone named the cause and left a learner trial guessing."""
+
+
 def _verdict_note(passed: bool, actual, expected) -> str | None:
     """None if the builtins' ``==`` on the plain values received gives the verdict the worker reported.
 
@@ -597,7 +602,7 @@ def _supervise(plan: Plan, collector: _Collector, sandbox: bool = False) -> None
         payload, modules = _byvalue.dumps(plan)
     except _byvalue.Unshippable as exc:
         not_run = f"this check did not run: solve cannot be sent to the worker process that runs the checks ({exc})"
-        collector.problem = ErrorInfo("CannotSend", f"solve cannot be sent to the worker process that runs the checks: {exc}")
+        collector.problem = ErrorInfo("CannotSend", f"solve cannot be sent to the worker process that runs the checks: {exc}. {CANNOT_SEND_WAY}")
         payload, modules = _byvalue.dumps(replace(plan, solve=None))  # still list the checks, without solve
     while True:
         worker = pool.take()

@@ -3,8 +3,8 @@
 What a notebook cell defines cannot be pickled by reference (the worker never
 saw the cell), so what lives in ``__main__`` or nowhere importable travels by
 value, recursively: a function as its code, defaults, closure and the globals
-its bytecode uses; a plain class (made by ``type``, no ``__slots__``) as its
-name, bases and namespace; an instance of plain classes as its ``__dict__``;
+its bytecode uses; a plain class (made by ``type``; a named tuple too) as its
+name, bases, ``__slots__`` and namespace; an instance of plain classes as its ``__dict__``;
 ``staticmethod``, ``classmethod``, ``property`` and ``lru_cache`` around them.
 Modules travel by name and are imported afresh in the worker (a module of the
 learner's too, from its file). Everything else pickles as usual.
@@ -170,14 +170,33 @@ def _class_by_value(cls: type) -> Any:
     if type(cls) is not type:
         raise Unshippable(f"class {cls.__qualname__} has a metaclass ({type(cls).__qualname__})")
     namespace = dict(cls.__dict__)  # a mappingproxy read: no code of the class runs
-    if "__slots__" in namespace:
-        raise Unshippable(f"class {cls.__qualname__} uses __slots__")
-    state = {k: v for k, v in namespace.items() if k not in ("__dict__", "__weakref__", "__module__", "__qualname__")}
-    return _class_skeleton, (cls.__name__, cls.__bases__, cls.__module__, cls.__qualname__), state, None, None, _fill_class
+    slots = _slot_names(cls, namespace)
+    # A slot's descriptor is made again by the class statement in the worker, from __slots__.
+    state = {k: v for k, v in namespace.items()
+             if k not in ("__dict__", "__weakref__", "__module__", "__qualname__", "__slots__") and type(v) is not types.MemberDescriptorType}
+    return _class_skeleton, (cls.__name__, cls.__bases__, cls.__module__, cls.__qualname__, slots), state, None, None, _fill_class
+
+
+def _slot_names(cls: type, namespace: dict) -> tuple[str, ...] | None:
+    """The class's own __slots__ as a tuple of names, or None when it has none.
+
+    Every named tuple has ``__slots__ = ()`` (a learner trial's ``class Batch(NamedTuple)`` was refused), and a
+    class with slots can only be made with them, so they go with the class's name and bases.
+    """
+    if "__slots__" not in namespace:
+        return None
+    slots = namespace["__slots__"]
+    names = (slots,) if type(slots) is str else tuple(slots) if type(slots) in (tuple, list, dict) else None
+    if names is None or not all(type(name) is str for name in names):
+        raise Unshippable(f"class {cls.__qualname__} has __slots__ that are not a list of names")
+    return names
 
 
 def _instance_by_value(obj: Any) -> Any:
     cls = type(obj)
+    if cls.__mro__[-2:] == (tuple, object) and all(_no_slots(vars(k).get("__slots__")) for k in cls.__mro__[:-2]):
+        # A named tuple (a tuple subclass with no fields of its own): its items, read by tuple's own code.
+        return _new_tuple, (cls, tuple(tuple.__iter__(obj)))
     for klass in cls.__mro__[:-1]:
         own = vars(klass)
         if type(klass) is not type or _importable(klass) or "__slots__" in own or not isinstance(own.get("__dict__", _PLAIN_DICT), types.GetSetDescriptorType):
@@ -192,8 +211,11 @@ class _Plain:
 _PLAIN_DICT = vars(_Plain)["__dict__"]
 
 
-def _class_skeleton(name: str, bases: tuple, module: str, qualname: str) -> type:
-    return type(name, bases, {"__module__": module, "__qualname__": qualname})
+def _class_skeleton(name: str, bases: tuple, module: str, qualname: str, slots: tuple[str, ...] | None = None) -> type:
+    namespace = {"__module__": module, "__qualname__": qualname}
+    if slots is not None:
+        namespace["__slots__"] = slots
+    return type(name, bases, namespace)
 
 
 def _fill_class(cls: type, state: dict) -> None:
@@ -207,6 +229,14 @@ def _mapping_proxy(mapping: dict) -> types.MappingProxyType:
 
 def _new_instance(cls: type) -> Any:
     return object.__new__(cls)
+
+
+def _no_slots(slots: Any) -> bool:
+    return type(slots) in (tuple, list) and len(slots) == 0  # never ==: that could be the learner's own __eq__
+
+
+def _new_tuple(cls: type, items: tuple) -> Any:
+    return tuple.__new__(cls, items)
 
 
 def _lru_cache(fn, parameters: dict):

@@ -560,14 +560,7 @@ check('section replaced by a value', solve({'opt': {'lr': 0.1}}, {'opt': None}),
         abstract="An inclusive end index puts the boundary item in both train and test, so the test set leaks into training.",
         failed_approach="items[:k + 1] and items[k:] look symmetric, but both hold items[k].",
         root_cause="Python slices are half-open: items[:k] and items[k:] split at k with no overlap.",
-        preamble="""
-from typing import NamedTuple
-
-
-class Split(NamedTuple):
-    train: list
-    test: list
-""",
+        preamble="from typing import NamedTuple\n\n\nclass Split(NamedTuple):\n    train: list\n    test: list\n",
         attempt="""
 def solve(items, *, frac=0.5):
     k = round(len(items) * frac)
