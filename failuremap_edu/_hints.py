@@ -185,6 +185,13 @@ def _what_it_does(o: Observation, who: str = "the attempt") -> tuple[str, tuple[
     if o.status == TIMEOUT:
         return f"There {who} never returns: the check ran out of time.", ()
     if o.status == ERROR and o.error is not None:
+        returned = o.shown_returns()
+        if returned:  # not solve: the check's expression of what it returned raised
+            call, value = returned[0]
+            shown = safe_repr(value, 200)
+            ask = ("is it of the type the contract asks for?" if o.error.type in ("AttributeError", "TypeError")
+                   else "compare it with what the contract asks for.")
+            return f"There {who} returns {shown} from {call}, and the check's {o.compared} raises {o.error} on it: {ask}", (call, shown, o.compared)
         return f"There {who} raises {o.error}.", ()
     return f"There {who} does not give the expected value.", ()
 

@@ -1023,3 +1023,29 @@ def test_a_playground_call_says_when_solve_modified_its_argument():
     assert _playground_cell(result, 1.0) == ("returned", "{'a': 1, 'b': 2} (and modified its argument 'base': it was {'a': 1} and became {'a': 1, 'b': 2})")
     assert repr(result).endswith("note: solve modified its argument 'base': it was {'a': 1} and became {'a': 1, 'b': 2}")
     assert try_call(load_record(record_path("TR-001414")), lambda base, override: {**base, **override}, ({"a": 1}, {"b": 2})).mutation is None
+
+
+@pytest.mark.parametrize("isolation", ["process", "inprocess"])
+def test_an_error_of_the_checks_expression_shows_what_solve_returned(isolation):
+    """`solve(x).train` on a plain tuple raises after solve returned: the learner needs what it returned (a trial's
+    hint said "your solve raises AttributeError", and solve had raised nothing). An error inside solve shows none."""
+    from failuremap_edu._hints import _what_it_does
+    from failuremap_edu.render._text import outcome_text
+
+    split = load_record(record_path("TR-001515"))
+    plain = run_checks(split, lambda items, *, frac=0.5: (items[:2], items[2:]), isolation=isolation)
+    train = next(o for o in plain.observations if o.check == "train part")
+    assert train.status == "error" and train.error.type == "AttributeError"
+    assert train.shown_returns() == (("solve([0, 1, 2, 3, 4, 5, 6, 7, 8, 9], frac=0.8)", ([0, 1], [2, 3, 4, 5, 6, 7, 8, 9])),)
+    assert outcome_text(train) == ("solve([0, 1, 2, 3, 4, 5, 6, 7, 8, 9], frac=0.8) returned ([0, 1], [2, 3, 4, 5, 6, 7, 8, 9]), then "
+                                   "solve([0, 1, 2, 3, 4, 5, 6, 7, 8, 9], frac=0.8).train raised AttributeError: 'tuple' object has no attribute 'train'")
+    text, _ = _what_it_does(train, "your solve")
+    assert text.startswith("There your solve returns ([0, 1], [2, 3, 4, 5, 6, 7, 8, 9]) from solve(") and "raises AttributeError" in text
+    assert text.endswith("on it: is it of the type the contract asks for?") and "your solve raises" not in text
+
+    def raising(items, *, frac=0.5):
+        raise ValueError("no split")
+
+    inside = next(o for o in run_checks(split, raising, isolation=isolation).observations if o.check == "train part")
+    assert inside.returned == () and outcome_text(inside) == "raised ValueError: no split"
+    assert _what_it_does(inside, "your solve")[0] == "There your solve raises ValueError: no split."

@@ -362,6 +362,10 @@ def outcome_text(o: Observation, limit: int = 300) -> str:
         return f"returned {safe_repr(o.actual, limit)}"
     if o.status == TIMEOUT:
         return "ran out of time (no result)"
+    returned = o.shown_returns() if o.error is not None else ()
+    if returned:  # solve returned; the check's expression of its result raised
+        call, value = returned[0]
+        return f"{call} returned {safe_repr(value, min(limit, 120))}, then {o.compared} raised {o.error}"
     return f"raised {o.error}" if o.error is not None else "stopped with an error"
 
 

@@ -329,7 +329,9 @@ class Session:
         output, dropped = self.capture.take()
         result = dict(index=ordinal, site=site, check=label_text, status=status, passed=passed, error=error, mutation=self._mutation)
         result.update(actual=portable(actual) if status in (PASS, FAIL) else None, expected=expected if type(expected) is Opaque else portable(expected))
-        returned = self._returns if status in (PASS, FAIL) and len(self._returns) == min(len(self._calls), _RETURNS_KEPT) else []
+        # Every call to solve returned: on an error too, which then came from the check's expression of the result
+        # (`solve(x).hex()` on a list): what solve returned is what the learner needs to see.
+        returned = self._returns if status in (PASS, FAIL, ERROR) and self._calls and len(self._returns) == min(len(self._calls), _RETURNS_KEPT) else []
         result.update(call="; ".join(self._calls)[:_CALL_LIMIT], returned=returned, stdout=output, stdout_dropped=dropped, elapsed_ms=elapsed_ms)
         self.sink(("result", result))
 
