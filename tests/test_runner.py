@@ -600,6 +600,14 @@ def _dynamic(text, stops):
     return eval("text, ''")
 
 
+def test_a_call_whose_solve_cannot_travel_says_why_in_a_calls_words(stopping):
+    from failuremap_edu import try_call
+
+    result = try_call(stopping, _dynamic, ("abc", []))
+    assert result.status == "error" and result.error.type == "CannotSend" and "this check" not in str(result.error)
+    assert "looks names up dynamically (eval)" in result.error.message and "inside solve" in result.error.message
+
+
 def test_a_solve_that_cannot_travel_is_a_problem_of_the_run(stopping):
     result = run_checks(stopping, _dynamic)
     assert result.problem.type == "CannotSend" and "looks names up dynamically (eval)" in result.problem.message

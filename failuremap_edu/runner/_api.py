@@ -305,6 +305,8 @@ def try_call(
     o = collector.observations[0]
     status = "returned" if o.status in ("pass", "fail") else o.status
     error = o.error
+    if error is not None and error.type == "NotRun" and collector.problem is not None:
+        error = collector.problem  # why it did not run (solve could not be sent): "this check did not run" is a check's words
     if status == TIMEOUT:  # a call, not a check: its message must not speak of checks
         error = ErrorInfo("Timeout", f"no result after {timeout:g} s, so this call was stopped. Is there an infinite loop, or a loop whose condition never changes?")
     mutation = o.mutation.removeprefix("solve ").split(" The checks see")[0].rstrip(".") if o.mutation else None  # a call, not a check
