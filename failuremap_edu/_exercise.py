@@ -142,6 +142,7 @@ class Exercise:
         self.mistake: str | None = None
         """Whether your failing checks fail as the record's attempt (or broken) does, and its teaching text (`mistake_note`)."""
         self.rerun_note = ""
+        self._solve_before: Callable | None = None
         self.download_of: tuple[tuple[RunResult, ...], float | None] = ((), None)
         """The runs and the time that `export_files` writes: the latest run's, or, when it was of the same solve
         with the same result, those of the run that first gave it (a re-run then sends no new download links)."""
@@ -231,14 +232,18 @@ class Exercise:
         self._hints = {}  # they follow your latest run
         self.finished_at = time.time()
         source_before, self.solve_source = self.solve_source, solve_source(self.solve)
+        # The same solve: the same function, or one of the same source (a cell run again). Two whose source
+        # cannot be read are not the same for that (both None).
+        same_solve = self.solve is self._solve_before or (self.solve_source is not None and source_before == self.solve_source)
+        self._solve_before = self.solve
         at = time.strftime('%H:%M:%S', time.localtime(self.finished_at))
-        repeated = bool(previous) and source_before == self.solve_source and _same_result(previous, self.runs)
+        repeated = bool(previous) and same_solve and _same_result(previous, self.runs)
         if not repeated or not self.download_of[0]:
             self.download_of = (self.runs, self.finished_at)
         if repeated:
             # a re-run of the same solve that changes nothing must still be seen to have happened (a new solve is not "again")
             self.rerun_note = f"ran again at {at}: same result"
-        elif previous and source_before == self.solve_source:
+        elif previous and same_solve:
             # The same solve on other variants (the variant box): not a new solve (a learner trial read it so).
             if self.runs and [r.variant for r in previous] != [r.variant for r in self.runs]:
                 shown = "all variants" if len(self.runs) > 1 else f"N = {self.runs[0].variant}"

@@ -297,6 +297,8 @@ class Panel:
             self.variant.value = e.variant
         if self.all_variants.value != (e.variant == ALL_VARIANTS):
             self.all_variants.value = e.variant == ALL_VARIANTS
+        # Greyed while all five run: two trials read the box's 3 beside "all variants" as the variant checked.
+        self.variant.disabled = e.variant == ALL_VARIANTS
         # Not disabled while running: a disabled button loses keyboard focus (a press during a run waits for it).
         self.rerun.disabled = e.solve is None
         # The summary, once a run is over, is the one polite live region: a screen reader announces

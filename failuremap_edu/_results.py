@@ -264,18 +264,22 @@ class CallResult(Shown):
     """Whose solve ran: ``yours``, or the record's ``attempt`` or ``broken`` (then the solve passed in was not called)."""
     mutation: str | None = None
     """Set when solve modified an argument: ``modified its argument 'base': it was … and became …``."""
+    function: str = "solve"
+    """The name of the function passed in, when it ran: a trial's ``try_call(record, sorted_windows, ...)`` said "your solve"."""
 
     @property
     def whose(self) -> str:
         """Who ran, for a display: a learner who passes their solve and implementation='broken' must not read broken's crash as theirs."""
-        return "your solve" if self.solver == "yours" else f"the record's {self.solver} (your solve was not called)"
+        if self.solver == "yours":
+            return "your solve" if self.function == "solve" else f"your function {self.function} (in the place of solve)"
+        return f"the record's {self.solver} (your solve was not called)"
 
     def __repr__(self) -> str:
         outcome = repr(self.value) if self.status == "returned" else str(self.error)
         if len(outcome) > 2_000:
             outcome = outcome[:1_999] + "…"
         printed = f"\nprinted: {self.stdout[:2_000]}" if self.stdout else ""
-        ran = "" if self.solver == "yours" else f"\nran: {self.whose}"
+        ran = "" if self.solver == "yours" and self.function == "solve" else f"\nran: {self.whose}"
         changed = f"\nnote: solve {self.mutation}" if self.mutation else ""
         return f"{self.call} -> {self.status}: {outcome}{printed}{ran}{changed}"
 

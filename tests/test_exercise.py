@@ -685,3 +685,16 @@ def test_the_same_solve_on_another_variant_is_not_called_a_new_solve():
     assert re.fullmatch(r"the same solve, checked at \d\d:\d\d:\d\d on N = 3", e.rerun_note), e.rerun_note
     e.select_variant(ALL_VARIANTS)
     assert re.fullmatch(r"the same solve, checked at \d\d:\d\d:\d\d on all variants", e.rerun_note), e.rerun_note
+
+
+def test_two_solves_whose_source_cannot_be_read_are_not_the_same_solve(stopping):
+    """Both sources unreadable (None) read as 'the same solve, checked again: other results' for a new solve."""
+    made = {}
+    for name, body in (("first", "return text, ''"), ("second", "return text.upper(), ''")):
+        exec(compile(f"def solve(text, stops):\n    {body}\n", f"<no file {name}>", "exec"), made)
+        made[name] = made.pop("solve")
+    stopping.check(made["first"])
+    stopping.check(made["second"])
+    assert "same solve" not in stopping.rerun_note and "ran again" not in stopping.rerun_note
+    stopping.check(made["second"])  # the same function again: that is a re-run
+    assert stopping.rerun_note.startswith("ran again at")

@@ -112,8 +112,9 @@ def test_variant_selector_reruns():
     assert pairs.runs[0].variant == 3 and "a3" in panel(pairs).checks.value
     panel(pairs).all_variants.value = True
     assert pairs.variant == "all" and panel(pairs).compare.value.count("<caption>") == 5
+    assert panel(pairs).variant.disabled  # its N is not the one checked now
     panel(pairs).all_variants.value = False
-    assert pairs.variant == 3 and len(pairs.runs) == 1
+    assert pairs.variant == 3 and len(pairs.runs) == 1 and not panel(pairs).variant.disabled
     panel(pairs).variant.value = 5
     assert pairs.runs[0].variant == 5 and panel(pairs).all_variants.value is False
 

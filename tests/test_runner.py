@@ -460,6 +460,13 @@ def test_try_call_yours_attempt_and_broken(stopping):
     assert ran.solver == "broken" and "your solve was not called" in ran._repr_html_()  # a trial read broken's crash as their own
     assert repr(yours) == "solve('hello<st', ['<stop>']) -> returned: ('hello', '<st')"
 
+    def sorted_windows(text, stops):  # not the exercise's solve: the display must not say "your solve" (a trial)
+        return text, ""
+
+    other = try_call(stopping, sorted_windows, args)
+    assert other.whose == "your function sorted_windows (in the place of solve)" and "ran: your function sorted_windows" in repr(other)
+    assert "sorted_windows" in other._repr_html_()
+
 
 def test_try_call_is_as_safe_as_the_checks(stopping):
     from failuremap_edu import try_call

@@ -300,8 +300,9 @@ def try_call(
     collector = _Collector(plan)
     _execute(plan, collector, _mode(isolation))
     call = render_call(tuple(args), dict(kwargs or {}))
+    function = "solve" if implementation or isinstance(solve, Solution) else str(getattr(solve, "__name__", "solve"))
     if not collector.observations:
-        return CallResult(call, ERROR, None, collector.problem or ErrorInfo("NotRun", "the call did not run"), solver=implementation or "yours")
+        return CallResult(call, ERROR, None, collector.problem or ErrorInfo("NotRun", "the call did not run"), solver=implementation or "yours", function=function)
     o = collector.observations[0]
     status = "returned" if o.status in ("pass", "fail") else o.status
     error = o.error
@@ -311,7 +312,7 @@ def try_call(
         error = ErrorInfo("Timeout", f"no result after {timeout:g} s, so this call was stopped. Is there an infinite loop, or a loop whose condition never changes?")
     mutation = o.mutation.removeprefix("solve ").split(" The checks see")[0].rstrip(".") if o.mutation else None  # a call, not a check
     return CallResult(o.call or call, status, o.actual if status == "returned" else None, error, o.stdout, o.elapsed_ms, solver=implementation or "yours",
-                      mutation=mutation)
+                      mutation=mutation, function=function)
 
 
 def _check_fits(record: Record, fixtures: FixtureScript, solve: Callable | Solution) -> None:
