@@ -39,7 +39,7 @@ def hints_offer(e: Exercise, total: int) -> str:
     advice for nothing (a learner trial): then the hints are a comparison with the attempt."""
     if e.runs and all(run.passed for run in e.runs):
         return f"{total} hint{'s' if total != 1 else ''}, for comparison: you pass every check, and they show where the attempt fails and why."
-    return f"{total} hints, one at a time: try again before you open the next."
+    return f"{total} hint{'s' if total != 1 else ''} for your latest run, one at a time: try again before you open the next."
 
 
 def playground_contract(contract: str) -> str:
