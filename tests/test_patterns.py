@@ -113,6 +113,12 @@ def test_no_sentence_where_no_pattern_holds_exactly(expected, got):
     assert pattern(expected, got) is None
 
 
+def test_a_shift_is_named_only_where_more_items_overlap_than_shift_out():
+    assert pattern([6, 7, 8, -100], [-100, 5, 6, 7]) is None or "shifted" not in pattern([6, 7, 8, -100], [-100, 5, 6, 7])
+    assert pattern([5, 1, 4, 2], [0, 5, 1, 4]) == "got is expected shifted right by 1 position: got[1:] equals expected[:-1]."
+    assert pattern([5, 1, 4, 2], [0, 0, 5, 1]) is None  # 2 of 4 after a shift of 2: not enough to say so
+
+
 def test_a_constant_sequence_is_never_called_shifted():
     # [0, 7, 7, 7] is [7, 7, 7, 7] "shifted right by 1" only because every item is the same: say what is true instead.
     assert pattern([7, 7, 7, 7], [0, 7, 7, 7]) == "Only the first position differs."
