@@ -332,6 +332,12 @@ def test_a_notebook_saved_after_a_kernel_restart_still_shows_its_last_results(pa
     page.locator(".jp-Dialog-button.jp-mod-accept, .jp-Dialog-button.jp-mod-warn").first.click()
     expect(page.locator("#jp-main-statusbar")).to_contain_text(re.compile(r"\|\s*Idle"), timeout=120_000)
     wait_idle(page)
+    # The panel lost its kernel: one line says so, and one broken-link icon (the panel's), not one per widget.
+    expect(cell.locator(".fm-stale")).to_be_visible(timeout=20_000)
+    icons = cell.locator(".fm-panel, .fm-panel .jupyter-widgets-disconnected").evaluate_all(
+        "els => els.filter(e => e.classList.contains('jupyter-widgets-disconnected')"
+        " && getComputedStyle(e, '::before').display !== 'none').length")
+    assert icons == 1, icons
     page.keyboard.press("Control+s")
     tab = page.locator("li[data-type='document-title'].lm-mod-current")
     expect(tab).not_to_have_class(re.compile(r"jp-mod-dirty"))

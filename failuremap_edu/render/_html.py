@@ -91,9 +91,12 @@ PANEL_CSS = """
 .fm-panel .widget-html,.fm-panel .widget-html-content{max-width:100%;min-width:0}
 .fm-panel .widget-text{max-width:100%}
 .fm-panel .fm-named-box .widget-label{position:absolute;width:1px;height:1px;margin:0;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
+.fm-panel .jupyter-widgets-disconnected::before{display:none}
 """
 """The exercise panel's own rules (its ipywidgets controls), scoped under .fm-panel: a focus ring of
-at least 3:1 on every control, and rows and labels that wrap instead of scrolling or cutting off."""
+at least 3:1 on every control, and rows and labels that wrap instead of scrolling or cutting off. When
+the kernel is gone, ipywidgets marks every widget with a broken-link icon; inside the panel only its
+own (the panel's) stays, with the one line that says what happened and what to do (`STALE`)."""
 
 
 _COLLAPSIBLE = re.compile(r"[ \t\r\n]{2,}|[\t\r\n]")
