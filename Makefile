@@ -56,8 +56,9 @@ $(PYODIDE_WHEELS)/.downloaded: $(STAMP) tests/pyodide/requirements.txt
 lite: $(STAMP) $(PYODIDE)
 	$(BIN)/failuremap-edu lite -o build/lite
 
+# The venv's bin first on PATH: a terminal opened in JupyterLab then has failuremap-edu, as the downloads' "check again" lines say.
 lab: $(STAMP)
-	$(BIN)/jupyter lab --notebook-dir=notebooks $(ALLOW_ROOT) $(NO_BROWSER) $(LAB_ARGS)
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/jupyter lab --notebook-dir=notebooks $(ALLOW_ROOT) $(NO_BROWSER) $(LAB_ARGS)
 
 test: $(STAMP) system-deps pyodide
 	FAILUREMAP_PROGRESS=$(CURDIR)/$(VENV)/test-progress.jsonl $(BIN)/python -m pytest

@@ -373,7 +373,7 @@ def _header(cells: _Cells, record: Record, kind: str) -> None:
     r = record
     cells.markdown(
         f"# {md(r.title, 300)}\n\n*{kind} · Failure Map record {md(r.id)}*\n\n"
-        "The outputs you see were stored when this notebook was made, so you can read it before running anything. "
+        "Until you run a cell, the output under it is the one stored when this notebook was made, so you can read it before running anything. "
         "*Run → Run All Cells* runs it for you."
     )
     cells.markdown(f"## The contract\n\n{code_span(f'solve({r.contract_signature})', 300)}\n\n{md(r.contract)}")

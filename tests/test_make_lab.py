@@ -109,6 +109,12 @@ def test_make_lab_serves_the_notebooks_with_a_token_and_no_news_prompt(tmp_path)
         config = json.loads(parser.text)
         assert ANNOUNCEMENTS in config["disabledExtensions"], "the news pop-up would cover the exercise panel"
         assert Path(config["serverRoot"]).resolve() == (ROOT / "notebooks").resolve()
+        # A terminal opened in JupyterLab inherits the server's PATH: the downloads' "failuremap-edu check ..." line
+        # must work there (a learner trial's terminal said "command not found").
+        import psutil
+
+        lab = next(p for p in psutil.Process(server.pid).children(recursive=True) if any("jupyter-lab" in part for part in p.cmdline()))
+        assert lab.environ()["PATH"].split(os.pathsep)[0] == str(ROOT / ".venv" / "bin"), lab.environ()["PATH"]
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         try:
