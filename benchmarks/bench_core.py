@@ -114,7 +114,7 @@ def bench_isolation_overhead(record_id: str) -> dict:
 
     def bare() -> None:
         # The same checks as a plain loop: evaluate each fixture, compare, no isolation.
-        g = {"solve": solve, "N": 1, "__fm_variant__": 1, "__fm_wrap__": lambda f: f}
+        g = {"solve": solve, "N": 1, "__fm_variant__": 1, "__fm_wrap__": lambda f: f, "__fm_adopt__": lambda: None}
         g["__fm_check__"] = lambda site, label, actual, expected: (label(), actual() == expected())
         exec(fixtures.program(replay=False), g)
 
