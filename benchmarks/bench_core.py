@@ -105,6 +105,15 @@ def _without_standby(name: str) -> None:
             pool.stop(standby)
 
 
+def bare_checks(fixtures, solve) -> list[tuple[str, bool]]:
+    """The same checks as a plain loop: evaluate each fixture, compare, no isolation. (label, passed) of each."""
+    verdicts: list[tuple[str, bool]] = []
+    g = {"solve": solve, "N": 1, "__fm_variant__": 1, "__fm_wrap__": lambda f: f, "__fm_adopt__": lambda: None}
+    g["__fm_check__"] = lambda site, label, actual, expected: verdicts.append((label(), actual() == expected()))
+    exec(fixtures.program(replay=False), g)
+    return verdicts
+
+
 def bench_isolation_overhead(record_id: str) -> dict:
     record = fm.load_record(record_id)
     fixtures = read_fixtures(record)
@@ -112,14 +121,8 @@ def bench_isolation_overhead(record_id: str) -> dict:
     exec(compile(fixtures.solve_source, "<solve>", "exec"), namespace)
     solve = namespace["solve"]
 
-    def bare() -> None:
-        # The same checks as a plain loop: evaluate each fixture, compare, no isolation.
-        g = {"solve": solve, "N": 1, "__fm_variant__": 1, "__fm_wrap__": lambda f: f, "__fm_adopt__": lambda: None}
-        g["__fm_check__"] = lambda site, label, actual, expected: (label(), actual() == expected())
-        exec(fixtures.program(replay=False), g)
-
     runs = {
-        "bare_ms": bare,
+        "bare_ms": lambda: bare_checks(fixtures, solve),
         "inprocess_ms": lambda: fm.run_checks(record, solve, isolation="inprocess"),
         "process_ms": lambda: fm.run_checks(record, solve),
         "fresh_ms": lambda: fm.run_checks(record, solve),

@@ -1,0 +1,28 @@
+"""The benchmarks' own baselines still run: `make bench` is not in the test command, and it broke once unseen."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import PACKAGED
+from failuremap_edu import load_record
+from failuremap_edu._fixtures import read_fixtures
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+
+
+@pytest.mark.parametrize("record_id", PACKAGED)
+def test_the_bare_loop_of_bench_core_gives_the_attempts_recorded_verdicts(record_id):
+    """The loop that the isolation overhead is measured against runs the record's program with its hooks
+    (the adoption hook, added later, stopped `make bench` with a NameError)."""
+    import bench_core
+
+    record = load_record(record_id)
+    fixtures = read_fixtures(record)
+    namespace: dict = {}
+    exec(compile(fixtures.solve_source, "<solve>", "exec"), namespace)
+    verdicts = bench_core.bare_checks(fixtures, namespace["solve"])
+    assert verdicts == [(o.check, o.passed) for o in record.verification["attempt"].observations]
