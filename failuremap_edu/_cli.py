@@ -338,9 +338,14 @@ def _cmd_check(args) -> int:
     if args.json:
         _emit_json({"record": record.id, "runs": [run.to_json() for run in runs]})
     else:
+        from ._fixtures import read_fixtures
+
+        depends_on_n = read_fixtures(record).uses_variant
         for run in runs:
             if len(runs) > 1:
                 print(f"== variant N={run.variant}")
+            elif depends_on_n:  # which N ran: a trial's terminal printed a count and no N (--variant is optional)
+                print(f"== variant N={run.variant} (the checks depend on N: --variant N or --all-variants for the others)")
             print(render_run(run, missing_return=can_fall_off_end(solution)))
     return EXIT_OK if all(run.passed for run in runs) else EXIT_FAILED
 

@@ -183,7 +183,7 @@ class Exercise:
         self._cell_run = f"{time.time():.6f}-{id(solve):x}"  # one run of the solve cell, however many variants it checks
         presenter = _FRONT[0].start(self)
         try:
-            self.run(on_progress=presenter.progress)
+            self.run(on_progress=presenter.progress, from_cell=True)
         except BaseException:  # an interrupt: nothing to show, but the front must not stay waiting for the end
             presenter.abandon()
             raise
@@ -197,8 +197,8 @@ class Exercise:
         """The variants the panel runs: the selected one, or all five."""
         return VARIANTS if self.variant == ALL_VARIANTS else (int(self.variant),)
 
-    def run(self, on_progress: Callable[[], None] | None = None) -> tuple[RunResult, ...]:
-        """Run the checks of the selected variant(s) against the current solve."""
+    def run(self, on_progress: Callable[[], None] | None = None, *, from_cell: bool = False) -> tuple[RunResult, ...]:
+        """Run the checks of the selected variant(s) against the current solve (`from_cell`: the solve cell ran)."""
         if self.solve is None:
             self.message = "No solve checked yet: run the cell with def solve in it (keep the @fm.exercise(...) line above it)."
             self._changed()
@@ -243,6 +243,8 @@ class Exercise:
         if repeated:
             # a re-run of the same solve that changes nothing must still be seen to have happened (a new solve is not "again")
             self.rerun_note = f"ran again at {at}: same result"
+            if not from_cell:  # the panel's button: an edit typed in the cell since is not what ran (a trial's fix "failed")
+                self.rerun_note += " (the solve the cell last ran: to check an edit, run the cell)"
         elif previous and same_solve:
             # The same solve on other variants (the variant box): not a new solve (a learner trial read it so).
             if self.runs and [r.variant for r in previous] != [r.variant for r in self.runs]:
@@ -528,7 +530,9 @@ class Exercise:
         stem = f"{r.id}-{short_id(learner)}-{stamp}"
         source = self.solve_source or "# The source of solve could not be read.\n"
         where = r.id if r.packaged else shown_path(r.origin)
-        again = f"failuremap-edu check {where} {stem}-solve.py" + (" --all-variants" if len(runs) > 1 else "")
+        # The variant that ran, or all: a trial's terminal checked N = 1 of a file whose header listed N = 3.
+        which = " --all-variants" if len(runs) > 1 else f" --variant {runs[0].variant}" if self.uses_variant and runs else ""
+        again = f"failuremap-edu check {where} {stem}-solve.py{which}"
         paste = f"paste it into the exercise cell, with the line @fm.exercise({where!r}) right above def solve"
         if sys.platform == "emscripten":  # a JupyterLite site: no terminal here, and its paths exist only in this browser
             header = [
@@ -536,14 +540,16 @@ class Exercise:
                 f"# check again on the site: {paste}",
                 "# on a machine with failuremap-edu installed: "
                 + (again if r.packaged else f"download {PurePosixPath(where).name} from the site's file browser (folder {PurePosixPath(where).parent}), then "
-                   f"in the folder where both files are: failuremap-edu check {PurePosixPath(where).name} {stem}-solve.py"
-                   + (" --all-variants" if len(runs) > 1 else "")),
+                   f"in the folder where both files are: failuremap-edu check {PurePosixPath(where).name} {stem}-solve.py{which}"),
             ]
         else:
             where_from = "" if r.packaged else " (in the notebook's folder, where that path leads to the record; elsewhere give the record file's path)"
             header = [
                 f"# failuremap_edu export: {r.id} · {clip(r.title, 100, one_line=True)}",
                 f"# check again with: {again}{where_from}",
+                # A terminal of a hub, or of a server started without one, is a login shell: the venv's bin is not on its
+                # PATH there, and a trial's "failuremap-edu check" said "command not found".
+                f"#   (where that command is not found: python3 -m failuremap_edu check ..., with the Python that runs the notebook)",
                 f"# in the notebook: {paste}",
             ]
         header.append(f"# result: {self.summary()}")

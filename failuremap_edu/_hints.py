@@ -116,8 +116,13 @@ def hint_ladder(record: Record, attempt: RunResult | None, broken: RunResult | N
             hints.append(Hint("Where to look first", f"Start with the check '{failing.check}': the expected value is {expected}.", (expected,)))
             hints.append(Hint("What the attempt does there", f"There the attempt gives {actual}. {_reason(failing.expected, failing.actual)}{_TRACE}", (actual,)))
     theirs = _fails_like_the_attempt(yours, attempt)
-    if theirs is False:  # yours fails differently: the record's text is about the attempt's mistake, and must say so
-        hints.append(Hint("The plausible attempt's mistake (not yours: your solve fails differently)", record.failed_approach))
+    if theirs is False and _keeps_part_of_the_attempt(yours, attempt):
+        hints.append(Hint("The plausible attempt's mistake (part of it is still in yours: where yours is wrong, it gives the attempt's values)",
+                          record.failed_approach))
+        hints.append(Hint("Root cause", record.root_cause))
+    elif theirs is False:  # yours fails differently: the record's text is about the attempt's mistake, and must say so
+        # Not "not yours": that is a claim about your code, and only the values are known (a trial's half fix kept part of it).
+        hints.append(Hint("The plausible attempt's mistake (your solve's wrong results are not the attempt's)", record.failed_approach))
         hints.append(Hint("Root cause of the attempt's failure", record.root_cause))
     else:
         hints.append(Hint("The plausible attempt, and why it fails", record.failed_approach))
@@ -134,6 +139,13 @@ def _fails_like_the_attempt(yours: RunResult | None, attempt: RunResult | None) 
         return None
     by_index = {o.index: o for o in attempt.observations}
     return any(o.index in by_index and by_index[o.index].status != PASS and same_outcome(o, by_index[o.index]) for o in failing)
+
+
+def _keeps_part_of_the_attempt(yours: RunResult | None, attempt: RunResult | None) -> bool:
+    if yours is None or attempt is None:
+        return False
+    by_index = {o.index: o for o in attempt.observations}
+    return any(o.index in by_index and partly_same(o, by_index[o.index]) for o in yours.observations)
 
 
 _TRACE = " Work through that call by hand with the attempt's code (shown in watch it fail) and find the step where it goes wrong."
@@ -153,7 +165,9 @@ def _trace_yours(o: Observation) -> str:
     if not keywords:
         return _TRACE_YOURS
     named = ", ".join(f"{k}=" for k in keywords)
-    return (f"{_TRACE_YOURS} The call passes {named}: in the playground, try it with other values of {keywords[0]} and see "
+    # Each of them, not the first only: "other values of peak" pointed a trial away from its bug, in warmup.
+    which = keywords[0] if len(keywords) == 1 else f"{', '.join(keywords[:-1])} or {keywords[-1]}, one at a time,"
+    return (f"{_TRACE_YOURS} The call passes {named}: in the playground, try it with other values of {which} and see "
             "whether what your solve returns changes as the contract says it should.")
 
 
@@ -214,6 +228,35 @@ def same_outcome(mine: Observation, theirs: Observation) -> bool:
     if mine.status == ERROR:
         return mine.error is not None and theirs.error is not None and mine.error.type == theirs.error.type
     return True
+
+
+def partly_same(mine: Observation, theirs: Observation) -> bool:
+    """Whether yours is wrong only where theirs is wrong, giving their values there, and right somewhere they are not.
+
+    A trial's half fix (``max(s, 1) / warmup``) still had the attempt's ramp, one step late, at every other
+    step: its values differed from the attempt's as a whole, and the panel called it a mistake of its own.
+    Decided on values, item by item, in lists and tuples of one length and in dicts of the same keys.
+    """
+    return mine.status == FAIL and theirs.status == FAIL and _subset_of_mistake(mine.expected, mine.actual, theirs.actual)
+
+
+def _subset_of_mistake(expected, mine, theirs, depth: int = 0) -> bool:
+    if depth > 50:
+        return False
+    try:
+        if type(mine) in (list, tuple) and type(theirs) is type(mine) and type(expected) in (list, tuple) and len(mine) == len(theirs) == len(expected):
+            keys = range(len(mine))
+        elif type(mine) is dict and type(theirs) is dict and type(expected) is dict and mine.keys() == theirs.keys() == expected.keys():
+            keys = list(mine)
+        else:
+            return False
+        wrong = [k for k in keys if not _same_value(mine[k], expected[k])]
+        fixed = [k for k in keys if _same_value(mine[k], expected[k]) and not _same_value(theirs[k], expected[k])]
+        return bool(wrong) and (bool(fixed) or any(not _same_value(mine[k], theirs[k]) for k in wrong)) and all(
+            _same_value(mine[k], theirs[k]) or _subset_of_mistake(expected[k], mine[k], theirs[k], depth + 1) for k in wrong
+        )
+    except BaseException:  # noqa: BLE001 - a hostile value: not decided
+        return False
 
 
 _LOCAL_PREFIXES = ("__failuremap__.", "solution.", "__main__.")
@@ -306,6 +349,16 @@ def mistake_note(record: Record, yours: tuple[RunResult, ...], replays: dict[tup
         named = ", ".join(repr(label) for label in own[:3]) + (", …" if len(own) > 3 else "")
         return (f"Your solve gets the same wrong results as {name} on {same} of {checks} ({text.rstrip('.')}); "
                 f"on the other {n - same} ({named}) it makes a mistake of its own.")
+    partly = []  # checks where yours keeps part of the attempt's mistake: wrong only where it is, with its values
+    for variant, o in failing:
+        run = replays.get((variant, "attempt"))
+        theirs = run.observations[o.index] if run is not None and o.index < len(run.observations) else None
+        if theirs is not None and partly_same(o, theirs) and o.check not in partly:
+            partly.append(o.check)
+    if partly:
+        named = ", ".join(repr(label) for label in partly[:3]) + (", …" if len(partly) > 3 else "")
+        return (f"On {named}, your solve is wrong only where the plausible attempt is, and there it gives the attempt's "
+                f"values: part of the attempt's mistake is still in it. The attempt's mistake: {record.failed_approach}")
     # "on all 1 failing check" (a trial): the one, both, all N.
     every = f"the {checks[2:]}" if n == 1 else f"both {checks[2:]}" if n == 2 else f"all {checks}"
     return f"Your solve fails differently from the record's attempt and broken version on {every}: a mistake of its own."

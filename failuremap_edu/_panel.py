@@ -124,7 +124,7 @@ class Panel:
         self.all_variants = w.Checkbox(value=e.variant == ALL_VARIANTS, description="all variants", indent=False, layout=auto)
         # No icons on buttons: ipywidgets draws them as <i class="fa"> without aria-hidden, so the
         # icon font's glyph would start every button's spoken name.
-        self.rerun = w.Button(description="Run checks again", tooltip="Run the checks on your current solve", layout=auto)
+        self.rerun = w.Button(description="Run checks again", tooltip="Run the checks again on the solve the cell last ran (to check an edit, run the cell: Shift+Enter)", layout=auto)
         self.status = w.HTML()
         self.status_end = w.HTML()
         """The same line again at the panel's end: after Shift+Enter JupyterLab scrolls the next cell into view, and a

@@ -71,6 +71,14 @@ def test_check_passing_solution(capsys, solution):
     assert (code, out) == (0, "6/6 checks pass\n")
 
 
+def test_check_of_checks_that_depend_on_n_says_which_n_ran(capsys, solution):
+    """A trial's terminal printed "4/6 checks pass (2 fail)" and nothing said that N = 1 ran (its file had N = 3)."""
+    code, out, _ = run(capsys, "check", "FA-100061", solution("def solve(candidates):\n    return None\n"), "--variant", "3")
+    assert code == 1 and out.startswith("== variant N=3 (the checks depend on N: --variant N or --all-variants for the others)\n")
+    code, out, _ = run(capsys, "check", "FA-100786", solution(REFERENCE))  # its checks do not read N: no such line
+    assert out == "6/6 checks pass\n"
+
+
 def test_check_failing_solution_text(capsys, solution):
     code, out, _ = run(capsys, "check", "FA-100786", solution("def solve(text, stops):\n    return text, ''\n"))
     assert code == 1

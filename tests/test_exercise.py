@@ -106,6 +106,9 @@ def test_variants_rerun_and_all_variants_apply_to_everything():
     pairs.check(lambda candidates: None)
     pairs.select_variant(3)
     assert pairs.runs[0].variant == 3 and pairs.text().splitlines()[0].endswith("(variant N = 3)")
+    header = next(text for name, text in pairs.export_files().items() if name.endswith("-solve.py"))
+    assert re.search(r"^# check again with: failuremap-edu check FA-100061 \S+-solve\.py --variant 3$", header, re.M), header
+    assert "#   (where that command is not found: python3 -m failuremap_edu check ..., with the Python that runs the notebook)" in header
     assert "'a3'" in pairs.hints[0].text and "'a1'" not in pairs.hints[0].text  # hints follow the variant
     pairs.select_variant("all")
     assert [r.variant for r in pairs.runs] == [1, 2, 3, 4, 5]
@@ -443,7 +446,9 @@ def test_run_checks_again_with_the_same_result_says_so():
     e = Exercise(str(record_path("TR-001010")), timeout=1.0)
     e.check(_warmup_like_the_attempt)
     assert e.rerun_note == ""  # a first run is its own news
-    e.run()  # the panel's "Run checks again"
+    e.run()  # the panel's "Run checks again": it says whose solve ran (a trial's unrun edit looked checked and failing)
+    assert re.fullmatch(r"ran again at \d\d:\d\d:\d\d: same result \(the solve the cell last ran: to check an edit, run the cell\)", e.rerun_note)
+    e.check(_warmup_like_the_attempt)  # the cell run again: its own solve, no such note
     assert re.fullmatch(r"ran again at \d\d:\d\d:\d\d: same result", e.rerun_note)
     assert f"  ({e.rerun_note})" in e.text().splitlines()
     e.check(lambda steps, *, peak, warmup: [peak] * steps)  # a different result: nothing to say

@@ -211,9 +211,40 @@ def test_when_yours_fails_differently_the_attempts_hints_say_they_are_the_attemp
     attempt, broken = replay(record, "attempt"), replay(record, "broken")
     mine = run_checks(record, lambda text, stops: ("nothing like it", "at all"))
     titles = [h.title for h in hint_ladder(record, attempt, broken, mine)]
-    assert titles[-2:] == ["The plausible attempt's mistake (not yours: your solve fails differently)", "Root cause of the attempt's failure"]
+    assert titles[-2:] == ["The plausible attempt's mistake (your solve's wrong results are not the attempt's)", "Root cause of the attempt's failure"]
     same = replay(record, "attempt")
     assert [h.title for h in hint_ladder(record, attempt, broken, same)][-2:] == ["The plausible attempt, and why it fails", "Root cause"]
+
+
+def test_a_half_fix_that_keeps_part_of_the_attempts_mistake_is_told_so():
+    """A trial's max(s, 1) / warmup fixed the first step only: wrong exactly where the attempt is, with its values, at
+    every other step. The panel said "a mistake of its own" and hint 3 "(not yours)": both pushed it away from the cause."""
+    from failuremap_edu._hints import mistake_note, partly_same
+    from failuremap_edu._results import Observation
+
+    expected, attempt_gives = [0.25, 0.5, 0.75, 1.0], [0.0, 0.25, 0.5, 0.75]
+
+    def fail(actual):
+        return Observation(0, "warmup ramp", "fail", False, expected=expected, actual=actual)
+
+    assert partly_same(fail([0.25, 0.25, 0.5, 0.75]), fail(attempt_gives))  # one step fixed, the rest the attempt's
+    assert not partly_same(fail(attempt_gives), fail(attempt_gives))  # the same values: that is the attempt's whole mistake
+    assert not partly_same(fail([0.25, 0.25, 0.5, 0.7]), fail(attempt_gives))  # another value where it is wrong
+    assert not partly_same(fail([0.2, 0.5, 0.75, 0.75]), fail([0.25, 0.5, 0.75, 0.75]))  # wrong where the attempt is right
+    assert not partly_same(fail([0.25, 0.25]), fail(attempt_gives))  # another length: not compared item by item
+    assert partly_same(Observation(0, "d", "fail", False, expected={"a": 1, "b": [1, 2]}, actual={"a": 1, "b": [1, 0]}),
+                       Observation(0, "d", "fail", False, expected={"a": 1, "b": [1, 2]}, actual={"a": 0, "b": [1, 0]}))
+
+    record = load_record("FA-100786")
+    replays = {(1, "attempt"): RunResult(record.id, "attempt", 1, (fail(attempt_gives),), 2.0, "process")}
+    note = mistake_note(record, (RunResult(record.id, "yours", 1, (fail([0.25, 0.25, 0.5, 0.75]),), 2.0, "process"),), replays)
+    assert note == ("On 'warmup ramp', your solve is wrong only where the plausible attempt is, and there it gives the attempt's "
+                    f"values: part of the attempt's mistake is still in it. The attempt's mistake: {record.failed_approach}")
+    other = mistake_note(record, (RunResult(record.id, "yours", 1, (fail([9, 9, 9, 9]),), 2.0, "process"),), replays)
+    assert other.endswith("a mistake of its own.")
+    half = RunResult(record.id, "yours", 1, (fail([0.25, 0.25, 0.5, 0.75]),), 2.0, "process")
+    titles = [h.title for h in hint_ladder(record, replays[(1, "attempt")], None, half)]
+    assert "The plausible attempt's mistake (part of it is still in yours: where yours is wrong, it gives the attempt's values)" in titles
 
 
 def test_your_own_failure_on_a_call_with_keywords_suggests_varying_them():
@@ -224,5 +255,7 @@ def test_your_own_failure_on_a_call_with_keywords_suggests_varying_them():
     keyed = Observation(0, "c", "fail", False, actual=False, expected=True, call="solve([[0.0, 1.0]], temperature=0.25)")
     assert _trace_yours(keyed).endswith("The call passes temperature=: in the playground, try it with other values of temperature "
                                         "and see whether what your solve returns changes as the contract says it should.")
+    two = Observation(0, "c", "fail", False, call="solve(6, peak=1.0, warmup=4)")
+    assert "try it with other values of peak or warmup, one at a time, and see" in _trace_yours(two)
     assert _trace_yours(Observation(0, "c", "fail", False, call="solve([1, 2])")) == (
         " Work through that call by hand with your code and find the step where it goes wrong.")

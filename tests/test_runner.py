@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import sys
 import threading
 import time
@@ -505,12 +506,15 @@ def test_parse_call_arguments(text, expected):
         ("x", "only literal values"),
         ("*xs", "type the arguments only"),
         ("1 +", "could not read the inputs"),
+        ("3, warmup=", "could not read the inputs (the text ends too early: invalid syntax at the end)"),  # not "column 1" (a trial)
+        ("x=1, 2", "could not read the inputs (positional argument follows keyword argument)"),
+        (",,", "could not read the inputs (near column 1: invalid syntax)"),
     ],
 )
 def test_parse_call_arguments_explains_typos(text, message):
     from failuremap_edu.runner._api import parse_call_arguments
 
-    with pytest.raises(ValueError, match=message.replace("(", r"\(")):
+    with pytest.raises(ValueError, match=re.escape(message)):
         parse_call_arguments(text)
 
 

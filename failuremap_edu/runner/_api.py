@@ -260,9 +260,14 @@ def parse_call_arguments(text: str, example: str | None = None) -> tuple[tuple, 
     try:
         call = ast.parse(f"f({source}\n)", mode="eval").body
     except SyntaxError as exc:
-        column = max((exc.offset or 3) - 2, 1)
         unclosed = ("never closed", "does not match", "unterminated", "EOF")
-        what = "a bracket or quote is not closed" if any(w in exc.msg for w in unclosed) else f"near column {column}: {exc.msg}"
+        if any(w in exc.msg for w in unclosed):
+            what = "a bracket or quote is not closed"
+        elif (exc.lineno or 1) > 1:  # flagged at the closing parenthesis we add: no column of the typed text
+            # ("near column 1" of '3, warmup=' misled a trial: the text ends too early)
+            what = "the text ends too early: invalid syntax at the end" if exc.msg == "invalid syntax" else exc.msg
+        else:
+            what = f"near column {max((exc.offset or 3) - 2, 1)}: {exc.msg}"
         raise ValueError(
             f"could not read the inputs ({what}). Type Python literals separated by commas"
             + (f", for example: {example}" if example else ".")
