@@ -154,7 +154,8 @@ def safe_repr(value: Any, limit: int = _REPR_LIMIT, *, keep_end: bool = False) -
         if kind is dict:
             shown = ", ".join(f"{safe_repr(k, 40)}: {safe_repr(v, 40)}" for k, v in list(value.items())[:count])
         else:
-            shown = ", ".join(safe_repr(x, 40) for x in list(value)[:count])
+            first = _in_order(value)[:count] if kind in (set, frozenset) and len(value) <= 100_000 else list(value)[:count]
+            shown = ", ".join(safe_repr(x, 40) for x in first)
         brackets = {list: "[]", tuple: "()", dict: "{}", set: "{}", frozenset: "{}"}[kind]
         text = f"{brackets[0]}{shown}, …{brackets[1]}  [{len(value):,} items]"
         return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -175,12 +176,55 @@ def _repr(value: Any, limit: int | None = None) -> str:
     like ``'café'`` without, and an accent on its own sticks to the quote before it.
     The escaped form is still a valid repr of the same string.
     """
-    text = repr(value)
+    text = _ordered_repr(value, 0) if _holds_a_set(value) else repr(value)
     if limit is not None and type(text) is str:
         text = text[: limit + 1]  # escaped after clipping: a repr of many megabytes is not walked character by character
     if type(text) is not str or text.isascii():
         return text
     return "".join(f"\\u{ord(ch):04x}" if unicodedata.category(ch) in ("Mn", "Me") else ch for ch in text)
+
+
+def _holds_a_set(value: Any, depth: int = 0, budget: list[int] | None = None) -> bool:
+    """Whether a set or frozenset is in the value, among plain containers (up to 10,000 items looked at)."""
+    budget = [10_000] if budget is None else budget
+    kind = type(value)
+    if kind in (set, frozenset):
+        return True
+    if depth > 20 or kind not in (list, tuple, dict):
+        return False
+    items = value.items() if kind is dict else value
+    for item in items:
+        budget[0] -= 1
+        if budget[0] < 0:
+            return False
+        if any(_holds_a_set(part, depth + 1, budget) for part in (item if kind is dict else (item,))):
+            return True
+    return False
+
+
+def _ordered_repr(value: Any, depth: int) -> str:
+    """repr() with the members of every set in order: a set's own order follows string hashing, which changes from
+    one process to the next, so a stored output never matched a new run (nbval) and two runs showed one set two ways."""
+    kind = type(value)
+    if depth > 20 or kind not in (list, tuple, dict, set, frozenset):
+        return repr(value)
+    if kind is dict:
+        return "{" + ", ".join(f"{_ordered_repr(k, depth + 1)}: {_ordered_repr(v, depth + 1)}" for k, v in value.items()) + "}"
+    if kind in (list, tuple):
+        inner = ", ".join(_ordered_repr(x, depth + 1) for x in value)
+        return f"[{inner}]" if kind is list else f"({inner},)" if len(value) == 1 else f"({inner})"
+    members = [_ordered_repr(x, depth + 1) for x in _in_order(value)]
+    if not members:
+        return "set()" if kind is set else "frozenset()"
+    return "{" + ", ".join(members) + "}" if kind is set else "frozenset({" + ", ".join(members) + "})"
+
+
+def _in_order(members: Any) -> list:
+    """A set's members sorted by value, or by repr when they do not compare (mixed types)."""
+    try:
+        return sorted(members)
+    except TypeError:
+        return sorted(members, key=repr)
 
 
 def _middle_clip(value: Any, limit: int) -> str:

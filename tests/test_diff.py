@@ -156,6 +156,22 @@ def test_budget_limits_differences_and_counts_the_rest():
     assert len(result.differences) == 5 and result.omitted == 95 and not result.equal
 
 
+def test_rows_past_the_budget_count_their_differing_cells_not_one_each():
+    """A 14x14 mask with 25 wrong cells said "12 listed, and 7 more differences" (7 rows): a trial counted 19."""
+    from failuremap_edu.render._text import diff_text
+
+    n, w = 14, 3
+    expected = [[1 if 0 <= i - j < w else 0 for j in range(n)] for i in range(n)]
+    got = [[1 if abs(i - j) < w else 0 for j in range(n)] for i in range(n)]
+    result = diff(expected, got)
+    assert (len(result.differences), result.omitted, result.omitted_items) == (12, 13, 0)
+    assert diff_text(result).splitlines()[-1] == "- … and 13 more differences"
+    # Rows of other lengths past the budget: their differences are not guessed, the rows are counted and said apart.
+    ragged = diff([[1, 2]] * 30, [[1, 2, 3]] * 30)
+    assert (ragged.omitted, ragged.omitted_items) == (0, 24) and not ragged.equal
+    assert diff_text(ragged).splitlines()[-1] == "- … and 24 more items that differ, not looked into"
+
+
 def test_huge_string_window_is_centred_on_the_first_difference():
     expected = "x" * 5_000_000 + "a" + "y" * 100
     actual = "x" * 5_000_000 + "b" + "y" * 100

@@ -152,3 +152,19 @@ def test_shared_references_count_by_their_expanded_size():
     assert received(value)[1] is False, "what was cut is no plain data any more"
     assert received([[b] * 30, [b] * 30])[1] is False, "the budget spans the whole value"
     assert received(([1, "a"], {2: frozenset({3})})) == (([1, "a"], {2: frozenset({3})}), True)
+
+
+def test_a_set_is_shown_with_its_members_in_order_whatever_the_hash_seed():
+    """A set's own order follows string hashing, which changes per process: a notebook's stored output of a set of
+    n-grams never matched a new run (nbval failed on TR-001717), and two runs showed one set two ways."""
+    import subprocess
+    import sys
+
+    value = [{("b", "c"), ("c",), ("a", "b")}, frozenset({"z", "a"}), set(), frozenset(), {1, "a", None}]
+    shown = safe_repr(value)
+    assert shown == "[{('a', 'b'), ('b', 'c'), ('c',)}, frozenset({'a', 'z'}), set(), frozenset(), {'a', 1, None}]"
+    code = f"from failuremap_edu._values import safe_repr; print(safe_repr({value!r}))"
+    for seed in ("1", "2", "3"):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**__import__("os").environ, "PYTHONHASHSEED": seed})
+        assert out.stdout.strip() == shown, out.stderr
+    assert safe_repr(set(range(500)), 60).startswith("{0, 1, 2, 3, 4")  # a long set is shown by its first members in order

@@ -19,7 +19,7 @@ from .._diff import Budget, Diff, LineDetail, TextDetail, diff
 from .._records import Record
 from .._patterns import pattern
 from ._grid import GRID_CSS, picture_html
-from ._text import RETURNED_LIMIT, expected_text, grouped, paths_text, expression_label, line_rows, outcome_text, printed_summary, run_notes, story_reasons, story_sentences, visible
+from ._text import RETURNED_LIMIT, expected_text, omitted_items_text, grouped, paths_text, expression_label, line_rows, outcome_text, printed_summary, run_notes, story_reasons, story_sentences, visible
 from .._results import FAIL, PASS, CallResult, Observation, RunResult, check_labels, repeated_failures
 from .._values import safe_repr, text_safe
 from ._style import DARK_THEME, PLAYGROUND_UNCHECKED, STATUS_CSS, STATUS_CSS_DARK, STATUS_SYMBOLS, UI_CSS, UI_CSS_DARK
@@ -223,6 +223,8 @@ def diff_html(result: Diff) -> str:
         items.append(f"<li>{item}</li>")
     if result.omitted:
         items.append(f"<li>… and {result.omitted:,} more difference{'s' if result.omitted != 1 else ''}</li>")
+    if result.omitted_items:
+        items.append(f"<li>… {_e(omitted_items_text(result.omitted_items))}</li>")
     return f'<ul class="fm-why">{"".join(items)}</ul>' if items else ""
 
 

@@ -216,6 +216,8 @@ def render_diff(result: Diff, indent: str = "  ") -> list[str]:
             lines += render_lines(d.lines, indent)
     if result.omitted:
         lines.append(f"{indent}- … and {result.omitted:,} more difference{'s' if result.omitted != 1 else ''}")
+    if result.omitted_items:
+        lines.append(f"{indent}- … {omitted_items_text(result.omitted_items)}")
     return lines
 
 
@@ -353,6 +355,11 @@ def render_comparison(runs, names) -> str:
     return "\n".join(lines)
 
 
+def omitted_items_text(count: int) -> str:
+    """Items that differ but were not looked into (the diff's budget): their differences are not counted."""
+    return f"and {count:,} more item{'s' if count != 1 else ''} that differ{'s' if count == 1 else ''}, not looked into"
+
+
 def outcome_text(o: Observation, limit: int = 300) -> str:
     """What one implementation did on a check, in a few words: returned X, raised E, ran out of time."""
     if o.status in (PASS, FAIL):
@@ -391,7 +398,7 @@ def story_reasons(o: Observation, budget: Budget | None = None) -> tuple[str, Di
     explained = diff(o.expected, o.actual, budget or Budget())
     if not explained.differences and not explained.hint:
         return "", None
-    if len(explained.differences) == 1 and not explained.omitted and not explained.hint:
+    if len(explained.differences) == 1 and not explained.omitted and not explained.omitted_items and not explained.hint:
         d = explained.differences[0]
         if d.text is None and d.lines is None:
             return (f"{d.path}: {d.message}" if d.path else d.message), None

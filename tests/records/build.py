@@ -14,7 +14,8 @@ preamble; an in-place contract (solve returns None, the checks read the argument
 checks on expressions
 of the result (``[-1]``, a predicate ``[0] > 0``, ``len()``, ``sorted()``), 2-D 0/1
 grids (small and above 12 x 12), float sequences with keyword-only arguments, nested
-per-class dicts, and tuples against lists.
+per-class dicts, and tuples against lists; a named tuple, bytes and a set returned by
+solve (the last two compared through expressions: JSON holds neither).
 """
 
 from __future__ import annotations
@@ -583,6 +584,70 @@ check('test part', solve(list(range(10)), frac=0.8).test, [8, 9])
 check('no overlap', sorted(set(solve(list(range(2 * N))).train) & set(solve(list(range(2 * N))).test)), [])
 check('sizes add up', sum(map(len, solve(list(range(N + 3)), frac=0.5))), N + 3)
 check('empty', solve([]), Split([], []))
+""",
+    ),
+    # solve returns bytes: the checks compare expressions of it (.hex(), .decode(), len(), == b''), as JSON cannot hold bytes
+    "TR-001616": dict(
+        title="Byte detokenizer: special ids folded into bytes · bytes record",
+        category="Tokenization",
+        family="test-bytes-detokenize",
+        contract="ids are token ids: 0 to 255 are bytes, 256 and above special tokens. Return the bytes of the ids below 256, in order.",
+        contract_signature="ids",
+        abstract="Folding special ids into the byte range turns <bos> into a NUL byte.",
+        failed_approach="bytes(i % 256 for i in ids) never raises, but id 256 becomes the byte 0x00.",
+        root_cause="Special tokens are not bytes: drop them.",
+        preamble="",
+        attempt="""
+def solve(ids):
+    return bytes(i % 256 for i in ids)
+""",
+        broken="""
+def solve(ids):
+    return ''.join(chr(i) for i in ids).encode('utf-8')
+""",
+        reference="""
+def solve(ids):
+    return bytes(i for i in ids if i < 256)
+""",
+        fixtures="""
+check('ascii bytes', list(solve([104, 105])), [104, 105])
+check('special ids skipped', solve([256, 104, 257]).hex(), '68')
+check('a high byte stays one byte', len(solve([195, 169])), 2)
+check('decodes as UTF-8', solve([195, 169]).decode('utf-8'), '\\u00e9')
+check('empty', solve([]) == b'', True)
+check('only the text is left', len(solve([256] * N + [65])), 1)
+""",
+    ),
+    # solve returns a set of tuples: compared through sorted(), `in` and == set()
+    "TR-001717": dict(
+        title="N-gram set: the window that stops one short · set record",
+        category="Tokenization",
+        family="test-ngram-set",
+        contract="Return the set of every n-gram (tuple of n consecutive tokens) of tokens; n is keyword-only, default 2.",
+        contract_signature="tokens, *, n=2",
+        abstract="A window that stops one early drops the last n-gram of every sequence.",
+        failed_approach="range(len(tokens) - n) is one window short.",
+        root_cause="There are len(tokens) - n + 1 windows.",
+        preamble="",
+        attempt="""
+def solve(tokens, *, n=2):
+    return {tuple(tokens[i:i + n]) for i in range(len(tokens) - n)}
+""",
+        broken="""
+def solve(tokens, *, n=2):
+    return {tuple(tokens[i:i + n]) for i in range(len(tokens))}
+""",
+        reference="""
+def solve(tokens, *, n=2):
+    return {tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1)}
+""",
+        fixtures="""
+check('bigrams', sorted(solve(['a', 'b', 'c'])), [('a', 'b'), ('b', 'c')])
+check('last bigram kept', ('y', 'z') in solve(['x', 'y', 'z']), True)
+check('trigrams', sorted(solve(list('abcd'), n=3)), [('a', 'b', 'c'), ('b', 'c', 'd')])
+check('repeats counted once', len(solve(['a', 'a', 'a', 'a'])), 1)
+check('too short', solve(['a'], n=2) == set(), True)
+check('count grows with N', len(solve([str(i) for i in range(N + 2)])), N + 1)
 """,
     ),
 }
