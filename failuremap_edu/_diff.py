@@ -657,9 +657,14 @@ def _notable(ch: str) -> bool:
 
 
 def _short_and_plain(text: str) -> bool:
-    """A short one-line string whose repr shows every character plainly."""
+    """A short one-line ASCII string, whose repr shows every character plainly.
+
+    Not other letters: 'ﬁne' (a ligature) and 'fine' look the same on screen, and full-width 'ｈｅｌｌｏ'
+    showed as boxes where the font had none (a learner trial): those get the characters named.
+    """
     return (
         len(text) <= 30
+        and text.isascii()
         and text == text.strip()
         and "  " not in text
         and all(ch == " " or unicodedata.category(ch)[0] in "LNPS" for ch in text)

@@ -37,6 +37,7 @@ from __future__ import annotations
 import ast
 import copy
 import linecache
+import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 from types import CodeType
@@ -253,6 +254,19 @@ def _post_order(node: ast.AST):
     yield node
 
 
+def _shown_source(node: ast.expr) -> str:
+    """The expression's source, as ast.unparse writes it, with combining marks escaped as safe_repr escapes them.
+
+    unparse writes a string constant with repr(), which keeps a combining accent as itself: the fixture's
+    ``solve('cafe\\u0301') == solve('caf\\u00e9')`` read as ``solve('café') == solve('café')`` (a trial's timeout view).
+    A mark can stand only in a string there, so escaping it keeps the expression valid and the same.
+    """
+    text = ast.unparse(node)
+    if text.isascii():
+        return text
+    return "".join(f"\\u{ord(ch):04x}" if unicodedata.category(ch) in ("Mn", "Me") else ch for ch in text)
+
+
 def compared_expression(actual_source: str, calls: list[str] | tuple[str, ...], variant: int) -> str:
     """The expression a check compares, as the fixture writes it, with the variant's values filled in.
 
@@ -447,8 +461,8 @@ class _CheckRewriter(ast.NodeTransformer):
                 end_lineno=node.end_lineno or node.lineno,
                 label=label.value if literal else ast.unparse(label),
                 label_is_literal=literal,
-                actual_source=ast.unparse(actual),
-                expected_source=ast.unparse(expected),
+                actual_source=_shown_source(actual),
+                expected_source=_shown_source(expected),
                 dynamic=self.depth > 0,
             )
         )

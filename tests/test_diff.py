@@ -267,3 +267,12 @@ def test_items_whose_clipped_reprs_match_are_still_compared_by_value():
     assert [(d.path, d.kind) for d in result.differences] == [("", "length"), ("[0]", "text"), ("[1]", "missing")]
     assert result.differences[1].message == "at index 150, expected 'x' but got 'y'"
     assert not any(d.kind == "order" for d in diff([long, "b"], ["b", changed]).differences)
+
+
+def test_a_short_word_in_a_list_that_looks_the_same_gets_its_characters_named():
+    """'[0]: expected 'fine', got 'ﬁne'' read as two equal words (a ligature), and full-width letters showed as boxes."""
+    ligature = diff(["fine"], ["\ufb01ne"]).differences[0]
+    assert ligature.path == "[0]" and "U+FB01 LATIN SMALL LIGATURE FI" in ligature.message and ligature.text is not None
+    wide = diff(["hello"], ["\uff48\uff45\uff4c\uff4c\uff4f"]).differences[0]
+    assert "U+FF48 FULLWIDTH LATIN SMALL LETTER H" in wide.message
+    assert diff(["b1"], ["a1"]).differences[0].message == "expected 'b1', got 'a1'"  # plain ASCII: one value, as before

@@ -224,6 +224,20 @@ def test_record_code_does_not_inherit_our_future_imports():
 # --------------------------------------------------------- the compared expression (issue 21 §1)
 
 
+def test_a_check_site_keeps_a_combining_accent_escaped_as_a_value_shows_it(raw_record, write_record):
+    """unparse wrote solve('cafe\\u0301') == solve('caf\\u00e9') as solve('café') == solve('café'): a check of two
+    equal-looking calls (a trial's timeout view, where the calls as they happened are not known)."""
+    from failuremap_edu._fixtures import compared_expression
+
+    source = raw_record["implementations"]["attempt"]["source"]
+    raw_record["implementations"]["attempt"]["source"] = source.replace(
+        "print(json.dumps", "check('accent', solve('cafe\\u0301', []) == solve('caf\\u00e9', []), True)\nprint(json.dumps", 1)
+    sites = read_fixtures(load_record(write_record(reseal(raw_record)))).sites
+    accent = next(site for site in sites if site.label == "accent")
+    assert accent.actual_source == "solve('cafe\\u0301', []) == solve('café', [])"
+    assert compared_expression(accent.actual_source, [], 1) == "solve('cafe\\u0301', []) == solve('café', [])"
+
+
 def test_the_compared_expression_gets_the_calls_and_n_filled_in():
     from failuremap_edu._fixtures import compared_expression
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from html.parser import HTMLParser
 
@@ -50,7 +51,9 @@ def assert_safe(html: str) -> Collector:
     parsed = parse(html)
     assert set(parsed.tags) <= ALLOWED_TAGS, set(parsed.tags) - ALLOWED_TAGS
     assert {name for name, _ in parsed.attrs} <= {"class", "charset", "lang", "title", "scope", "alt", "src", "style"}
-    assert {value for name, value in parsed.attrs if name == "style"} <= {"white-space:pre-wrap"}  # spaces kept, nothing else
+    # spaces kept, and a changed part widened to line up with the other side: nothing else
+    assert all(value == "white-space:pre-wrap" or re.fullmatch(r"display:inline-block;min-width:\d+ch", value)
+               for name, value in parsed.attrs if name == "style"), parsed.attrs
     assert all(value.startswith("data:image/png;base64,") for name, value in parsed.attrs if name == "src")  # a grid's picture, inline
     return parsed
 
@@ -202,7 +205,9 @@ LEGEND = (
 
 def test_replacements_of_different_lengths_are_padded_so_columns_line_up():
     html = text_diff_html(diff("abc", "axyc").differences[0].text)
-    assert '<code>\'a<mark class="fm-chg">b&nbsp;</mark>c\'</code>' in html and '<code>\'a<mark class="fm-chg">xy</mark>c\'</code>' in html
+    # the shorter side is widened, not padded with a blank that reads (and copies) as a space in the value
+    assert '<code>\'a<mark class="fm-chg" style="display:inline-block;min-width:2ch">b</mark>c\'</code>' in html
+    assert '<code>\'a<mark class="fm-chg">xy</mark>c\'</code>' in html and "b&nbsp;" not in html
 
 
 def test_changed_characters_are_marked_by_a_non_colour_cue_and_never_break_words():

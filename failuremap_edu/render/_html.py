@@ -169,8 +169,12 @@ def _marked_sides(detail: TextDetail) -> tuple[str, str, bool]:
             (expected, e_text, "nothing here: got has extra characters"),
             (got, a_text, "nothing here: got is missing the characters above"),
         ):
-            if text:  # padded inside the mark: the blank belongs to the change, not to the value
-                side.append(f'<mark class="fm-chg">{_e(text)}' + "&nbsp;" * (width - len(text)) + "</mark>")
+            if text and len(text) < width:
+                # Widened, not padded with a blank: 'straß e' read as a space in the value (a learner trial), and a
+                # copy pasted one. A width the sanitizer of an untrusted notebook keeps, as one inline style.
+                side.append(f'<mark class="fm-chg" style="display:inline-block;min-width:{width}ch">{_e(text)}</mark>')
+            elif text:
+                side.append(f'<mark class="fm-chg">{_e(text)}</mark>')
             else:
                 side.append(f'<mark class="fm-gap" title="{gap_title}">' + "&nbsp;" * width + "</mark>")
     expected.append("…" if detail.expected_clipped else "'")
