@@ -16,7 +16,7 @@ from ._diff import diff
 from ._display import Shown
 from ._records import Record
 from ._results import ERROR, FAIL, PASS, TIMEOUT, Observation, RunResult
-from ._values import Opaque, safe_repr
+from ._values import Opaque, clip, safe_repr
 
 __all__ = ["Hint", "hint_ladder", "mistake_note"]
 
@@ -159,12 +159,13 @@ def _trace_yours(o: Observation) -> str:
 
     try:
         call = ast.parse(o.call, mode="eval").body
-        keywords = [k.arg for k in call.keywords if k.arg] if isinstance(call, ast.Call) else []
+        passed = [(k.arg, ast.unparse(k.value)) for k in call.keywords if k.arg] if isinstance(call, ast.Call) else []
     except (SyntaxError, ValueError, RecursionError):
-        keywords = []
+        passed = []
+    keywords = [name for name, _ in passed]
     if not keywords:
         return _TRACE_YOURS
-    named = ", ".join(f"{k}=" for k in keywords)
+    named = ", ".join(f"{name}={clip(value, 40, one_line=True)}" for name, value in passed)  # "passes size=:" read garbled (a trial)
     # Each of them, not the first only: "other values of peak" pointed a trial away from its bug, in warmup.
     which = keywords[0] if len(keywords) == 1 else f"{', '.join(keywords[:-1])} or {keywords[-1]}, one at a time,"
     return (f"{_TRACE_YOURS} The call passes {named}: in the playground, try it with other values of {which} and see "

@@ -253,7 +253,7 @@ def test_your_own_failure_on_a_call_with_keywords_suggests_varying_them():
     from failuremap_edu._results import Observation
 
     keyed = Observation(0, "c", "fail", False, actual=False, expected=True, call="solve([[0.0, 1.0]], temperature=0.25)")
-    assert _trace_yours(keyed).endswith("The call passes temperature=: in the playground, try it with other values of temperature "
+    assert _trace_yours(keyed).endswith("The call passes temperature=0.25: in the playground, try it with other values of temperature "
                                         "and see whether what your solve returns changes as the contract says it should.")
     two = Observation(0, "c", "fail", False, call="solve(6, peak=1.0, warmup=4)")
     assert "try it with other values of peak or warmup, one at a time, and see" in _trace_yours(two)
