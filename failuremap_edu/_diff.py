@@ -464,7 +464,7 @@ class _Walker:
         compared = min(common, budget.max_items)
         for i in range(compared):
             e, a = exp[i], act[i]
-            if type(e) is type(a) and _same(e, a, False) and (type(e) not in _CONTAINERS or _same_types_inside(e, a, budget.max_items)):
+            if _no_difference(e, a, budget.max_items):
                 continue
             if len(self.kept) >= budget.max_differences:
                 counted = _differing_leaves(e, a, [budget.max_items])  # a row of a grid is its differing cells, not one
@@ -562,7 +562,7 @@ def _differing_leaves(exp: Any, act: Any, budget: list[int], depth: int = 0) -> 
         pairs = zip(exp, act) if kind is not dict else ((exp[k], act[k]) for k in exp)
         total = 0
         for e, a in pairs:
-            if type(e) is type(a) and _same(e, a, False) and (type(e) not in _CONTAINERS or _same_types_inside(e, a, 1_000)):
+            if _no_difference(e, a, 1_000):
                 continue
             counted = _differing_leaves(e, a, budget, depth + 1)
             if counted is None:
@@ -572,6 +572,11 @@ def _differing_leaves(exp: Any, act: Any, budget: list[int], depth: int = 0) -> 
     if kind in (set, frozenset):
         return None
     return 0 if _same(exp, act, False) else 1
+
+
+def _no_difference(exp: Any, act: Any, limit: int) -> bool:
+    """Equal, and of the same types all the way down: an item the diff has nothing to say about."""
+    return type(exp) is type(act) and _same(exp, act, False) and (type(exp) not in _CONTAINERS or _same_types_inside(exp, act, limit))
 
 
 def _same(exp: Any, act: Any, top: bool) -> bool:

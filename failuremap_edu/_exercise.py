@@ -142,11 +142,12 @@ class Exercise:
         self.mistake: str | None = None
         """Whether your failing checks fail as the record's attempt (or broken) does, and its teaching text (`mistake_note`)."""
         self.rerun_note = ""
+        """Set when a run gives exactly the result of the run before it: "ran again at 10:42:07: same result"."""
         self._solve_before: Callable | None = None
+        """The solve of the latest run: the same function again is the same solve, whether or not its source can be read."""
         self.download_of: tuple[tuple[RunResult, ...], float | None] = ((), None)
         """The runs and the time that `export_files` writes: the latest run's, or, when it was of the same solve
         with the same result, those of the run that first gave it (a re-run then sends no new download links)."""
-        """Set when a run gives exactly the result of the run before it: "ran again at 10:42:07: same result"."""
         self._cell_run: str | None = None
         """Names the latest run of the solve cell: its variants and the panel's re-runs are logged under it."""
         self._replays: dict[tuple[int, str], RunResult] = {}

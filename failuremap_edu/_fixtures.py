@@ -37,7 +37,6 @@ from __future__ import annotations
 import ast
 import copy
 import linecache
-import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 from types import CodeType
@@ -45,6 +44,7 @@ from types import CodeType
 from ._code import first_line
 from ._records import Record, RecordError
 from ._signature import Params
+from ._values import escape_marks
 
 __all__ = ["CheckSite", "FixtureScript", "compared_expression", "is_bare_call", "read_fixtures"]
 
@@ -261,10 +261,7 @@ def _shown_source(node: ast.expr) -> str:
     ``solve('cafe\\u0301') == solve('caf\\u00e9')`` read as ``solve('café') == solve('café')`` (a trial's timeout view).
     A mark can stand only in a string there, so escaping it keeps the expression valid and the same.
     """
-    text = ast.unparse(node)
-    if text.isascii():
-        return text
-    return "".join(f"\\u{ord(ch):04x}" if unicodedata.category(ch) in ("Mn", "Me") else ch for ch in text)
+    return escape_marks(ast.unparse(node))
 
 
 def compared_expression(actual_source: str, calls: list[str] | tuple[str, ...], variant: int) -> str:

@@ -316,8 +316,7 @@ def mistake_note(record: Record, yours: tuple[RunResult, ...], replays: dict[tup
     for name, implementation, text in (("the plausible attempt", "attempt", record.failed_approach), ("the broken version", "broken", broken_text)):
         same = 0
         for variant, o in failing:
-            run = replays.get((variant, implementation))
-            theirs = run.observations[o.index] if run is not None and o.index < len(run.observations) else None
+            theirs = _their_observation(replays, variant, implementation, o)
             same += theirs is not None and same_outcome(o, theirs)
         counts.append((same, name, text, implementation))
     same, name, text, implementation = max(counts, key=lambda c: c[0])  # the attempt first on a tie
@@ -343,8 +342,7 @@ def mistake_note(record: Record, yours: tuple[RunResult, ...], replays: dict[tup
     if same:
         own = []
         for variant, o in failing:
-            run = replays.get((variant, implementation))
-            theirs = run.observations[o.index] if run is not None and o.index < len(run.observations) else None
+            theirs = _their_observation(replays, variant, implementation, o)
             if not (theirs is not None and same_outcome(o, theirs)) and o.check not in own:
                 own.append(o.check)
         named = ", ".join(repr(label) for label in own[:3]) + (", …" if len(own) > 3 else "")
@@ -352,8 +350,7 @@ def mistake_note(record: Record, yours: tuple[RunResult, ...], replays: dict[tup
                 f"on the other {n - same} ({named}) it makes a mistake of its own.")
     partly = []  # checks where yours keeps part of the attempt's mistake: wrong only where it is, with its values
     for variant, o in failing:
-        run = replays.get((variant, "attempt"))
-        theirs = run.observations[o.index] if run is not None and o.index < len(run.observations) else None
+        theirs = _their_observation(replays, variant, "attempt", o)
         if theirs is not None and partly_same(o, theirs) and o.check not in partly:
             partly.append(o.check)
     if partly:
@@ -363,6 +360,12 @@ def mistake_note(record: Record, yours: tuple[RunResult, ...], replays: dict[tup
     # "on all 1 failing check" (a trial): the one, both, all N.
     every = f"the {checks[2:]}" if n == 1 else f"both {checks[2:]}" if n == 2 else f"all {checks}"
     return f"Your solve fails differently from the record's attempt and broken version on {every}: a mistake of its own."
+
+
+def _their_observation(replays: dict[tuple[int, str], RunResult], variant: int, implementation: str, o: Observation) -> Observation | None:
+    """The record's implementation on the same check of the same variant (None when it did not get there)."""
+    run = replays.get((variant, implementation))
+    return run.observations[o.index] if run is not None and o.index < len(run.observations) else None
 
 
 def _reason(expected, actual) -> str:

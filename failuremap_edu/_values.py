@@ -179,7 +179,15 @@ def _repr(value: Any, limit: int | None = None) -> str:
     text = _ordered_repr(value, 0) if _holds_a_set(value) else repr(value)
     if limit is not None and type(text) is str:
         text = text[: limit + 1]  # escaped after clipping: a repr of many megabytes is not walked character by character
-    if type(text) is not str or text.isascii():
+    if type(text) is not str:
+        return text
+    return escape_marks(text)
+
+
+def escape_marks(text: str) -> str:
+    """Each combining mark as its ``\\uXXXX`` escape: alone it sticks to the character before it, unseen.
+    Inside a string literal of a repr or of source code the escaped form means the same string."""
+    if text.isascii():
         return text
     return "".join(f"\\u{ord(ch):04x}" if unicodedata.category(ch) in ("Mn", "Me") else ch for ch in text)
 
