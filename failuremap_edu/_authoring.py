@@ -477,8 +477,10 @@ def write_record(built: Built, out: str | os.PathLike, *, force: bool = False) -
         raise AuthoringError(f"{out}: is a symbolic link; record build does not write through it (pass --force to replace the link's target)")
     if out.exists() and not force and not _built_by_us(out):
         raise AuthoringError(f"{out}: exists and was not written by record build; choose another -o FILE or pass --force")
-    with open(out, "w", encoding="utf-8", newline="\n") as fh:
-        fh.write(built.text())
+    from ._atomic import write_text
+
+    # --force on a link replaces the link's target, as it says; whole or not at all, so a failed write keeps the old record
+    write_text(Path(os.path.realpath(out)) if out.is_symlink() else out, built.text())
     return out
 
 
