@@ -52,10 +52,10 @@ __all__ = [
     "progress_overview",
     "progress_path",
     "read_progress",
+    "read_progress_lines",
     "short_id",
 ]
 
-_warned: set[str] = set()
 MAX_SOURCE = 100_000
 """Characters of a solve's source kept per log line (enough for any exercise)."""
 LOG_FORMAT = "failuremap_edu progress 2"
@@ -164,16 +164,46 @@ def _read_id(target: Path) -> str | None:
 
 
 def _append(target: Path, line: bytes) -> None:
+    """Append `line` whole, with one write, or raise OSError: never a line cut short without saying so.
+
+    One ``O_APPEND`` write per line, so two kernels appending at once do not
+    interleave. When the file does not end in a newline (a line torn by an earlier
+    crash or a full disk), the write starts with one, so the torn line costs only
+    itself, never this run. A short write (the disk filled, a signal) is retried
+    once as a new line; if that is short too, OSError says how much was written.
+    """
     try:
-        fd = _open_regular(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        fd = _open_regular(target, os.O_RDWR | os.O_APPEND | os.O_CREAT)
+    except PermissionError:
+        fd = _open_regular(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT)  # a log we may write but not read
     except OSError as exc:
         if exc.errno == errno.ENXIO:  # a FIFO nobody reads
             raise OSError(errno.EINVAL, "not a regular file", str(target)) from None
         raise
     try:
-        os.write(fd, line)  # one write of one line: concurrent writers do not interleave
+        for _ in range(2):
+            data = line if _ends_a_line(fd) else b"\n" + line
+            written = os.write(fd, data)
+            if written == len(data):
+                return
+        raise OSError(errno.EIO, f"only {written} of {len(data)} bytes of the run were written (is the disk full?)", str(target))
     finally:
         os.close(fd)
+
+
+def _ends_a_line(fd: int) -> bool:
+    """Whether the file is empty or ends in a newline (True when it cannot be read: opened write-only)."""
+    size = os.fstat(fd).st_size
+    if size == 0:
+        return True
+    try:
+        pread = getattr(os, "pread", None)
+        if pread is not None:
+            return pread(fd, 1, size - 1) == b"\n"
+        os.lseek(fd, size - 1, os.SEEK_SET)  # the write appends wherever the offset is (O_APPEND)
+        return os.read(fd, 1) == b"\n"
+    except OSError:
+        return True
 
 
 def learner_id(path: Path | None = None) -> str:
@@ -193,8 +223,8 @@ def learner_id(path: Path | None = None) -> str:
         target.parent.mkdir(parents=True, exist_ok=True)
         if link is not None:
             staged = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}")
-            staged.write_bytes(header)
             try:
+                _write_synced(staged, header)
                 link(staged, target)  # the log appears with its id in it, or it existed already
             except OSError:  # it existed, or this file system has no hard links
                 pass
@@ -217,6 +247,17 @@ def learner_id(path: Path | None = None) -> str:
     if not _fallback_id:
         _fallback_id.append(secrets.token_hex(8))
     return _fallback_id[0]
+
+
+def _write_synced(path: Path, data: bytes) -> None:
+    """A new file holding `data`, on the disk before it is linked into place (a crash never leaves an empty log)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        if os.write(fd, data) != len(data):
+            raise OSError(errno.ENOSPC, "the learner id was not written whole", str(path))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _salvaged_header(raw: bytes) -> dict | None:
@@ -327,7 +368,7 @@ def log_run(
     replays: Sequence[RunResult] = (),
     run: str | None = None,
 ) -> str | None:
-    """Append one line for `result`. Returns a message the first time writing fails, else None.
+    """Append one line for `result`. Returns a one-line message when it was not saved (every time), else None.
 
     `run` names the run of the solve cell this result belongs to: the variants of
     one run, and the panel's re-runs of the same solve, share it, so the progress
@@ -362,11 +403,7 @@ def log_run(
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         _append(target, line)
-    except OSError as exc:
-        key = str(target)
-        if key in _warned:
-            return None
-        _warned.add(key)
+    except OSError as exc:  # said for every run that is not saved: the run's own result stays as it is
         return f"progress is not being saved: cannot write {target} ({exc.strerror or exc}); set FAILUREMAP_PROGRESS to a writable file"
     return _notices.pop(str(target), None)
 
@@ -374,25 +411,41 @@ def log_run(
 def read_progress(path: Path | None = None) -> tuple[list[dict], int]:
     """All readable entries, oldest first, and how many lines were skipped as unreadable.
 
-    The log's first line (the learner id) is not an entry.
+    The log's first line (the learner id) is not an entry; an empty line is nothing.
+    """
+    entries, skipped = read_progress_lines(path)
+    return entries, len(skipped)
+
+
+def read_progress_lines(path: Path | None = None) -> tuple[list[dict], list[tuple[int, str]]]:
+    """All readable entries, oldest first, and each line skipped: its number (from 1) and why, in a few words.
+
+    Why: ``cut short`` (a last line without its newline: a crash or a full disk tore
+    it), ``not JSON``, ``not UTF-8``, ``not a run`` (fields of the wrong shape).
     """
     target = path or progress_path()
-    entries, skipped = [], 0
+    entries, skipped = [], []
     try:
         with _open_for_reading(target) as fh:
-            for raw in fh:
+            for number, raw in enumerate(fh, 1):
+                if not raw.strip(b" \t\r\n"):
+                    continue  # the newline a writer put after a torn line, or a blank line: nothing lost
                 try:
                     entry = json.loads(raw.decode("utf-8"))
-                    if _is_header(entry):
-                        continue
-                    if not _is_entry(entry):
-                        raise ValueError
-                except (ValueError, UnicodeDecodeError, RecursionError):
-                    skipped += 1
+                except UnicodeDecodeError:
+                    skipped.append((number, "not UTF-8"))
+                    continue
+                except (ValueError, RecursionError):
+                    skipped.append((number, "not JSON" if raw.endswith(b"\n") else "cut short"))
+                    continue
+                if _is_header(entry):
+                    continue
+                if not _is_entry(entry):
+                    skipped.append((number, "not a run"))
                     continue
                 entries.append(entry)
     except OSError:
-        return [], 0
+        return [], []
     return entries, skipped
 
 
@@ -524,8 +577,10 @@ def progress_overview(records: list[str] | None = None, path: Path | None = None
 
 def export_progress(out: Path, path: Path | None = None) -> dict:
     """Write every logged run, every distinct solve and the latest of each exercise to one JSON file (`export_data`)."""
+    from ._atomic import write_text
+
     data = export_data(path)
-    out.write_text(_export_text(data), encoding="utf-8")
+    write_text(out, _export_text(data))  # whole or not at all: a kill or a full disk leaves the old file as it was
     return data
 
 
