@@ -17,6 +17,7 @@ the old file, unchanged, or the new one, complete; never a torn or empty one.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import tempfile
@@ -80,11 +81,13 @@ def fsync_folder(folder: str | os.PathLike) -> None:
         os.close(fd)
 
 
-def write_with(path: str | os.PathLike, fill: Callable[[BinaryIO], object]) -> Path:
+def write_with(path: str | os.PathLike, fill: Callable[[BinaryIO], object], *, new: bool = False) -> Path:
     """Write `path` whole or not at all: `fill` writes the content into the binary file it is given.
 
     Returns the path. Raises `WriteError` (naming `path`) when anything fails; then
-    no temporary file is left and the old file, if any, is as it was.
+    no temporary file is left and the old file, if any, is as it was. `new`: only
+    where nothing is yet (a file that appeared there meanwhile is never replaced:
+    the whole file is linked into place where the system has hard links).
     """
     path = Path(path)
     folder = path.parent
@@ -105,8 +108,9 @@ def write_with(path: str | os.PathLike, fill: Callable[[BinaryIO], object]) -> P
             if hasattr(os, "fchmod"):  # not on Windows
                 os.fchmod(fh.fileno(), mode)
             os.fsync(fh.fileno())
-        os.replace(temporary, path)
-        temporary = None
+        if not new or not _linked(temporary, path):
+            os.replace(temporary, path)
+            temporary = None
     except OSError as exc:
         raise WriteError(path, exc, existed) from None
     finally:
@@ -119,18 +123,35 @@ def write_with(path: str | os.PathLike, fill: Callable[[BinaryIO], object]) -> P
     return path
 
 
+def _linked(temporary: str, path: Path) -> bool:
+    """Link `temporary` to the free name `path` (FileExistsError when taken); False: no hard links here, and it is free."""
+    if hasattr(os, "link"):  # Pyodide has none
+        try:
+            os.link(temporary, path)
+            return True
+        except FileExistsError:
+            raise
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+                raise
+    if os.path.lexists(path):
+        raise FileExistsError(errno.EEXIST, "File exists", str(path))
+    return False
+
+
 def write_bytes(path: str | os.PathLike, data: bytes) -> Path:
     """`data` as the whole content of `path`, written whole or not at all (`write_with`)."""
     return write_with(path, lambda fh: fh.write(data))
 
 
-def write_text(path: str | os.PathLike, text: str, encoding: str = "utf-8") -> Path:
+def write_text(path: str | os.PathLike, text: str, encoding: str = "utf-8", *, new: bool = False) -> Path:
     """`text` as the whole content of `path` (no newline translation), written whole or not at all (`write_with`).
 
     The text is encoded before anything is written: a character the encoding cannot
     take fails with the old file untouched.
     """
-    return write_bytes(path, text.encode(encoding))
+    data = text.encode(encoding)
+    return write_with(path, lambda fh: fh.write(data), new=new)
 
 
 def copy_file(source: str | os.PathLike, path: str | os.PathLike) -> Path:

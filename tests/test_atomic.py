@@ -109,3 +109,13 @@ def test_a_failure_while_filling_leaves_no_temporary_file(tmp_path):
     with pytest.raises(WriteError, match=r"x\.json: cannot write: Input/output error \(the old file is unchanged\)"):
         write_with(target, fill)
     assert [p.name for p in tmp_path.iterdir()] == ["x.json"] and target.read_text() == "old"
+
+
+def test_a_new_file_is_never_put_over_one_that_is_there(tmp_path):
+    there = tmp_path / "checks.py"
+    there.write_text("someone else's")
+    with pytest.raises(WriteError, match="File exists"):
+        write_text(there, "ours", new=True)
+    assert there.read_text() == "someone else's" and [p.name for p in tmp_path.iterdir()] == ["checks.py"]
+    assert write_text(tmp_path / "fresh.py", "ours", new=True).read_text() == "ours"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checks.py", "fresh.py"]
