@@ -467,3 +467,30 @@ def test_an_instructor_demo_creates_no_progress_log(tmp_path, monkeypatch):
         demo.check(reference_solve("FA-100786"))
     assert all("-demo-" in name for name in demo.export_files())
     assert not (tmp_path / "instructor-progress.jsonl").exists()
+
+
+def test_a_run_cut_short_by_the_writer_is_said_not_saved_and_the_next_run_is_whole(tmp_path):
+    """A file-size limit stops the write partway (as a full disk or a kill mid-append does): the count is checked."""
+    import subprocess
+    import sys
+
+    log = tmp_path / "progress.jsonl"
+    log_run(run_result(["pass", "fail"]), PASSING, log)
+    code = (
+        "import resource, sys\n"
+        "from pathlib import Path\n"
+        "from test_progress import run_result\n"
+        "from failuremap_edu._progress import log_run\n"
+        f"log = Path({str(log)!r})\n"
+        "limit = log.stat().st_size + 100\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))\n"
+        "print(log_run(run_result(['pass', 'pass']), 'def solve(text, stops):\\n' + '#' * 5000, log))\n"
+    )
+    tests = Path(__file__).resolve().parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tests.parent), str(tests)])}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"progress is not being saved: cannot write {log}")  # said at that run, not a run later
+    assert log_run(run_result(["fail", "fail"]), PASSING, log) is None
+    entries, skipped = read_progress_lines(log)
+    assert [e["passed"] for e in entries] == [1, 0] and skipped == [(3, "not JSON")]
