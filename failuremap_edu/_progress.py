@@ -24,17 +24,16 @@ is appended, and the next run says so in one line.
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import json
 import os
 import re
 import secrets
-import stat
 import time
 from pathlib import Path
 from typing import Any, Sequence
 
+from ._logfile import append_line as _append, open_for_reading as _open_for_reading, write_synced as _write_synced
 from ._results import STATUSES, RunResult
 from ._values import clip, safe_repr, text_safe
 
@@ -107,31 +106,6 @@ def _is_header(entry: Any) -> bool:
     return isinstance(entry, dict) and "record" not in entry and isinstance(entry.get("learner"), str) and bool(_LEARNER.fullmatch(entry["learner"]))
 
 
-def _open_regular(target: Path, flags: int) -> int:
-    """A file descriptor for `target`, only if it is a regular file.
-
-    Opened with O_NONBLOCK, so a FIFO (or a device) at the log's place is never
-    waited on; it is then refused with an OSError that says what it is.
-    """
-    fd = os.open(target, flags | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0), 0o644)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", str(target))
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
-
-
-def _open_for_reading(target: Path):
-    try:
-        return os.fdopen(_open_regular(target, os.O_RDONLY), "rb")
-    except OSError as exc:
-        if exc.errno == errno.ENXIO:  # a FIFO without a reader refuses O_NONBLOCK writers (and special files may)
-            raise OSError(errno.EINVAL, "not a regular file", str(target)) from None
-        raise
-
-
 def _read_id(target: Path) -> str | None:
     """The first learner id written into the log (the first one wins, should two processes race).
 
@@ -161,49 +135,6 @@ def _read_id(target: Path) -> str | None:
     except OSError:
         return None
     return None
-
-
-def _append(target: Path, line: bytes) -> None:
-    """Append `line` whole, with one write, or raise OSError: never a line cut short without saying so.
-
-    One ``O_APPEND`` write per line, so two kernels appending at once do not
-    interleave. When the file does not end in a newline (a line torn by an earlier
-    crash or a full disk), the write starts with one, so the torn line costs only
-    itself, never this run. A short write (the disk filled, a signal) is retried
-    once as a new line; if that is short too, OSError says how much was written.
-    """
-    try:
-        fd = _open_regular(target, os.O_RDWR | os.O_APPEND | os.O_CREAT)
-    except PermissionError:
-        fd = _open_regular(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT)  # a log we may write but not read
-    except OSError as exc:
-        if exc.errno == errno.ENXIO:  # a FIFO nobody reads
-            raise OSError(errno.EINVAL, "not a regular file", str(target)) from None
-        raise
-    try:
-        for _ in range(2):
-            data = line if _ends_a_line(fd) else b"\n" + line
-            written = os.write(fd, data)
-            if written == len(data):
-                return
-        raise OSError(errno.EIO, f"only {written} of {len(data)} bytes of the run were written (is the disk full?)", str(target))
-    finally:
-        os.close(fd)
-
-
-def _ends_a_line(fd: int) -> bool:
-    """Whether the file is empty or ends in a newline (True when it cannot be read: opened write-only)."""
-    size = os.fstat(fd).st_size
-    if size == 0:
-        return True
-    try:
-        pread = getattr(os, "pread", None)
-        if pread is not None:
-            return pread(fd, 1, size - 1) == b"\n"
-        os.lseek(fd, size - 1, os.SEEK_SET)  # the write appends wherever the offset is (O_APPEND)
-        return os.read(fd, 1) == b"\n"
-    except OSError:
-        return True
 
 
 def learner_id(path: Path | None = None) -> str:
@@ -247,17 +178,6 @@ def learner_id(path: Path | None = None) -> str:
     if not _fallback_id:
         _fallback_id.append(secrets.token_hex(8))
     return _fallback_id[0]
-
-
-def _write_synced(path: Path, data: bytes) -> None:
-    """A new file holding `data`, on the disk before it is linked into place (a crash never leaves an empty log)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    try:
-        if os.write(fd, data) != len(data):
-            raise OSError(errno.ENOSPC, "the learner id was not written whole", str(path))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _salvaged_header(raw: bytes) -> dict | None:
