@@ -35,6 +35,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ._atomic import write_text
 from ._errors import InputError
 from ._fixtures import VARIANTS, read_fixtures
 from ._parity import parse_crash, verify_record
@@ -362,8 +363,7 @@ def write_folder(out: str | os.PathLike, record_id: str | None = None, from_reco
     written = []
     for name, text in files.items():
         path = out / name
-        with open(path, "x", encoding="utf-8", newline="\n") as fh:  # "x": never over a file someone else put there
-            fh.write(text)
+        write_text(path, text, new=True)  # never over a file someone else put there; whole or not at all
         written.append(path)
     return written
 
@@ -477,8 +477,8 @@ def write_record(built: Built, out: str | os.PathLike, *, force: bool = False) -
         raise AuthoringError(f"{out}: is a symbolic link; record build does not write through it (pass --force to replace the link's target)")
     if out.exists() and not force and not _built_by_us(out):
         raise AuthoringError(f"{out}: exists and was not written by record build; choose another -o FILE or pass --force")
-    with open(out, "w", encoding="utf-8", newline="\n") as fh:
-        fh.write(built.text())
+    # --force on a link replaces the link's target, as it says; whole or not at all, so a failed write keeps the old record
+    write_text(Path(os.path.realpath(out)) if out.is_symlink() else out, built.text())
     return out
 
 

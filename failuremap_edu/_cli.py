@@ -103,6 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--references", metavar="DIR", help="reference solutions as DIR/ID.py, for --instructor and --all-packaged "
                    "(default: references/ of the failuremap_edu repository; the installed package has none)")
     p.add_argument("--all-packaged", action="store_true", help="write start-here, learner and instructor notebooks for every packaged record")
+    p.add_argument("--force", action="store_true", help="overwrite a notebook that was edited since this command wrote it")
 
     p = commands.add_parser(
         "workshop", help="build a learners' folder to publish, and a separate instructor's folder",
@@ -365,8 +366,9 @@ def _write_exports(args, record, runs) -> None:
         from .render._html import report_html
 
         suffixes = [f" N={c.variant}" if len(runs) > 1 else "" for c in columns]
-        with open(args.html, "w", encoding="utf-8") as fh:
-            fh.write(report_html(record, columns, [n + s for n, s in zip(names, suffixes)]))
+        from ._atomic import write_text
+
+        write_text(args.html, report_html(record, columns, [n + s for n, s in zip(names, suffixes)]))
     if args.plot:
         from .render._plot import save_status
 
@@ -418,13 +420,17 @@ def _cmd_notebook(args) -> int:
     if args.references and not (args.instructor or args.all_packaged):
         print("failuremap-edu: error: --references only applies with --instructor or --all-packaged", file=sys.stderr)
         return EXIT_BAD_INPUT
+    warnings: list[str] = []
     if args.all_packaged:
-        paths = write_all(Path(args.out), references=args.references)
+        paths = write_all(Path(args.out), references=args.references, force=args.force, warnings=warnings)
     elif args.record:
-        paths = [write_notebook(args.record, Path(args.out), instructor=args.instructor, solution_path=args.solution, references=args.references)]
+        paths = [write_notebook(args.record, Path(args.out), instructor=args.instructor, solution_path=args.solution, references=args.references,
+                                force=args.force, warnings=warnings)]
     else:
         print("failuremap-edu: error: give a RECORD, or --all-packaged", file=sys.stderr)
         return EXIT_BAD_INPUT
+    for warning in warnings:
+        print(_terminal(f"failuremap-edu: warning: {warning}"), file=sys.stderr)
     for path in paths:
         print(_terminal(path))
     return EXIT_OK
@@ -538,8 +544,9 @@ def _cmd_report(args) -> int:
     for problem in report.problems:
         _error(problem)
     if args.html:
-        with open(args.html, "w", encoding="utf-8") as fh:
-            fh.write(report_page(report))
+        from ._atomic import write_text
+
+        write_text(args.html, report_page(report))
     if args.json:
         _emit_json(report.to_json())
     else:

@@ -126,6 +126,9 @@ class Exercise:
         """While running: what is known so far (finished variants, then the one in progress)."""
         self.message = ""
         """A one-line problem to show instead of results (e.g. a signature mismatch)."""
+        self.log_note = ""
+        """About the progress log, after the latest run ("progress is not being saved: ..."): a line of its own,
+        beside the result, never instead of it."""
         self.missing_return = False
         """Whether the current solve can fall off its end (then None gets the missing-return hint)."""
         self.hints_shown = 0
@@ -205,7 +208,7 @@ class Exercise:
             self._changed()
             return ()
         previous = self.runs
-        self.message, self.runs, self.running, self.partial, self.rerun_note = "", (), True, (), ""
+        self.message, self.runs, self.running, self.partial, self.rerun_note, self.log_note = "", (), True, (), "", ""
         if self.playground_input.strip():  # its rows were the previous solve's: never shown as if they were this one's
             self.playground_rows, self.playground_message = (), "The playground tries your new solve once its checks are done."
         self.missing_return = can_fall_off_end(self.solve)
@@ -262,9 +265,8 @@ class Exercise:
             self.replays(variant)  # the comparison and the hints are computed here, never while displaying
         if self.log_progress:  # after the replays: the log names the checks where yours returns what attempt or broken returns
             for result in self.runs:
-                warning = log_run(result, self.solve_source, title=self.record.title, replays=self.replays(result.variant), run=self._cell_run)
-                if warning:
-                    self.message = warning
+                note = log_run(result, self.solve_source, title=self.record.title, replays=self.replays(result.variant), run=self._cell_run)
+                self.log_note = self.log_note or note or ""
         self.mistake = mistake_note(self.record, self.runs, self._replays)
         self.hints  # noqa: B018
         if self.playground_input.strip():
@@ -460,6 +462,8 @@ class Exercise:
         lines = [f"{self.record.id} · {clip(self.record.title, 100, one_line=True)}{self._variant_words()}", self.summary()]
         if self.rerun_note and not self.running:
             lines.append(f"  ({self.rerun_note})")
+        if self.log_note and not self.running and not results_only:
+            lines.append(f"  {self.log_note}")
         shown = self.partial if self.running else self.runs
         for run in shown:
             lines += [f"  note: {note}" for note in run_notes(run)]

@@ -29,6 +29,7 @@ served), and the progress log lives in the browser's storage with the notebooks.
 from __future__ import annotations
 
 import base64
+import errno
 import hashlib
 import json
 import os
@@ -42,6 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import __version__
+from ._atomic import WriteError, write_text
 from ._errors import InputError
 from ._output import check_target, folder_files, install
 
@@ -229,7 +231,7 @@ def _write_notebook(nb, path: Path) -> None:
             for mime, value in output.get("data", {}).items():
                 if not mime.endswith("json"):
                     output["data"][mime] = _joined(value)
-    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_text(path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
 
 
 def _joined(value):
@@ -442,7 +444,6 @@ def build_site(
     only what the build writes). Runs ``jupyter lite build``; raises LiteError, in
     one line, when a tool, Pyodide or a wheel is missing.
     """
-    from ._notebook import build_start_here, write_notebook
     from ._records import load_record
 
     records = [load_record(ref) for ref in refs]  # bad input fails here, before anything is looked for or built
@@ -456,6 +457,30 @@ def build_site(
 
     beside = out_dir.resolve().parent
     beside.mkdir(parents=True, exist_ok=True)
+    try:
+        notebooks, wheels, preload, target = _build(refs, records, out_dir, title, pyodide, lock, python, cache, beside, progress, force)
+    except WriteError:
+        raise
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+            raise
+        raise WriteError(out_dir, exc, True, kept=f"{out_dir} is as it was: the site is built beside it and moved in only when whole") from None
+    if progress is not None:
+        progress(len(refs) + 2, len(refs) + 2)
+    return LiteSite(
+        path=out_dir,
+        notebooks=tuple(notebooks),
+        pyodide_version=wanted,
+        wheels=tuple(sorted(w.name for w in wheels)),
+        preload=preload,
+        warnings=tuple(target.warnings),
+    )
+
+
+def _build(refs, records, out_dir, title, pyodide, lock, python, cache, beside, progress, force):
+    """`build_site`'s work: the site in a temporary folder, then installed in `out_dir` (`_output.install`)."""
+    from ._notebook import build_start_here, write_notebook
+
     with tempfile.TemporaryDirectory(prefix="failuremap-lite-") as tmp, \
             tempfile.TemporaryDirectory(prefix=".failuremap-lite-", dir=beside) as staging:
         lite = Path(tmp)
@@ -465,7 +490,7 @@ def build_site(
         for done, (ref, record) in enumerate(zip(refs, records)):
             if progress is not None:
                 progress(done, len(refs) + 2)
-            path = write_notebook(ref, files, platform="lite")
+            path = write_notebook(ref, files, platform="lite", manifest=False)
             _write_notebook(lite_notebook(_read_notebook(path)), path)
             entries.append((record.id, record.title, path.name))
             record_refs.append(record.id if record.packaged else f"records/{record.id}.json")
@@ -495,16 +520,7 @@ def build_site(
         written = folder_files(built)
         target = check_target(out_dir, written, force, MANIFEST, "lite")
         install(built, written, target, MANIFEST)
-    if progress is not None:
-        progress(len(refs) + 2, len(refs) + 2)
-    return LiteSite(
-        path=out_dir,
-        notebooks=tuple(notebooks),
-        pyodide_version=wanted,
-        wheels=tuple(sorted(w.name for w in wheels)),
-        preload=preload,
-        warnings=tuple(target.warnings),
-    )
+    return notebooks, wheels, preload, target
 
 
 def _lite_config(preload: tuple[str, ...]) -> dict:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import ast
 import html
 import re
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +22,7 @@ from ._cell import LIVE_PANEL, saved_copy_bundle
 from ._exercise import Exercise, loaded_note
 from ._fixtures import VARIANTS, read_fixtures
 from ._hints import HintLadder, hint_ladder
-from ._output import check_links
+from ._output import check_files, save_files
 from ._records import Record, list_records, load_record
 from .runner import parse_call_arguments, replay, run_checks, try_call
 from ._solution import Solution, SolutionError, load_solution, solution_from_source
@@ -31,6 +30,9 @@ from ._story import watch_it_fail
 from ._values import text_safe
 
 __all__ = ["NotebookError", "build_notebook", "build_start_here", "reference_path", "write_all", "write_notebook"]
+
+MANIFEST = ".failuremap-notebook.json"
+"""In a folder `notebook -o` wrote: the sha256 of each file it wrote, so an edited one is never overwritten silently."""
 
 CHECK_OUTPUT = "nbval-check-output"
 TEXT_LIMIT = 5_000
@@ -546,25 +548,36 @@ def build_start_here(
     return nb
 
 
-def write_notebook(record_ref: str, out_dir: Path, *, instructor: bool = False, solution_path: str | None = None, references: str | Path | None = None, platform: str = "server") -> Path:
+def write_notebook(record_ref: str, out_dir: Path, *, instructor: bool = False, solution_path: str | None = None, references: str | Path | None = None,
+                   platform: str = "server", force: bool = False, warnings: list[str] | None = None, manifest: bool = True) -> Path:
     """Build and write one notebook; a record given by path is copied beside it.
 
     An instructor notebook's reference solution: `solution_path`, else
-    ``ID.py`` in `references` (default: `references_dir`).
+    ``ID.py`` in `references` (default: `references_dir`). A notebook (or record
+    copy) edited since this command wrote it is refused in one line naming it
+    (`_output.check_files`, by the folder's `MANIFEST`), unless `force`; then the
+    line naming it is appended to `warnings`. `manifest` False: no manifest (a staged folder).
     """
-
-    record = load_record(record_ref)
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    files = _notebook_files(record_ref, out_dir, instructor=instructor, solution_path=solution_path, references=references, platform=platform)
+    found = check_files(out_dir, files, force, MANIFEST, "notebook")
+    save_files(out_dir, files, MANIFEST if manifest else None)
+    if warnings is not None:
+        warnings += found
+    return out_dir / next(rel for rel in files if rel.endswith(".ipynb"))
+
+
+def _notebook_files(record_ref: str, out_dir: Path, *, instructor: bool, solution_path: str | None, references: str | Path | None,
+                    platform: str) -> dict[str, bytes]:
+    """What `write_notebook` writes in `out_dir`: path -> content (the notebook, and a record given by path, copied)."""
+    record = load_record(record_ref)
+    files = {}
     if record.packaged:
         ref = record.id
     else:
-        target = out_dir / "records" / f"{record.id}.json"
-        if Path(record_ref).resolve() != target.resolve():
-            check_links(out_dir, f"records/{record.id}.json")  # never written through a link out of the folder
-            target.parent.mkdir(exist_ok=True)
-            shutil.copyfile(record_ref, target)
         ref = f"records/{record.id}.json"
+        if Path(record_ref).resolve() != (out_dir / ref).resolve():
+            files[ref] = Path(record_ref).read_bytes()
     solution = None
     if instructor:
         found = reference_path(record.id, references)
@@ -577,10 +590,8 @@ def write_notebook(record_ref: str, out_dir: Path, *, instructor: bool = False, 
         except SolutionError as exc:
             raise NotebookError(str(exc)) from None
     nb = build_notebook(record, ref, instructor=instructor, solution=solution, platform=platform)
-    path = out_dir / f"{record.id}.ipynb"
-    check_links(out_dir, path.name)
-    path.write_text(_writes(nb), encoding="utf-8")
-    return path
+    files[f"{record.id}.ipynb"] = _writes(nb).encode("utf-8")
+    return files
 
 
 def _writes(nb) -> str:
@@ -599,21 +610,29 @@ def _writes(nb) -> str:
     return nbformat.writes(clean(nb)) + "\n"
 
 
-def write_all(out_dir: Path, references: str | Path | None = None) -> list[Path]:
+def write_all(out_dir: Path, references: str | Path | None = None, *, force: bool = False, warnings: list[str] | None = None) -> list[Path]:
     """The committed notebooks: start here, one learner notebook per packaged record, instructor versions.
 
     The instructor versions take their reference solutions from `references` (default: `references_dir`).
+    Every file is checked (`write_notebook`'s rule on edited ones) before any is written.
     """
 
     out_dir = Path(out_dir)
-    written = []
+    learners: dict[str, bytes] = {}
+    teachers: dict[str, bytes] = {}
     entries = []
     for record_id in list_records():
-        written.append(write_notebook(record_id, out_dir))
-        written.append(write_notebook(record_id, out_dir / "instructor", instructor=True, references=references))
+        learners.update(_notebook_files(record_id, out_dir, instructor=False, solution_path=None, references=None, platform="server"))
+        teachers.update(_notebook_files(record_id, out_dir / "instructor", instructor=True, solution_path=None, references=references, platform="server"))
         entries.append((record_id, load_record(record_id).title, f"{record_id}.ipynb"))
-    start = out_dir / "00-start-here.ipynb"
-    check_links(out_dir, start.name)
-    start.write_text(_writes(build_start_here(entries)), encoding="utf-8")
-    written.insert(0, start)
+    start = {"00-start-here.ipynb": _writes(build_start_here(entries)).encode("utf-8")}
+    learners = {**start, **learners}
+    found = check_files(out_dir, learners, force, MANIFEST, "notebook") + check_files(out_dir / "instructor", teachers, force, MANIFEST, "notebook")
+    save_files(out_dir, learners, MANIFEST)
+    save_files(out_dir / "instructor", teachers, MANIFEST)
+    if warnings is not None:
+        warnings += found
+    written = [out_dir / "00-start-here.ipynb"]  # then each record's learner and instructor notebook
+    for _, _, name in entries:
+        written += [out_dir / name, out_dir / "instructor" / name]
     return written

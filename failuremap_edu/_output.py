@@ -29,9 +29,10 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from ._atomic import fsync_folder, write_bytes, write_text
 from ._errors import InputError
 
-__all__ = ["OutputError", "Target", "check_links", "check_target", "folder_files", "install", "sha256"]
+__all__ = ["OutputError", "Target", "check_files", "check_links", "check_target", "folder_files", "install", "save_files", "sha256"]
 
 
 class OutputError(InputError):
@@ -222,31 +223,48 @@ def _put(source: Path, destination: Path) -> None:
     try:
         with open(source, "rb") as src, open(temporary, "xb") as dst:
             shutil.copyfileobj(src, dst)
+            dst.flush()
+            os.fsync(dst.fileno())
         os.replace(temporary, destination)
     finally:
         if os.path.lexists(temporary):
             os.unlink(temporary)
 
 
+def _sync(path: Path) -> None:
+    """Flush a staged file to the disk before it is renamed into place (a crash then leaves it whole, not empty)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def install(staged: Path, files: list[str], target: Target, manifest: str) -> dict[str, str]:
     """Move the `files` of the folder `staged` into `target.root`, remove the stale ones, write the manifest.
 
     Call only after `check_target` said yes, and after the build succeeded. Into a
-    folder that does not exist yet, `staged` is renamed whole.
+    folder that does not exist yet, `staged` is renamed whole. Every file is on the
+    disk (fsync) before it is renamed into place, and each is renamed whole.
     """
     root = target.root
     digests = {rel: sha256(staged / rel) for rel in files}
     body = json.dumps({"files": digests}, indent=1, sort_keys=True) + "\n"
+    for rel in files:
+        _sync(staged / rel)
+    scratch = staged / f".{manifest}.new"
+    write_text(scratch, body)  # first: the last write that needs room on the disk, done before anything in `root` changes
     if not os.path.lexists(root):
         root.parent.mkdir(parents=True, exist_ok=True)
-        (staged / manifest).write_text(body, encoding="utf-8")
+        os.replace(scratch, staged / manifest)
         try:
             os.rename(staged, root)
+            fsync_folder(root.parent)
             return digests
         except OSError as exc:  # another file system: file by file
             if exc.errno != errno.EXDEV:
                 raise
-            (staged / manifest).unlink()
+            os.replace(staged / manifest, scratch)
             root.mkdir()
     for rel in files:
         check_links(root, rel)  # again, just before writing
@@ -257,8 +275,6 @@ def install(staged: Path, files: list[str], target: Target, manifest: str) -> di
         if path is not None:
             path.unlink()
     check_links(root, manifest)
-    scratch = staged / f".{manifest}.new"
-    scratch.write_text(body, encoding="utf-8")
     _put(scratch, root / manifest)
     for rel in sorted(target.remove, key=lambda r: r.count("/"), reverse=True):  # folders that became empty
         parts = PurePosixPath(rel).parts[:-1]
@@ -272,4 +288,57 @@ def install(staged: Path, files: list[str], target: Target, manifest: str) -> di
                     break
             path.rmdir()
             parts = parts[:-1]
+    for folder in sorted({(root / rel).parent for rel in [*files, manifest]}):  # the renames, on the disk
+        fsync_folder(folder)
     return digests
+
+
+def check_files(root: Path, files: dict[str, bytes], force: bool, manifest: str, command: str) -> list[str]:
+    """Whether writing `files` (path in `root` -> content) loses nothing; raises OutputError naming the edited ones.
+
+    For a folder that also holds other things (``notebook -o .``): only the files to
+    write count. One that exists is overwritten when it is as the last
+    `command` left it (its sha256 is in the manifest) or already holds exactly the
+    new content; any other (edited since, or not written by `command`) is refused,
+    unless `force`: then it is overwritten and a returned warning names it.
+    """
+    root = Path(root)
+    for rel in [*files, manifest]:
+        check_links(root, rel)
+    recorded, warnings = read_manifest(root, manifest) if os.path.lexists(root) else (None, [])
+    recorded = recorded or {}
+    edited = []
+    for rel, content in files.items():
+        path = _plain_file(root, rel)
+        if path is None:
+            continue  # nothing there yet (check_links refused a folder or a link out)
+        digest = sha256(path)
+        if digest != recorded.get(rel) and digest != hashlib.sha256(content).hexdigest():
+            edited.append(rel)
+    if edited and not force:
+        raise OutputError(
+            f"{root}: {_names(edited)} changed since `failuremap-edu {command}` wrote {'them' if len(edited) > 1 else 'it'} "
+            f"(or {'were' if len(edited) > 1 else 'was'} not written by it) and would be overwritten; pass --force to overwrite"
+        )
+    if edited:
+        warnings.append(f"{root}: --force overwrote your changes to {_names(edited)} (this build's version is there now)")
+    return warnings
+
+
+def save_files(root: Path, files: dict[str, bytes], manifest: str | None) -> list[Path]:
+    """Write each of `files` whole (`_atomic`), then the manifest, listing them with the files it listed that are still there.
+
+    Call after `check_files`. `manifest` None: no manifest (a folder that is itself staged).
+    """
+    root = Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    written = []
+    for rel, content in files.items():
+        _make_folders(root, rel)
+        written.append(write_bytes(root / rel, content))
+    if manifest is not None:
+        recorded, _ = read_manifest(root, manifest)
+        kept = {rel: digest for rel, digest in (recorded or {}).items() if rel not in files and _plain_file(root, rel) is not None}
+        kept.update({rel: hashlib.sha256(content).hexdigest() for rel, content in files.items()})
+        write_text(root / manifest, json.dumps({"files": kept}, indent=1, sort_keys=True) + "\n")
+    return written

@@ -98,6 +98,11 @@ def status_line(e: Exercise, end: bool = False, live: bool = False) -> str:
     return f'<p class="fm-status{where}">{mark}<span class="fm-summary"{role}>{escape(e.summary())}</span>{again}</p>'
 
 
+def log_note_html(e: Exercise) -> str:
+    """The progress log's note after a run ("progress is not being saved: ..."), a line under the result's, or nothing."""
+    return f'<p class="fm-note fm-log-note">{escape(e.log_note)}</p>' if e.log_note and not e.running else ""
+
+
 class Panel:
     """The widgets. They mirror an Exercise's state and forward clicks to it."""
 
@@ -303,7 +308,7 @@ class Panel:
         self.rerun.disabled = e.solve is None
         # The summary, once a run is over, is the one polite live region: a screen reader announces
         # the result line, not each check as it ends (the copy at the panel's end is not live).
-        self.status.value = _html(status_line(e, live=not e.running))
+        self.status.value = _html(status_line(e, live=not e.running) + log_note_html(e))
         self.status_end.value = _html(status_line(e, end=True))
         note = e.mistake if e.mistake and not e.running else e.pass_note
         self.mistake.value = _html(f'<p class="fm-note">{escape(note)}</p>') if note else ""

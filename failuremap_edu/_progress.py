@@ -24,17 +24,16 @@ is appended, and the next run says so in one line.
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import json
 import os
 import re
 import secrets
-import stat
 import time
 from pathlib import Path
 from typing import Any, Sequence
 
+from ._logfile import append_line as _append, open_for_reading as _open_for_reading, write_synced as _write_synced
 from ._results import STATUSES, RunResult
 from ._values import clip, safe_repr, text_safe
 
@@ -52,10 +51,10 @@ __all__ = [
     "progress_overview",
     "progress_path",
     "read_progress",
+    "read_progress_lines",
     "short_id",
 ]
 
-_warned: set[str] = set()
 MAX_SOURCE = 100_000
 """Characters of a solve's source kept per log line (enough for any exercise)."""
 LOG_FORMAT = "failuremap_edu progress 2"
@@ -107,31 +106,6 @@ def _is_header(entry: Any) -> bool:
     return isinstance(entry, dict) and "record" not in entry and isinstance(entry.get("learner"), str) and bool(_LEARNER.fullmatch(entry["learner"]))
 
 
-def _open_regular(target: Path, flags: int) -> int:
-    """A file descriptor for `target`, only if it is a regular file.
-
-    Opened with O_NONBLOCK, so a FIFO (or a device) at the log's place is never
-    waited on; it is then refused with an OSError that says what it is.
-    """
-    fd = os.open(target, flags | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0), 0o644)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", str(target))
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
-
-
-def _open_for_reading(target: Path):
-    try:
-        return os.fdopen(_open_regular(target, os.O_RDONLY), "rb")
-    except OSError as exc:
-        if exc.errno == errno.ENXIO:  # a FIFO without a reader refuses O_NONBLOCK writers (and special files may)
-            raise OSError(errno.EINVAL, "not a regular file", str(target)) from None
-        raise
-
-
 def _read_id(target: Path) -> str | None:
     """The first learner id written into the log (the first one wins, should two processes race).
 
@@ -163,19 +137,6 @@ def _read_id(target: Path) -> str | None:
     return None
 
 
-def _append(target: Path, line: bytes) -> None:
-    try:
-        fd = _open_regular(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
-    except OSError as exc:
-        if exc.errno == errno.ENXIO:  # a FIFO nobody reads
-            raise OSError(errno.EINVAL, "not a regular file", str(target)) from None
-        raise
-    try:
-        os.write(fd, line)  # one write of one line: concurrent writers do not interleave
-    finally:
-        os.close(fd)
-
-
 def learner_id(path: Path | None = None) -> str:
     """The progress log's pseudonymous learner id, created with the log.
 
@@ -193,8 +154,8 @@ def learner_id(path: Path | None = None) -> str:
         target.parent.mkdir(parents=True, exist_ok=True)
         if link is not None:
             staged = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}")
-            staged.write_bytes(header)
             try:
+                _write_synced(staged, header)
                 link(staged, target)  # the log appears with its id in it, or it existed already
             except OSError:  # it existed, or this file system has no hard links
                 pass
@@ -327,7 +288,7 @@ def log_run(
     replays: Sequence[RunResult] = (),
     run: str | None = None,
 ) -> str | None:
-    """Append one line for `result`. Returns a message the first time writing fails, else None.
+    """Append one line for `result`. Returns a one-line message when it was not saved (every time), else None.
 
     `run` names the run of the solve cell this result belongs to: the variants of
     one run, and the panel's re-runs of the same solve, share it, so the progress
@@ -362,11 +323,7 @@ def log_run(
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         _append(target, line)
-    except OSError as exc:
-        key = str(target)
-        if key in _warned:
-            return None
-        _warned.add(key)
+    except OSError as exc:  # said for every run that is not saved: the run's own result stays as it is
         return f"progress is not being saved: cannot write {target} ({exc.strerror or exc}); set FAILUREMAP_PROGRESS to a writable file"
     return _notices.pop(str(target), None)
 
@@ -374,25 +331,41 @@ def log_run(
 def read_progress(path: Path | None = None) -> tuple[list[dict], int]:
     """All readable entries, oldest first, and how many lines were skipped as unreadable.
 
-    The log's first line (the learner id) is not an entry.
+    The log's first line (the learner id) is not an entry; an empty line is nothing.
+    """
+    entries, skipped = read_progress_lines(path)
+    return entries, len(skipped)
+
+
+def read_progress_lines(path: Path | None = None) -> tuple[list[dict], list[tuple[int, str]]]:
+    """All readable entries, oldest first, and each line skipped: its number (from 1) and why, in a few words.
+
+    Why: ``cut short`` (a last line without its newline: a crash or a full disk tore
+    it), ``not JSON``, ``not UTF-8``, ``not a run`` (fields of the wrong shape).
     """
     target = path or progress_path()
-    entries, skipped = [], 0
+    entries, skipped = [], []
     try:
         with _open_for_reading(target) as fh:
-            for raw in fh:
+            for number, raw in enumerate(fh, 1):
+                if not raw.strip(b" \t\r\n"):
+                    continue  # the newline a writer put after a torn line, or a blank line: nothing lost
                 try:
                     entry = json.loads(raw.decode("utf-8"))
-                    if _is_header(entry):
-                        continue
-                    if not _is_entry(entry):
-                        raise ValueError
-                except (ValueError, UnicodeDecodeError, RecursionError):
-                    skipped += 1
+                except UnicodeDecodeError:
+                    skipped.append((number, "not UTF-8"))
+                    continue
+                except (ValueError, RecursionError):
+                    skipped.append((number, "not JSON" if raw.endswith(b"\n") else "cut short"))
+                    continue
+                if _is_header(entry):
+                    continue
+                if not _is_entry(entry):
+                    skipped.append((number, "not a run"))
                     continue
                 entries.append(entry)
     except OSError:
-        return [], 0
+        return [], []
     return entries, skipped
 
 
@@ -524,8 +497,10 @@ def progress_overview(records: list[str] | None = None, path: Path | None = None
 
 def export_progress(out: Path, path: Path | None = None) -> dict:
     """Write every logged run, every distinct solve and the latest of each exercise to one JSON file (`export_data`)."""
+    from ._atomic import write_text
+
     data = export_data(path)
-    out.write_text(_export_text(data), encoding="utf-8")
+    write_text(out, _export_text(data))  # whole or not at all: a kill or a full disk leaves the old file as it was
     return data
 
 

@@ -82,6 +82,8 @@ class Handin:
     sources: dict[str, str] = field(default_factory=dict)
     learner: str | None = None
     """Set for a progress log: its learner counts as one who has not started anything yet when it has no runs."""
+    skipped: str | None = None
+    """What of the file was not used, in a few words (``lines 3 (not JSON), 5 (cut short)``), or None: all of it."""
 
 
 @dataclass(frozen=True)
@@ -153,7 +155,7 @@ class ClassReport:
     files: int
     """Files that were read."""
     problems: tuple[str, ...]
-    """One line per file that could not be used."""
+    """One line per file that could not be used, and per file of which a part was skipped (which lines, and why)."""
     with_code: bool = False
     notes: tuple[str, ...] = ()
     """One line each about what the report covers (homes without a log, names not matched)."""
@@ -417,18 +419,19 @@ def _looks_like_log(path: Path) -> bool:
 
 def _from_log(path: Path) -> Handin:
     """A progress log (``progress.jsonl``), read as the learner's own notebook reads it (`read_progress`): every run."""
-    from ._progress import _open_for_reading, _read_id, read_progress
+    from ._progress import _open_for_reading, _read_id, read_progress_lines
 
     try:
         _open_for_reading(path).close()
     except OSError as exc:
         raise ValueError(f"cannot read: {exc.strerror or exc}") from None
-    entries, _ = read_progress(path)
+    entries, skipped = read_progress_lines(path)
     learner = _read_id(path) or f"file:{os.path.abspath(path)}"
+    dropped = _skipped_lines(skipped, len(entries))
     if not entries and not learner.startswith("file:"):
-        return Handin(str(path), (), {}, learner)
+        return Handin(str(path), (), {}, learner, dropped)
     if not entries:
-        raise ValueError("a progress log with no readable run in it")
+        raise ValueError("a progress log with no readable run in it" + (f" ({dropped})" if dropped else ""))
     sources, runs = {}, []
     for e in entries:
         if e.get("instructor"):
@@ -440,7 +443,16 @@ def _from_log(path: Path) -> Handin:
         labels = tuple(e.get("checks") or (None,) * len(statuses))
         reasons = tuple(e.get("reasons") or (None,) * len(statuses))
         runs.append(Run(learner, e["record"], e.get("variant"), e.get("time"), statuses, labels, reasons, sha, True, _outcomes(e.get("outcomes"), len(statuses))))
-    return Handin(str(path), tuple(runs), sources, None if entries else learner)
+    return Handin(str(path), tuple(runs), sources, None if entries else learner, dropped)
+
+
+def _skipped_lines(skipped: list[tuple[int, str]], read: int, shown: int = 8) -> str | None:
+    """``2 of 6 lines skipped as unreadable: line 3 (not JSON), line 5 (cut short)``: what a report leaves out of a log, or None."""
+    if not skipped:
+        return None
+    lines = ", ".join(f"line {number} ({why})" for number, why in skipped[:shown])
+    more = f" and {len(skipped) - shown} more" if len(skipped) > shown else ""
+    return f"{len(skipped)} of {len(skipped) + read} lines skipped as unreadable: {lines}{more}"
 
 
 def _outcomes(value: Any, width: int) -> tuple[dict | None, ...]:
@@ -492,7 +504,9 @@ def _from_export(path: Path, data: dict) -> Handin:
     for record_id, latest in (data.get("latest") or {}).items():  # exports from before "sources"
         if isinstance(latest, dict) and isinstance(latest.get("solve_source"), str) and latest.get("solve_sha256"):
             sources.setdefault(latest["solve_sha256"], latest["solve_source"])
-    return Handin(str(path), tuple(runs), sources)
+    lost = data.get("skipped_lines")
+    note = f"the learner's progress log had {lost} unreadable line{'s' if lost != 1 else ''}, left out of this export" if type(lost) is int and lost > 0 else None
+    return Handin(str(path), tuple(runs), sources, skipped=note)
 
 
 def _from_download(path: Path, data: dict) -> Handin:
@@ -587,6 +601,9 @@ def build_report(
             handins.append(read_results(path))
         except ValueError as exc:
             problems.append(f"{path}: {exc}")
+            continue
+        if handins[-1].skipped:  # the rest of the file counts; what was left out is named, never silently
+            problems.append(f"{path}: {handins[-1].skipped}")
     homes_without_log = list(homes_without_log)
     notes = []
     if homes_without_log:

@@ -29,13 +29,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 from urllib.parse import quote, urlencode, urlsplit
 
+from ._atomic import WriteError
 from ._errors import InputError
 from ._notebook import build_notebook, build_start_here, keep_work, md, reference_path
 from ._output import check_target, folder_files, install
@@ -177,27 +177,35 @@ def _differing_fields(path: Path, packaged: Path) -> list[str]:
 
 
 class _Folder:
-    """A staging folder whose files are recorded as they are written."""
+    """A staging folder whose files are recorded as they are written.
 
-    def __init__(self, root: Path, platform: str = "server") -> None:
+    A file that cannot be written there (a full disk) raises `WriteError` naming where
+    it was to go, in `destination`: nothing there has been touched yet.
+    """
+
+    def __init__(self, root: Path, platform: str = "server", destination: Path | None = None) -> None:
         self.root = root
         self.platform = platform
         """Where its notebooks will run (`_notebook.PLATFORMS`): their texts say only what holds there."""
+        self.destination = destination or root
         self.files: list[str] = []
 
-    def write(self, rel: str, text: str) -> Path:
+    def _staged(self, rel: str, put: Callable[[Path], object]) -> Path:
         path = self.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            put(path)
+        except OSError as exc:
+            raise WriteError(self.destination / rel, exc, True, kept=f"{self.destination} is as it was") from None
         self.files.append(rel)
         return path
 
+    def write(self, rel: str, text: str) -> Path:
+        return self._staged(rel, lambda path: path.write_text(text, encoding="utf-8"))
+
     def copy(self, source: Path, rel: str) -> Path:
-        path = self.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, path)  # byte for byte, like the packaged records
-        self.files.append(rel)
-        return path
+        data = Path(source).read_bytes()  # byte for byte, like the packaged records; a source that cannot be read is named
+        return self._staged(rel, lambda path: path.write_bytes(data))
 
     def notebook(self, folder: str, ref: str, record: Record, *, instructor: bool = False, solution=None) -> Path:
         """One notebook in `folder`; a record given by path is copied beside it, as `notebook` does."""
@@ -279,8 +287,8 @@ def write_workshop(
     parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".failuremap-workshop-", dir=parent) as staging:
         # Where the learners' notebooks run: a hub alone, Binder alone, or either (both links): then the texts that hold on both.
-        learners = _Folder(Path(staging) / "learners", "hub" if hub and not env_repo else "binder" if repo and not hub else "server")
-        teacher = _Folder(Path(staging) / "instructor")
+        learners = _Folder(Path(staging) / "learners", "hub" if hub and not env_repo else "binder" if repo and not hub else "server", out_dir)
+        teacher = _Folder(Path(staging) / "instructor", destination=instructor_dir)
         learner_nbs, instructor_nbs, copied, entries, record_refs = [], [], [], [], []
         for done, (ref, record, _) in enumerate(records):
             if progress is not None:
@@ -325,8 +333,11 @@ def write_workshop(
         learners_target = check_target(out_dir, learners.files, force, MANIFEST, "workshop")
         teacher_target = check_target(instructor_dir, teacher.files, force, MANIFEST, "workshop")
         warnings += learners_target.warnings + teacher_target.warnings
-        install(learners.root, learners.files, learners_target, MANIFEST)
-        install(teacher.root, teacher.files, teacher_target, MANIFEST)
+        for folder, target in ((learners, learners_target), (teacher, teacher_target)):
+            try:
+                install(folder.root, folder.files, target, MANIFEST)
+            except OSError as exc:  # the manifest is written before anything in the folder changes
+                raise WriteError(folder.destination, exc, True, kept=f"{folder.destination} is as it was") from None
         if not with_solutions:
             warnings += _left_with_learners(out_dir, learners.files)
 
@@ -345,10 +356,7 @@ def _package_copy(folder: _Folder, with_solutions: bool) -> None:
             continue
         if rel.parts[0] == "references" and not with_solutions:
             continue
-        destination = folder.root / "failuremap_edu" / rel
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, destination)
-        folder.files.append(f"failuremap_edu/{rel.as_posix()}")
+        folder.copy(path, f"failuremap_edu/{rel.as_posix()}")
 
 
 def _links(entries, repo, branch, hub, env_repo) -> list[tuple[str, str | None, str | None]]:

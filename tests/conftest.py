@@ -156,3 +156,46 @@ def alive_with(marker: str) -> list[int]:
             continue
         found.append(int(name))
     return found
+
+
+class SmallDisk:
+    """A folder on its own small file system (tmpfs), to fill up: `fill` leaves `free` bytes, `empty` gives them back."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.filler = root / ".filler"
+
+    def fill(self, free: int = 0) -> None:
+        """Take all the room but about `free` bytes (tmpfs counts whole pages)."""
+        fd = os.open(self.filler, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+        try:
+            while os.write(fd, b"\0" * 4096) == 4096:
+                pass
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+        if free:
+            size = self.filler.stat().st_size
+            os.truncate(self.filler, max(0, size - free))
+
+    def empty(self) -> None:
+        self.filler.unlink(missing_ok=True)
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 4 MB tmpfs mounted in tmp_path (we are root here, as in CI); skipped only outside CI when mount is not permitted."""
+    import subprocess
+
+    root = tmp_path / "disk"
+    root.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(root)], capture_output=True, text=True)
+    if done.returncode != 0:
+        if os.environ.get("CI"):
+            pytest.fail(f"cannot mount a small tmpfs in CI: {done.stderr.strip()}")
+        pytest.skip(f"cannot mount a small tmpfs here: {done.stderr.strip()}")
+    try:
+        yield SmallDisk(root)
+    finally:
+        subprocess.run(["umount", "-l", str(root)], capture_output=True)

@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "failuremap_edu"
 
 LAYERS = [
     # bottom first; a module may import its own layer and the ones below it
-    ("values", {"_errors", "_values", "_display"}),
+    ("values", {"_errors", "_values", "_display", "_atomic", "_logfile"}),
     ("source", {"_signature", "_code"}),
     ("records", {"_records"}),
     ("fixtures", {"_fixtures", "_solution"}),

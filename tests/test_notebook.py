@@ -356,3 +356,38 @@ def test_the_exercise_cell_as_shipped_gets_the_attempts_verdicts(record_id, tmp_
         assert any(o.status == "error" for o in e.runs[0].observations), e.text()
         return
     assert [(o.check, o.passed) for o in e.runs[0].observations] == [(o.check, o.passed) for o in recorded.observations], e.text()
+
+
+def test_notebook_o_refuses_to_overwrite_an_edited_notebook_naming_it_and_force_overwrites(tmp_path, capsys):
+    out = tmp_path / "course"
+    assert main(["notebook", "FA-100061", "-o", str(out)]) == 0
+    path = out / "FA-100061.ipynb"
+    fresh = path.read_bytes()
+    assert main(["notebook", "FA-100061", "-o", str(out)]) == 0 and path.read_bytes() == fresh  # unchanged since: written again
+    edited = fresh.replace(b"def solve", b"def solve  # my edit", 1)
+    path.write_bytes(edited)
+    capsys.readouterr()
+    assert main(["notebook", "FA-100061", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "FA-100061.ipynb" in err and "--force" in err and path.read_bytes() == edited
+    assert main(["notebook", "FA-100061", "-o", str(out), "--force"]) == 0 and path.read_bytes() == fresh
+    assert "FA-100061.ipynb" in capsys.readouterr().err  # --force says what it overwrote
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "FA-100061.ipynb").write_text("{}")  # not written by `notebook` at all
+    (mine / "notes.md").write_text("mine")  # anything else in the folder is no concern
+    assert main(["notebook", "FA-100061", "-o", str(mine)]) == 2 and (mine / "FA-100061.ipynb").read_text() == "{}"
+    assert main(["notebook", "FA-100786", "-o", str(mine)]) == 0 and (mine / "notes.md").read_text() == "mine"
+
+
+def test_notebook_all_packaged_checks_every_file_before_writing_any(tmp_path, capsys):
+    out = tmp_path / "notebooks"
+    write_all(out)
+    edited = out / "instructor" / "FA-100786.ipynb"
+    edited.write_text("{}")
+    start = out / "00-start-here.ipynb"
+    start.write_text("{}\n")
+    capsys.readouterr()
+    assert main(["notebook", "--all-packaged", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "00-start-here.ipynb" in err and edited.read_text() == "{}" and start.read_text() == "{}\n"

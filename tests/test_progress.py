@@ -20,6 +20,7 @@ from failuremap_edu._progress import (
     learner_id,
     log_run,
     read_progress,
+    read_progress_lines,
 )
 from failuremap_edu._results import ErrorInfo, Observation, RunResult
 from failuremap_edu._values import Opaque
@@ -80,16 +81,53 @@ def test_the_overview_lists_every_exercise_run_here_says_since_when_and_skips_de
     assert "TR-000101" in overview._repr_html_() and "since" in overview._repr_html_()
 
 
-def test_unwritable_progress_log_is_reported_once(exercise, monkeypatch, tmp_path):
+def test_an_unwritable_progress_log_is_said_at_every_run_beside_the_result_never_instead(exercise, monkeypatch, tmp_path):
+    from failuremap_edu._panel import log_note_html, status_line
+
     blocker = tmp_path / "file"
     blocker.write_text("")
     monkeypatch.setenv("FAILUREMAP_PROGRESS", str(blocker / "progress.jsonl"))
-    exercise.check(reference)
-    assert exercise.message.startswith("progress is not being saved")
-    exercise.check(reference)
-    assert exercise.message == ""  # told once
-    assert exercise.summary() == "6/6 checks pass"
+    for _ in range(2):  # every run that is not saved says so (the second too)
+        exercise.check(reference)
+        assert exercise.message == "" and exercise.summary() == "6/6 checks pass"  # the headline stays
+        assert exercise.log_note.startswith("progress is not being saved: cannot write")
+        lines = exercise.text().splitlines()
+        assert lines[1] == "6/6 checks pass" and f"  {exercise.log_note}" in lines[2:4]  # its own line
+        assert '<span class="fm-mark">✓</span>' in status_line(exercise) and "fm-log-note" in log_note_html(exercise)
     assert re.fullmatch(r"[0-9a-f]{16}", learner_id()) and learner_id() == learner_id()  # this process's id, still
+    monkeypatch.setenv("FAILUREMAP_PROGRESS", str(tmp_path / "progress.jsonl"))
+    exercise.check(reference)
+    assert exercise.log_note == "" and log_note_html(exercise) == ""  # saved again: nothing to say
+
+
+def test_a_full_disk_mid_append_is_said_at_that_run_and_the_next_run_is_not_glued_to_the_torn_line(small_disk):
+    log = small_disk.root / "progress.jsonl"
+    for _ in range(3):
+        assert log_run(run_result(["pass", "fail"]), PASSING, log) is None
+    small_disk.fill(free=8192)
+    big = "def solve(text, stops):\n    return 'passing'\n" + "# a long comment\n" * 2_000  # more than the room left
+    message = log_run(run_result(["pass", "pass"]), big, log)
+    assert message is not None and message.startswith(f"progress is not being saved: cannot write {log}")
+    assert not log.read_bytes().endswith(b"\n")  # torn: part of the line is on the disk
+    small_disk.empty()
+    assert log_run(run_result(["fail", "fail"]), PASSING, log) is None
+    entries, skipped = read_progress_lines(log)
+    assert [e["passed"] for e in entries] == [1, 1, 1, 0]  # the run after the torn line is readable
+    assert skipped == [(5, "not JSON")]  # the torn line: counted, never silently
+
+
+def test_a_torn_last_line_costs_only_itself(tmp_path):
+    log = tmp_path / "progress.jsonl"
+    log_run(run_result(["pass", "fail"]), PASSING, log)
+    whole = log.read_bytes()
+    with open(log, "ab") as fh:
+        fh.write(whole.splitlines(keepends=True)[-1][:40])  # a writer killed mid-line (no newline)
+    assert read_progress_lines(log)[1] == [(3, "cut short")]
+    log_run(run_result(["pass", "pass"]), PASSING, log)
+    log_run(run_result(["fail", "fail"]), PASSING, log)
+    entries, skipped = read_progress_lines(log)
+    assert [e["passed"] for e in entries] == [1, 2, 0] and skipped == [(3, "not JSON")]
+    assert read_progress(log) == (entries, 1)
 
 
 def test_a_log_is_born_with_a_pseudonymous_learner_id(tmp_path):
@@ -429,3 +467,30 @@ def test_an_instructor_demo_creates_no_progress_log(tmp_path, monkeypatch):
         demo.check(reference_solve("FA-100786"))
     assert all("-demo-" in name for name in demo.export_files())
     assert not (tmp_path / "instructor-progress.jsonl").exists()
+
+
+def test_a_run_cut_short_by_the_writer_is_said_not_saved_and_the_next_run_is_whole(tmp_path):
+    """A file-size limit stops the write partway (as a full disk or a kill mid-append does): the count is checked."""
+    import subprocess
+    import sys
+
+    log = tmp_path / "progress.jsonl"
+    log_run(run_result(["pass", "fail"]), PASSING, log)
+    code = (
+        "import resource, sys\n"
+        "from pathlib import Path\n"
+        "from test_progress import run_result\n"
+        "from failuremap_edu._progress import log_run\n"
+        f"log = Path({str(log)!r})\n"
+        "limit = log.stat().st_size + 100\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))\n"
+        "print(log_run(run_result(['pass', 'pass']), 'def solve(text, stops):\\n' + '#' * 5000, log))\n"
+    )
+    tests = Path(__file__).resolve().parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tests.parent), str(tests)])}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"progress is not being saved: cannot write {log}")  # said at that run, not a run later
+    assert log_run(run_result(["fail", "fail"]), PASSING, log) is None
+    entries, skipped = read_progress_lines(log)
+    assert [e["passed"] for e in entries] == [1, 0] and skipped == [(3, "not JSON")]

@@ -493,3 +493,26 @@ def test_what_the_instructors_hub_trial_found_in_the_report(klass, tmp_path, cap
     page = report_page(build_report([folder], names=read_names(names)))
     assert "this page holds real names, keep it to yourself" in page and "Dan Doe" in page  # dan is stuck: named in the tables
     assert "keep it to yourself" not in report_page(build_report([folder]))
+
+
+def test_the_report_counts_and_names_the_lines_it_skipped_in_text_html_and_json(tmp_path, capsys):
+    from failuremap_edu.render._report import report_page
+
+    log = tmp_path / "ann.jsonl"
+    for i in range(4):
+        log_run(run(("pass", "fail")), CODE.format(i, "ann"), log)
+    good = log.read_text().splitlines()[-1]
+    with open(log, "a", encoding="utf-8") as fh:  # 9 runs, 5 of them malformed
+        for bad in ("{not json", json.dumps({**json.loads(good), "passed": 7}), "[1, 2", json.dumps({"record": 3})):
+            fh.write(bad + "\n")
+        fh.write(good[:30])  # the last one torn
+    report = build_report([log])
+    assert sum(e.runs for e in report.exercises) == 4
+    assert report.problems == (f"{log}: 5 of 9 lines skipped as unreadable: line 6 (not JSON), line 7 (not a run), line 8 (not JSON), "
+                               "line 9 (not a run), line 10 (cut short)",)
+    assert report.to_json()["problems"] == list(report.problems)
+    assert "line 10 (cut short)" in report_page(report)
+    assert main(["report", str(log)]) == 2 and "5 of 9 lines skipped" in capsys.readouterr().err
+    export_progress(tmp_path / "ann.json", log)  # an export says how many lines its log lost
+    assert build_report([tmp_path / "ann.json"]).problems == (
+        f"{tmp_path / 'ann.json'}: the learner's progress log had 5 unreadable lines, left out of this export",)

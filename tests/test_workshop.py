@@ -535,3 +535,27 @@ def test_from_an_installed_package_the_references_come_from_the_instructors_fold
     assert leaks(tmp_path / "ws", BODIES) == []
     found = leaks(tmp_path / "ws-instructor", BODIES)
     assert "solutions/FA-100786.py: FA-100786 reference" in found and "notebooks/FA-100786.ipynb: FA-100786 reference" in found
+
+
+def _contents(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_a_full_disk_is_one_line_naming_the_destination_and_the_old_build_stays(small_disk, capsys, force):
+    out = small_disk.root / "ws"
+    assert main(["workshop", "FA-100061", "-o", str(out)]) == 0
+    before, before_teacher = _contents(out), _contents(small_disk.root / "ws-instructor")
+    (out / "notebooks" / "FA-100061.ipynb").write_text("{}")  # edited: only --force rebuilds it
+    before["notebooks/FA-100061.ipynb"] = b"{}"
+    small_disk.fill()
+    capsys.readouterr()
+    argv = ["workshop", "FA-100061", "-o", str(out)] + (["--force"] if force else [])
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    if force:  # refused for the edit otherwise, before anything is built
+        assert f"{small_disk.root}/ws" in err and "No space left on device" in err and "failuremap_edu/_" not in err.split(": cannot")[0]
+        assert err.split(": cannot write")[0].startswith(f"failuremap-edu: error: {small_disk.root}/ws")  # the destination, not our source
+    assert _contents(out) == before and _contents(small_disk.root / "ws-instructor") == before_teacher
+    assert [p.name for p in small_disk.root.iterdir() if p.name.startswith(".failuremap")] == []  # no staging folder left

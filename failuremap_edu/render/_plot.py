@@ -113,8 +113,13 @@ def save_status(runs: Sequence[RunResult], path: str | Path, names: Sequence[str
 
     fig = status_figure(runs, names, title)
     FigureCanvasAgg(fig)
-    fig.savefig(path, format=suffix[1:], dpi=110)
-    return path
+    from io import BytesIO
+
+    from .._atomic import write_bytes
+
+    buffer = BytesIO()
+    fig.savefig(buffer, format=suffix[1:], dpi=110)
+    return write_bytes(path, buffer.getvalue())  # whole or not at all
 
 
 def plot_progress(entries: Sequence[dict], ax, title: str = "Checks passing over your attempts"):

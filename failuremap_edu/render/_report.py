@@ -190,7 +190,7 @@ def report_page(report: ClassReport, title: str = "Class report") -> str:
         parts.append(f"<p>{escape(MEDIAN_NOTE)}</p>")
     if report.problems:
         items = "".join(f"<li>{escape(p)}</li>" for p in report.problems)
-        parts.append(f'<div class="problems"><p>Files that could not be used:</p><ul>{items}</ul></div>')
+        parts.append(f'<div class="problems"><p>Left out (files that could not be used, lines that could not be read):</p><ul>{items}</ul></div>')
     png = base64.b64encode(_png(heatmap_figure(report))).decode("ascii")
     left_out = heatmap_left_out(report)
     parts.append(
