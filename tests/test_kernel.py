@@ -132,7 +132,7 @@ def _state(pid: int) -> str:
 
 def test_debug_sees_the_last_error_ours_and_any_other_name_error(kernel):
     """`%debug` reads sys.last_value: our one-line errors and every NameError set it as IPython's own errors do."""
-    assert execute(kernel, "import sys\nimport failuremap_edu as fm")["status"] == "ok"
+    assert execute(kernel, "import sys\nimport failuremap_edu as fm\nsolve = None\ndel solve  # earlier tests defined one")["status"] == "ok"
     cells = {"fm.exercise('FA-10061')": "RecordError", "fm.try_call('FA-100786', solve, ('x', []))": "NameError", "undefined_name + 1": "NameError"}
     for cell, error in cells.items():
         out = execute(kernel, cell)
