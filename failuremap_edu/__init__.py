@@ -46,15 +46,15 @@ subpackage (`failuremap_edu.runner`, `failuremap_edu.render`) and is not promise
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 
-from ._errors import show_input_errors_briefly as _brief  # noqa: E402 - after the names, and cheap
-
-_brief()
 
 
 def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'failuremap_edu' has no attribute {name!r}")
+    from ._errors import show_input_errors_briefly  # the first use of a public name, in IPython: the `solve` hint
+
+    show_input_errors_briefly()
     value = getattr(import_module(module, __name__), name)
     globals()[name] = value
     return value

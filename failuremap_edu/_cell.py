@@ -15,6 +15,7 @@ import time
 import weakref
 
 from ._exercise import Exercise, PlainFront, _reference, exercise, use_front
+from ._live import LIVE
 from ._panel import held, panel_for
 from ._values import text_safe
 
@@ -91,7 +92,7 @@ class NotebookFront(PlainFront):
         # The widget's view, as ipywidgets' own _repr_mimebundle_ makes it, without its text/plain: that is the repr of
         # every widget of the panel with their values (a third of a quick run's time), clipped, and replaced here anyway.
         bundle = {WIDGET_VIEW: {"version_major": 2, "version_minor": 0, "model_id": root.model_id}} if root._view_name is not None else {}
-        saved = _SAVED.get(exercise)
+        saved = _saved(exercise)
         if saved is not None and saved.handle is not None and not exercise.running:
             bundle["text/plain"] = LIVE_PANEL  # the results, as HTML and text, are in the saved copy right above
             return bundle
@@ -145,13 +146,20 @@ class _SavedCopy:
         self.handle.update(self)
 
 
-_SAVED: "weakref.WeakKeyDictionary[Exercise, _SavedCopy]" = weakref.WeakKeyDictionary()
+_SAVED: "weakref.WeakKeyDictionary[Exercise, weakref.ref[_SavedCopy]]" = weakref.WeakKeyDictionary()
+"""Each exercise's saved copy, weakly on both sides: the exercise holds its copy (a listener), never this table."""
+
+
+def _saved(exercise: Exercise) -> "_SavedCopy | None":
+    ref = _SAVED.get(exercise)
+    return None if ref is None else ref()
 
 
 def _saved_copy(exercise: Exercise) -> _SavedCopy:
-    found = _SAVED.get(exercise)
+    found = _saved(exercise)
     if found is None:
-        found = _SAVED[exercise] = _SavedCopy(exercise)
+        found = _SavedCopy(exercise)
+        _SAVED[exercise] = weakref.ref(found)
     return found
 
 
@@ -205,17 +213,12 @@ class _Showing:
             self.handle.update(self.exercise)  # a saved notebook keeps the finished panel's text
 
 
-_ACTIVE: list[Exercise] = []
-"""Every exercise made in this process, newest last (the cell watcher checks for the newest)."""
-
-
 def _watch_cells(exercise: Exercise) -> None:
     """Never silent: a cell that defines solve without the decorator still gets checked, with a note.
 
     An IPython ``post_run_cell`` hook, registered once per kernel, for the
-    exercise made most recently.
+    newest exercise (`_live.LIVE`).
     """
-    _ACTIVE.append(exercise)
     try:
         from IPython import get_ipython
     except ImportError:
@@ -231,12 +234,12 @@ _DEFINES_SOLVE = re.compile(r"^\s*def\s+solve\s*\(", re.MULTILINE)
 
 
 def _after_cell(shell, result) -> None:
-    if not _ACTIVE or not result.success:
+    current = LIVE.newest
+    if current is None or not result.success:
         return
-    current = _ACTIVE[-1]
     cell = getattr(getattr(result, "info", None), "raw_cell", "") or ""
     solve = shell.user_ns.get("solve")
-    if not _DEFINES_SOLVE.search(cell) or not callable(solve) or any(solve is known.solve for known in _ACTIVE):
+    if not _DEFINES_SOLVE.search(cell) or not callable(solve) or any(solve is known.solve for known in LIVE.exercises()):
         return
     line = f"@fm.exercise({_reference(current.record)!r})"
     misplaced, current.misplaced_above = current.misplaced_above, None

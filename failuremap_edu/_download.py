@@ -57,7 +57,7 @@ def solve_source(solve: Callable | None) -> str | None:
                     missing.append(name)
                 else:
                     helpers.append(source)
-                    queue.append(getattr(value, "__code__", None) or _class_code(value))
+                    queue.append(getattr(_cached(value), "__code__", None) or _class_code(value))
                     queue.append(frozenset(_names_in(source)))  # its decorators and class body: @dataclass, field(...)
             elif (module := _importable_from(value)) is not None:
                 imports.add(f"from {module} import {value.__name__}" + ("" if value.__name__ == name else f" as {name}"))
@@ -141,8 +141,16 @@ def _names_in(source: str) -> set[str]:
 
 
 def _from_notebook(value: Any, solve: Callable) -> bool:
-    """A function or class defined where solve was (a notebook cell), not imported from a package."""
-    return isinstance(value, (types.FunctionType, type)) and getattr(value, "__module__", None) == getattr(solve, "__module__", None)
+    """A function or class defined where solve was (a notebook cell), not imported from a package; a function
+    under ``@lru_cache`` or ``@cache`` too (its source is read through the cache, decorator included)."""
+    return isinstance(_cached(value), (types.FunctionType, type)) and getattr(value, "__module__", None) == getattr(solve, "__module__", None)
+
+
+def _cached(value: Any) -> Any:
+    """The function inside functools' cache, or `value` itself."""
+    import functools
+
+    return value.__wrapped__ if type(value) is functools._lru_cache_wrapper else value
 
 
 def _importable_from(value: Any) -> str | None:

@@ -11,14 +11,22 @@ __all__ = ["InputError"]
 class InputError(ValueError):
     """Bad input, described in one line that names the file and the problem."""
 
+    def _render_traceback_(self) -> list[str]:
+        """IPython's traceback of it: the one line (a typo in a record id is the learner's input, not our bug).
+
+        IPython still records it as the last error (``%debug``) and enters ``%pdb``; the cell still fails.
+        """
+        return [f"{type(self).__name__}: {self}"]
+
 
 def show_input_errors_briefly() -> None:
-    """In a notebook, show our InputError as one line, not as a traceback through our internals.
+    """In a running IPython, explain a cell's NameError for `solve` in one line; leave every other error as IPython shows it.
 
-    A typo in a record id is the learner's input, not a bug of ours: it gets the
-    one line that names the problem. It is still a real error (the cell fails,
-    Run All stops, nbval reports it). Only when IPython is already running, and
-    only when no other library has claimed IPython's custom exception hook.
+    After a kernel restart, a cell that uses `solve` before the exercise cell ran is every learner's first
+    NameError. Any other NameError takes IPython's own path (``showtraceback``: the last error for
+    ``%debug``, the debugger under ``%pdb``), and so does the one line. Our InputError needs no hook
+    (`InputError._render_traceback_`). Installed on first use of the public API, never at import, and
+    only when no other library holds IPython's custom exception hook.
     """
     import sys
 
@@ -34,16 +42,11 @@ def show_input_errors_briefly() -> None:
 
     def one_line(shell, etype, value, tb, tb_offset=None):
         line = brief(value)
-        show = getattr(shell, "_showtraceback", None)
-        if line is None:  # any other NameError: IPython's own traceback, as without us
-            stb = shell.InteractiveTB.structured_traceback(etype, value, tb, tb_offset=tb_offset)
-            show(etype, value, stb)
-        elif show is not None:
-            show(etype, value, [line])  # the kernel's error message, with a one-line traceback
-        else:  # pragma: no cover - a shell without it
-            print(line, file=sys.stderr)
+        if line is not None:
+            value._render_traceback_ = lambda: [line]  # an instance attribute: IPython shows it as this error's traceback
+        shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
 
-    shell.set_custom_exc((InputError, NameError), one_line)
+    shell.set_custom_exc((NameError,), one_line)
 
 
 NO_SOLVE = (

@@ -34,6 +34,7 @@ from ._code import can_fall_off_end
 from ._download import solve_source
 from ._fixtures import VARIANTS, FixtureScript, read_fixtures
 from ._hints import Hint, HintLadder, hint_ladder, mistake_note, same_outcome
+from ._live import LIVE
 from ._progress import learner_id, log_run, outcomes, short_id, shown_path
 from ._records import Record, load_record
 from ._results import CallResult, Comparison, Observation, RunResult
@@ -157,6 +158,7 @@ class Exercise:
         self._hints: dict[int, tuple[Hint, ...]] = {}
         self._listeners: list[Callable[["Exercise"], None]] = []
         warm_up()  # the learner reads the task first: by the first run, a worker is ready
+        LIVE.made(self)
         _FRONT[0].created(self)
 
     # ------------------------------------------------------------- observers
@@ -588,20 +590,19 @@ def loaded_note(record: Record, fixtures: FixtureScript) -> str:
     return f"Loaded {record.id} · {clip(record.title, 100, one_line=True)}: {checks}{variants}. Your solve goes in the exercise cell below."
 
 
-_EXERCISES: dict[tuple, Exercise] = {}
-
-
 def exercise(record: Record | str, **options: Any) -> Exercise:
-    """The exercise for `record` (an id, a path, or a Record): the same object every time.
+    """The exercise for `record` (an id, a path, or a Record): the same object every time while it lives (`_live`).
 
     Re-running a cell with ``@fm.exercise("ID")`` reuses the exercise, its panel
     and its state, so the cell can stand on its own (after a kernel restart too).
     """
     loaded = record if isinstance(record, Record) else load_record(record)
     key = (loaded.origin, tuple(sorted(options.items())))
-    found = _EXERCISES.get(key)
+    found = LIVE.get(key)
     if found is None or found.record != loaded:
-        found = _EXERCISES[key] = Exercise(loaded, **options)
+        found = Exercise(loaded, **options)
+        LIVE.put(key, found)
+    LIVE.newest = found
     return found
 
 

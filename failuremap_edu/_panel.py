@@ -58,21 +58,28 @@ FONT_HELP = (
 )
 
 
-_PANELS: "weakref.WeakKeyDictionary[Exercise, Panel]" = weakref.WeakKeyDictionary()
-"""One panel per exercise, kept here (the model holds no reference to its view)."""
+_PANELS: "weakref.WeakKeyDictionary[Exercise, weakref.ref[Panel]]" = weakref.WeakKeyDictionary()
+"""One panel per exercise, found here, weakly on both sides: the exercise keeps its panel alive only through its
+listener, and the panel's open widgets keep both alive while shown; this table keeps neither."""
+
+
+def _found(exercise: Exercise) -> "Panel | None":
+    ref = _PANELS.get(exercise)
+    return None if ref is None else ref()
 
 
 def panel(exercise: Exercise) -> "Panel":
     """The exercise's panel (built on first use, then reused)."""
-    found = _PANELS.get(exercise)
+    found = _found(exercise)
     if found is None:
-        found = _PANELS[exercise] = Panel(exercise)
+        found = Panel(exercise)
+        _PANELS[exercise] = weakref.ref(found)
     return found
 
 
 def held(exercise: Exercise) -> "Panel | None":
     """The exercise's panel, held (`Panel.hold`), if it exists; a panel not built yet is built finished, when shown."""
-    found = _PANELS.get(exercise)
+    found = _found(exercise)
     if found is not None:
         found.hold()
     return found

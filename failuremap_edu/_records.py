@@ -162,7 +162,7 @@ def list_records(records_dir: str | os.PathLike | None = None) -> list[str]:
 
 
 def load_record(id_or_path: str | os.PathLike) -> Record:
-    """Load and validate a record, given a packaged id or a path to a JSON file.
+    """Load and validate a record, given a packaged id or a path to a JSON file (an id wins over a same-named file).
 
     Raises RecordError (one line: where, which field, what is wrong) for a
     missing or unreadable file, malformed JSON, a schema violation, a source whose
@@ -191,20 +191,23 @@ def as_record(record: "Record | str | os.PathLike") -> Record:
 
 
 def _locate(id_or_path: str | os.PathLike) -> tuple[Path, str]:
+    """The file to read and its origin: a path-like argument or text with a slash or `.json` is a path;
+    otherwise a packaged id wins over a same-named file or folder here (``./FA-100786`` names that one)."""
     if isinstance(id_or_path, os.PathLike):
         path = Path(id_or_path)
         return path, str(path)
     text = str(id_or_path)
-    looks_like_path = os.sep in text or "/" in text or text.endswith(".json") or os.path.exists(text)
-    if looks_like_path:
+    if os.sep in text or "/" in text or text.endswith(".json"):
         return Path(text), text
-    if not _ID_PATTERN.fullmatch(text):
+    packaged = packaged_records_dir() / f"{text}.json" if _ID_PATTERN.fullmatch(text) else None
+    if packaged is not None and packaged.is_file():  # a packaged id wins over a same-named file here
+        return packaged, f"packaged:{text}"
+    if os.path.exists(text):
+        return Path(text), text
+    if packaged is None:
         raise RecordError(repr(text)[:80], "", "not a record id or a path to a record file")
-    packaged = packaged_records_dir() / f"{text}.json"
-    if not packaged.is_file():
-        known = ", ".join(list_records()) or "none"
-        raise RecordError(text, "", f"no packaged record with this id (packaged: {known}); pass a path to use another record")
-    return packaged, f"packaged:{text}"
+    known = ", ".join(list_records()) or "none"
+    raise RecordError(text, "", f"no packaged record with this id (packaged: {known}); pass a path to use another record")
 
 
 def _read(path: Path, label: str) -> bytes:

@@ -258,7 +258,12 @@ def write_workshop(
     Binder nbgitpuller link for each notebook.
     """
     out_dir = Path(out_dir)
-    instructor_dir = Path(instructor_dir) if instructor_dir is not None else out_dir.with_name(out_dir.name + "-instructor")
+    if instructor_dir is None:  # beside the folder itself, also for `-o .` or `-o ..`
+        named = out_dir if out_dir.name not in ("", "..") else out_dir.resolve()
+        if not named.name:
+            raise WorkshopError(f"{out_dir}: cannot hold the learners' folder (it has no name to put -instructor after); choose another -o DIR")
+        instructor_dir = named.with_name(named.name + "-instructor")
+    instructor_dir = Path(instructor_dir)
     if repo is not None:
         _check_url(repo, "--repo", ("https", "http", "file", "ssh", "git"))
     if (hub or env_repo) and not repo:

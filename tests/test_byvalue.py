@@ -183,8 +183,7 @@ class _Meta(type):
     pass
 
 
-class _WithMeta(metaclass=_Meta):
-    pass
+_WithMeta = _Meta("_WithMeta", (), {"__module__": "__main__"})  # defined in a notebook cell: nowhere to find it by name
 
 
 class _BadSlots:
@@ -269,3 +268,28 @@ def test_named_tuples_and_classes_with_slots_defined_in_a_cell_travel():
     assert (type(batch).__name__, type(batch)._fields, batch.inputs, batch.targets) == ("Batch", ("inputs", "targets"), [1, 2], [(1, 2)])
     assert type(batch) is not namespace["Batch"] and type(batch).__slots__ == () and (total, empty) == (3, [9])
     assert type(batch)([5]).targets == []  # the field's default came too
+
+
+COLORS = "from enum import Enum\n\n\nclass Color(Enum):\n    RED = 1\n    GREEN = 2\n"
+
+
+def test_an_enum_from_a_module_beside_the_notebook_travels_by_name_with_its_members(tmp_path, monkeypatch):
+    """A cell imports `Color` from colors.py next to the notebook: the worker imports colors afresh, by name."""
+    import importlib
+    import uuid
+
+    from failuremap_edu import run_checks
+    from failuremap_edu._notebook import reference_path
+
+    name = f"fm_colors_{uuid.uuid4().hex[:8]}"
+    (tmp_path / f"{name}.py").write_text(COLORS)
+    monkeypatch.syspath_prepend(str(tmp_path))  # the notebook's folder: the kernel's working folder, on sys.path
+    colors = importlib.import_module(name)
+    cell = f"import {name} as palette\nfrom {name} import Color\nDEFAULT = Color.GREEN\n" + reference_path("FA-100786").read_text().replace(
+        "def solve(text, stops):\n", "def solve(text, stops):\n    assert palette.Color.RED is Color.RED and DEFAULT is Color.GREEN\n")
+    namespace = {"__name__": "__main__"}
+    exec(compile(cell, "<cell>", "exec"), namespace)
+    (cls, member), modules = _roundtrip((colors.Color, namespace["DEFAULT"]))
+    assert cls is colors.Color and member is colors.Color.GREEN and name in modules
+    result = run_checks("FA-100786", namespace["solve"], isolation="process")
+    assert result.problem is None and [o.status for o in result.observations] == ["pass"] * 6

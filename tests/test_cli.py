@@ -181,6 +181,35 @@ def test_python_dash_m_entry_point():
     assert proc.returncode == 0 and "parity holds" in proc.stdout and proc.stderr == ""
 
 
+CHECKOUT = str(Path(__file__).resolve().parents[1])
+
+
+@pytest.mark.parametrize("entry", [["-c", "from failuremap_edu._cli import main; main()"], ["-m", "failuremap_edu"]], ids=["script", "dash-m"])
+def test_check_imports_a_module_beside_the_solution_file_from_another_folder(entry, tmp_path):
+    """The console script has its bin folder first on sys.path (what `-c` run elsewhere reproduces); `-m` has the cwd."""
+    (tmp_path / "sol").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "sol" / "fm_helper_beside.py").write_text(REFERENCE)
+    (tmp_path / "sol" / "sol.py").write_text("from fm_helper_beside import solve as _solve\n\ndef solve(text, stops):\n    return _solve(text, stops)\n")
+    env = {**os.environ, "PYTHONPATH": CHECKOUT}
+    proc = subprocess.run([sys.executable, *entry, "check", "FA-100786", "../sol/sol.py", "--json"], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path / "elsewhere", env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert [run["passed"] for run in json.loads(proc.stdout)["runs"]] == [True]
+
+
+def test_show_and_check_take_the_packaged_record_over_a_same_named_folder(capsys, solution, tmp_path, monkeypatch):
+    path = solution(REFERENCE)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "FA-100786").mkdir()  # what `record edit FA-100786` makes
+    code, out, _ = run(capsys, "show", "FA-100786", "--json")
+    assert code == 0 and json.loads(out)["id"] == "FA-100786"
+    code, out, _ = run(capsys, "check", "FA-100786", path, "--json")
+    assert code == 0 and [r["passed"] for r in json.loads(out)["runs"]] == [True]
+    code, _, err = run(capsys, "show", "./FA-100786")
+    assert code == 2 and "is a directory" in err
+
+
 def test_check_writes_html_report_and_plot(capsys, solution, tmp_path):
     html, png = tmp_path / "report.html", tmp_path / "grid.png"
     code, out, err = run(capsys, "check", "FA-100786", solution(REFERENCE), "--html", str(html), "--plot", str(png))

@@ -33,3 +33,19 @@ def test_only_our_decorator_is_dropped():
     cell = "import functools\n\n\n@fm.exercise('x')\n@functools.lru_cache(maxsize=None)\ndef solve(n):\n    return n\n"
     py = solve_source(_cell(cell, "<ipython-input-8-dl>")["solve"].__wrapped__)
     assert "@functools.lru_cache(maxsize=None)\ndef solve(n):" in py and "import functools" in py
+
+
+def test_a_cached_helper_travels_with_its_decorator(tmp_path):
+    """A helper under @lru_cache (or @cache) was left out: the download's solve met a NameError."""
+    cell = ("from functools import cache, lru_cache\n\n\n@lru_cache(maxsize=None)\ndef _stop_prefixes(stops):\n"
+            "    return frozenset(s[:i] for s in stops for i in range(1, len(s)))\n\n\n@cache\ndef _longest(stops):\n"
+            "    return max(map(len, stops), default=0)\n\n\n@fm.exercise('FA-100786')\ndef solve(text, stops):\n"
+            "    prefixes = _stop_prefixes(tuple(stops))\n    for start in range(max(len(text) - _longest(tuple(stops)), 0), len(text)):\n"
+            "        if text[start:] in prefixes:\n            return text[:start], text[start:]\n    return text, ''\n")
+    namespace = _cell(cell, "<ipython-input-9-dl>")
+    py = solve_source(namespace["solve"])
+    assert "@lru_cache(maxsize=None)\ndef _stop_prefixes(stops):" in py and "@cache\ndef _longest(stops):" in py
+    assert "from functools import lru_cache" in py and "from functools import cache" in py and "# note" not in py
+    path = tmp_path / "solve.py"
+    path.write_text(py)
+    assert run_checks("FA-100786", load_solution(path)).summary() == run_checks("FA-100786", namespace["solve"]).summary() == "6/6 checks pass"

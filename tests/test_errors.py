@@ -53,3 +53,28 @@ def test_another_librarys_handler_is_left_alone():
     finally:
         shell.custom_exceptions = ()
         interactiveshell.InteractiveShell.clear_instance()
+
+
+@pytest.mark.parametrize("cell", ["import failuremap_edu as fm\nfm.exercise('FA-10061')", "import failuremap_edu as fm\nfm.try_call('FA-100786', solve, ('x', []))", "undefined_name + 1"])
+def test_debug_and_pdb_see_every_error_ours_included(shell, capsys, monkeypatch, cell):
+    """%debug reads the last error IPython recorded; %pdb enters the debugger after the traceback is shown."""
+    import sys
+
+    entered = []
+    monkeypatch.setattr(shell, "debugger", lambda force=False: entered.append(force))
+    monkeypatch.setattr(shell, "call_pdb", True)
+    result = shell.run_cell(cell, store_history=False)
+    capsys.readouterr()
+    assert result.error_in_exec is not None and sys.last_value is result.error_in_exec
+    assert entered == [True]
+
+
+def test_import_claims_no_exception_hook():
+    """Nothing at import: IPython's custom exception hook is still free after ``import failuremap_edu``."""
+    import subprocess
+    import sys
+
+    code = ("from IPython.core.interactiveshell import InteractiveShell\nshell = InteractiveShell.instance()\n"
+            "import failuremap_edu\nprint(repr(shell.custom_exceptions))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "()", out.stderr

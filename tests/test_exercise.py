@@ -703,3 +703,30 @@ def test_two_solves_whose_source_cannot_be_read_are_not_the_same_solve(stopping)
     assert "same solve" not in stopping.rerun_note and "ran again" not in stopping.rerun_note
     stopping.check(made["second"])  # the same function again: that is a re-run
     assert stopping.rerun_note.startswith("ran again at")
+
+
+def test_exercises_nothing_uses_are_collected_but_the_newest(monkeypatch, capsys):
+    """Twenty exercises, each checked once, with a saved copy and a panel; after del, only the newest stays (_live)."""
+    import gc
+    import weakref
+
+    from failuremap_edu import _cell, _live
+    from failuremap_edu._panel import panel
+
+    live = _live.Live()
+    monkeypatch.setattr("failuremap_edu._exercise.LIVE", live)
+    monkeypatch.setattr("failuremap_edu._cell.LIVE", live)
+    made = [exercise("FA-100786", timeout=1 + i / 100, log_progress=False) for i in range(10)]
+    made += [Exercise("FA-100786", log_progress=False) for _ in range(10)]
+    for e in made:
+        e.check(reference)
+        _cell._saved_copy(e)
+    panel(made[5])  # its widgets stay open (ipywidgets keeps every widget until closed), as when a cell shows them
+    refs = [weakref.ref(e) for e in made]
+    assert exercise("FA-100786", timeout=1.0, log_progress=False) is made[0]  # alive: found again, with its state
+    del made, e
+    gc.collect()
+    assert [i for i, ref in enumerate(refs) if ref() is not None] == [0, 5]  # the newest asked for (a later cell's
+    live.newest = None  # fm.exercise(ID)), and the one whose panel is shown; the 18 others are gone
+    gc.collect()
+    assert [i for i, ref in enumerate(refs) if ref() is not None] == [5]

@@ -128,3 +128,14 @@ def _state(pid: int) -> str:
             return fh.read().rsplit(")", 1)[1].split()[0]
     except OSError:
         return "X"
+
+
+def test_debug_sees_the_last_error_ours_and_any_other_name_error(kernel):
+    """`%debug` reads sys.last_value: our one-line errors and every NameError set it as IPython's own errors do."""
+    assert execute(kernel, "import sys\nimport failuremap_edu as fm\nsolve = None\ndel solve  # earlier tests defined one")["status"] == "ok"
+    cells = {"fm.exercise('FA-10061')": "RecordError", "fm.try_call('FA-100786', solve, ('x', []))": "NameError", "undefined_name + 1": "NameError"}
+    for cell, error in cells.items():
+        out = execute(kernel, cell)
+        assert out["status"] == "error" and out["error"].startswith(error), (cell, out)
+        last = execute(kernel, "print(type(sys.last_value).__name__, sys.last_value)")
+        assert last["stdout"].split()[0] == error and last["stdout"].strip().endswith(out["error"].split(": ", 1)[1]), (cell, last)

@@ -25,7 +25,7 @@ LAYERS = [
     ("data", {"_parity", "_diff", "_patterns", "_progress", "_report", "_authoring"}),
     ("renderers", {"render"}),
     ("teaching", {"_hints", "_story", "_download"}),
-    ("model", {"_exercise"}),
+    ("model", {"_exercise", "_live"}),
     ("view", {"_panel"}),
     ("fronts", {"_cell", "_output", "_notebook", "_workshop", "_lite", "_catalog", "_cli", "__main__", "__init__"}),
 ]

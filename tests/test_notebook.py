@@ -337,12 +337,13 @@ def test_the_exercise_cell_as_shipped_gets_the_attempts_verdicts(record_id, tmp_
     """The cell holds the record's attempt, and the notebook says so: run as shipped (its classes defined in the
     cell, so sent by value), it must fail and pass exactly the checks the attempt's own script did. A learner
     trial's named tuple made every run stop with CannotSend: 0/7, where the notebook promised the attempt's 3/7."""
-    from failuremap_edu import _cell, _exercise
+    from failuremap_edu import _cell, _exercise, _live
     from failuremap_edu._exercise import exercise
 
     # Its own registry of exercises: later tests make the same packaged exercise and expect it to be new.
-    monkeypatch.setattr(_exercise, "_EXERCISES", {})
-    monkeypatch.setattr(_cell, "_ACTIVE", list(_cell._ACTIVE))
+    live = _live.Live()
+    monkeypatch.setattr(_exercise, "LIVE", live)
+    monkeypatch.setattr(_cell, "LIVE", live)
     learner = write_notebook(str(record_path(record_id)) if record_id in OWN else record_id, tmp_path)
     cell = next(c.source for c in cells_of(learner) if c.cell_type == "code" and "@fm.exercise(" in c.source)
     monkeypatch.chdir(tmp_path)

@@ -160,6 +160,18 @@ def test_missing_file_and_unknown_id(tmp_path):
         load_record(tmp_path)
 
 
+@pytest.mark.parametrize("kind", ["folder", "file"])
+def test_a_packaged_id_wins_over_a_same_named_entry_in_the_working_folder(kind, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    entry = tmp_path / "FA-100786"  # what `record edit FA-100786` makes
+    entry.mkdir() if kind == "folder" else entry.write_text("{}")
+    record = load_record("FA-100786")
+    assert record.packaged and record.id == "FA-100786"
+    with pytest.raises(RecordError, match="is a directory" if kind == "folder" else "id: missing") as raised:
+        load_record("./FA-100786")  # a path names the entry itself
+    assert not str(raised.value).startswith("packaged:")
+
+
 def test_html_in_text_fields_loads_verbatim(raw_record, write_record):
     raw_record["title"] = '<script>alert("x")</script> & <stop>'
     raw_record["root_cause"] = "<img src=x onerror=alert(1)>"

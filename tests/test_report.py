@@ -365,6 +365,26 @@ def test_names_map_ids_for_the_instructor_only(tmp_path, capsys):
         assert err.count("\n") == 1 and why in err, err
 
 
+@pytest.mark.parametrize("name", ["Ann", "Annabel Leonora Featherstonehaugh-Smythe of the Wolds"])
+@pytest.mark.parametrize("records", [("FA-1",), ("FA-1", "FA-2", "FA-3")])
+def test_the_heatmap_makes_room_for_long_names_without_a_layout_warning(tmp_path, capsys, name, records):
+    """matplotlib's constrained-layout warning (attributed to matplotlib, so pytest's filter lets it by) went to stderr."""
+    import warnings
+
+    log = tmp_path / "ann.jsonl"
+    for record in records:
+        log_run(run(("fail", "pass"), record), CODE.format(1, "ann"), log)
+    (tmp_path / "handed-in").mkdir()
+    export_progress(tmp_path / "handed-in" / "ann.json", log)
+    ann = learner_id(log)
+    names = tmp_path / "ids.csv"
+    names.write_text(f"id,name\n{ann},{name}\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert main(["report", str(tmp_path / "handed-in"), "--names", str(names), "--html", str(tmp_path / "r.html")]) == 0
+    assert [str(w.message) for w in caught] == [] and capsys.readouterr().err == ""
+
+
 def mistake(statuses, actual, record="FA-1") -> RunResult:
     observations = []
     for i, status in enumerate(statuses):

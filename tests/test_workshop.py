@@ -286,6 +286,25 @@ def test_a_foreign_folder_is_refused_naming_what_would_be_overwritten(tmp_path, 
     assert code == 0 and (out / "README.md").read_text().startswith("# Failure Map workshop")
 
 
+def test_out_dot_builds_into_the_working_folder_with_the_instructors_folder_beside_it(tmp_path, capsys, monkeypatch):
+    here = tmp_path / "ws"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    code, _, err = build(capsys, "FA-100786", "-o", ".")
+    assert code == 0, err
+    assert (here / "notebooks" / "FA-100786.ipynb").is_file() and (tmp_path / "ws-instructor" / "solutions" / "FA-100786.py").is_file()
+    code, _, err = build(capsys, "FA-100786", "-o", ".")  # a rebuild of our own build
+    assert code == 0, err
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("mine\n")
+    monkeypatch.chdir(tmp_path / "mine")
+    code, _, err = build(capsys, "FA-100786", "-o", ".")  # a folder that is not a build of ours: one line
+    assert code == 2 and err.count("\n") == 1 and "holds notes.txt" in err and "--force" in err
+    assert sorted(p.name for p in (tmp_path / "mine").iterdir()) == ["notes.txt"]
+    code, _, err = build(capsys, "FA-100786", "-o", "/")
+    assert code == 2 and err.count("\n") == 1 and "-o DIR" in err
+
+
 def test_rebuilds_are_safe_until_someone_edits_a_file(tmp_path, capsys):
     out = tmp_path / "ws"
     (out / ".git").mkdir(parents=True)  # a clone of the workshop's repository: git's folder is not ours to judge

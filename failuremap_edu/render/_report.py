@@ -269,7 +269,8 @@ def heatmap_figure(report: ClassReport):
     heights = [max(rows, 1) for _, rows in drawn] or [1]
     columns = max(len(learners), 1)
     width = min(4.5 + 0.28 * columns, 18)
-    fig = Figure(figsize=(width, 1.4 + 0.32 * sum(heights) + 0.5 * len(heights)), layout="constrained")
+    labels = 0.3 + 0.055 * max(map(len, learners), default=0)  # inches under each heatmap: its title and the names, turned upright
+    fig = Figure(figsize=(width, 1.4 + 0.32 * sum(heights) + labels * len(heights)), layout="constrained")
     axes = fig.subplots(len(heights), 1, squeeze=False, gridspec_kw={"height_ratios": heights})[:, 0]
     for ax, (e, rows) in zip(axes, drawn):
         checks = e.checks[:rows]

@@ -7,7 +7,9 @@ its bytecode uses; a plain class (made by ``type``; a named tuple too) as its
 name, bases, ``__slots__`` and namespace; an instance of plain classes as its ``__dict__``;
 ``staticmethod``, ``classmethod``, ``property`` and ``lru_cache`` around them.
 Modules travel by name and are imported afresh in the worker (a module of the
-learner's too, from its file). Everything else pickles as usual.
+learner's too, from its file), and so does a class with a metaclass from a module
+of the learner's (an ``Enum`` in ``colors.py`` beside the notebook), with its
+members. Everything else pickles as usual.
 
 The rule that keeps the caller safe: pickling never runs the learner's code in
 the caller's process. No method of a learner's class is called: a class is read
@@ -115,6 +117,8 @@ class _Pickler(pickle.Pickler):
             if sys.modules.get(name) is not obj or getattr(obj, "__spec__", None) is None or name.partition(".")[0] in _LOCAL_MODULES:
                 raise Unshippable(f"module {name} cannot be imported by name")
             self.modules.add(name)
+            if not installed(name):  # the learner's: found where the caller found it (the worker's sys.path comes later)
+                return _import_beside, (name, _search_folder(obj))
             return importlib.import_module, (name,)
         if kind in (staticmethod, classmethod):
             return kind, (obj.__func__,)
@@ -127,12 +131,18 @@ class _Pickler(pickle.Pickler):
             if _importable(obj):
                 self.modules.add(_module_of(obj))
                 return NotImplemented
+            if kind is not type and (module := _learners_file(obj)) is not None:  # an Enum in colors.py: by name
+                self.modules.add(module)
+                return _from_module, (module, type.__getattribute__(obj, "__qualname__"), _search_folder(sys.modules[module]))
             return _class_by_value(obj)
         if kind is functools._lru_cache_wrapper and not _importable(obj):
             return _lru_cache, (obj.__wrapped__, obj.cache_parameters())
         if kind is types.CellType:
             raise Unshippable("a bare closure cell")
         if not installed(_module_of(kind) or "__main__"):
+            member = _enum_member_name(obj, kind)
+            if member is not None:  # Color.RED, its class found by name: the member is the worker's own
+                return getattr, (kind, member)
             return _instance_by_value(obj)
         return NotImplemented
 
@@ -320,6 +330,61 @@ def _importable(obj: Any) -> bool:
     for part in qualname.split("."):
         found = getattr(found, part, None)
     return found is obj
+
+
+def _learners_file(cls: type) -> str | None:
+    """The module of the learner's, imported from a file, where `cls` is found by its top-level name; else None.
+
+    A class with a metaclass (an Enum) cannot be rebuilt by value; from such a module the worker imports it by
+    name, afresh. Read through the module's ``__dict__``: nothing of the learner's runs here.
+    """
+    module_name = _module_of(cls)
+    qualname = type.__getattribute__(cls, "__qualname__")
+    if not isinstance(module_name, str) or module_name.partition(".")[0] in _LOCAL_MODULES or not isinstance(qualname, str) or "." in qualname or "<" in qualname:
+        return None
+    module = sys.modules.get(module_name)
+    origin = getattr(getattr(module, "__spec__", None), "origin", None)
+    if type(module) is not types.ModuleType or not isinstance(origin, str) or not os.path.isfile(origin):
+        return None
+    return module_name if vars(module).get(qualname) is cls else None
+
+
+def _from_module(module: str, name: str, folder: str | None = None) -> Any:
+    return getattr(_import_beside(module, folder), name)
+
+
+def _search_folder(module: types.ModuleType) -> str | None:
+    """The sys.path folder the module was found in (the folder of ``colors.py``; above a package), read from its spec."""
+    origin = getattr(getattr(module, "__spec__", None), "origin", None)
+    if not isinstance(origin, str) or not os.path.isfile(origin):
+        return None
+    folder = os.path.dirname(os.path.abspath(origin))
+    levels = module.__name__.count(".") + (os.path.basename(origin).startswith("__init__."))
+    for _ in range(levels):
+        folder = os.path.dirname(folder)
+    return folder
+
+
+def _import_beside(name: str, folder: str | None) -> types.ModuleType:
+    """Import a learner's module by name, also from `folder`: a worker unpickles its plan before it takes the caller's
+    sys.path and working folder from it (which then replace this search path)."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if folder is None or exc.name != name.partition(".")[0] or folder in sys.path:
+            raise
+    sys.path.append(folder)
+    return importlib.import_module(name)
+
+
+def _enum_member_name(obj: Any, kind: type) -> str | None:
+    """The member's name, when `obj` is a member of an Enum that travels by name (`_learners_file`); else None."""
+    import enum
+
+    if enum.Enum not in type.__getattribute__(kind, "__mro__") or _learners_file(kind) is None:
+        return None
+    name = object.__getattribute__(obj, "__dict__").get("_name_")
+    return name if type(name) is str else None
 
 
 def _module_of(obj: Any) -> str | None:

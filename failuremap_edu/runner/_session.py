@@ -31,6 +31,7 @@ import builtins
 import copy
 import io
 import linecache
+import os
 import sys
 import time
 import types
@@ -227,8 +228,14 @@ class Session:
 
         Its import runs under the check time limit: ``load`` and ``loaded`` tell the
         supervisor when it starts and ends (in-process, the trace limit stops it).
+        The file's own folder comes first on sys.path, as under ``python sol.py``, so it
+        imports a module beside it however the caller was started (a worker resets sys.path each run).
         """
         namespace: dict[str, Any] = {"__name__": "solution", "__file__": solution.path, "__builtins__": builtins}
+        if os.path.isfile(solution.path):
+            folder = os.path.dirname(os.path.abspath(solution.path))
+            if sys.path[:1] != [folder]:
+                sys.path.insert(0, folder)
         self.sink(("load",))
         try:
             code = compile(solution.source, solution.path, "exec", dont_inherit=True)  # as `python` runs it, not under our __future__
