@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 import time
 
 import pytest
@@ -274,3 +275,10 @@ def test_what_a_run_left_is_ended_when_its_caller_is_killed(tmp_path):
             os.kill(pid, signal.SIGKILL)
 
 
+
+
+def test_the_server_imports_the_package_the_caller_imported():
+    """The worker server's PYTHONPATH names the folder holding the caller's package, so workers never run another copy."""
+    import failuremap_edu
+
+    assert Path(_warm._PACKAGE_PARENT, "failuremap_edu", "__init__.py").samefile(failuremap_edu.__file__)

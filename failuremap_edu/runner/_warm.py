@@ -49,7 +49,8 @@ from ._platform import PROCESS, isolation_available
 from ._worker import REQUEST, Start
 
 _SIGNED = struct.Struct("q")  # how the server reports a child's pid, then its exit code
-_PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+"""The folder that holds the package (`failuremap_edu/runner/_warm.py`: three levels up)."""
 POLL = 0.025
 """Seconds between reads of a running worker's log: for live progress, and to learn when a check began."""
 SWEEP_LIMIT = 2.0
