@@ -171,7 +171,8 @@ class ScriptRun:
     """It wrote more than the output limit and was stopped."""
 
 
-def run_script(source: str, timeout: float = 10.0, *, memory_mb: int = DEFAULT_MEMORY_MB, output_bytes: int = SCRIPT_OUTPUT_BYTES) -> ScriptRun:
+def run_script(source: str, timeout: float = 10.0, *, memory_mb: int = DEFAULT_MEMORY_MB, output_bytes: int = SCRIPT_OUTPUT_BYTES,
+               isolation: str | None = None) -> ScriptRun:
     """Run `source` as ``python -c SOURCE`` would, in a fresh interpreter, never in the caller.
 
     For a record's standalone check script: its exit code, stdout and stderr are
@@ -183,19 +184,29 @@ def run_script(source: str, timeout: float = 10.0, *, memory_mb: int = DEFAULT_M
     it was), then killed `SCRIPT_INTERRUPT_GRACE` s later. On Linux its address
     space is capped at `memory_mb` plus 1 GiB for the interpreter, and what it
     writes at `output_bytes` (set right after it starts, before Python has read
-    the script).
+    the script). With `isolation` ``sandbox`` (or ``FAILUREMAP_ISOLATION=sandbox``, as
+    ``--sandbox`` sets it) it runs in a bubblewrap sandbox (`_sandbox`), its
+    working folder the sandbox's empty ``/tmp``, its environment cleared.
     """
     import subprocess
     import tempfile
 
     if not isinstance(timeout, (int, float)) or not timeout > 0:
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    sandbox = _mode(isolation) == SANDBOX
     env = dict(os.environ, PYTHONIOENCODING="utf-8")
     with tempfile.TemporaryDirectory(prefix="failuremap-script-") as cwd, tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.perf_counter()
-        proc = subprocess.Popen(
-            [sys.executable, "-c", source], stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd, env=env, start_new_session=True
-        )
+        if sandbox:
+            from ._sandbox import sandbox_command
+
+            limits = functools.partial(_limit_script, 0, memory_mb, output_bytes)  # before bwrap starts: its children inherit them
+            proc = subprocess.Popen([*sandbox_command(), sys.executable, "-c", source], stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd,
+                                    env=env, start_new_session=True, preexec_fn=limits)
+        else:
+            proc = subprocess.Popen(
+                [sys.executable, "-c", source], stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd, env=env, start_new_session=True
+            )
         timed_out = False
         try:
             _limit_script(proc.pid, memory_mb, output_bytes)
@@ -203,8 +214,13 @@ def run_script(source: str, timeout: float = 10.0, *, memory_mb: int = DEFAULT_M
                 proc.wait(timeout)
             except subprocess.TimeoutExpired:
                 timed_out = True
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(proc.pid, signal.SIGINT)
+                if sandbox:
+                    from ._sandbox import interrupt_inside
+
+                    interrupt_inside(proc.pid)  # bwrap passes no signal on: to the script itself
+                else:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(proc.pid, signal.SIGINT)
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     proc.wait(SCRIPT_INTERRUPT_GRACE)
         finally:
@@ -215,7 +231,10 @@ def run_script(source: str, timeout: float = 10.0, *, memory_mb: int = DEFAULT_M
             exceeded = exceeded or os.fstat(stream.fileno()).st_size >= output_bytes  # Python ignores SIGXFSZ: its write failed
             stream.seek(0)
             texts.append(stream.read(output_bytes).decode("utf-8", "replace"))
-    return ScriptRun(proc.returncode, texts[0], texts[1], round(elapsed_ms, 3), timed_out, exceeded)
+    code = proc.returncode
+    if sandbox and code > 128:  # bwrap reports a signal as 128 + its number
+        code = -(code - 128)
+    return ScriptRun(code, texts[0], texts[1], round(elapsed_ms, 3), timed_out, exceeded)
 
 
 def _limit_script(pid: int, memory_mb: int, output_bytes: int) -> None:
@@ -388,7 +407,7 @@ def _mode(isolation: str | None) -> str:
     if mode == SANDBOX:
         import shutil
 
-        from ._warm import BWRAP, MISSING_BWRAP
+        from ._sandbox import BWRAP, MISSING_BWRAP
 
         if shutil.which(BWRAP) is None:
             raise ValueError(MISSING_BWRAP)
@@ -605,7 +624,9 @@ def _supervise(plan: Plan, collector: _Collector, sandbox: bool = False) -> None
     from . import _warm  # here, not at the top: platforms without fork never import multiprocessing
     from ._worker import Start
 
-    pool, not_run, unsent = _warm.sandbox_pool() if sandbox else _warm.pool(), None, 0
+    from ._sandbox import sandbox_pool
+
+    pool, not_run, unsent = sandbox_pool(plan) if sandbox else _warm.pool(), None, 0
     try:
         payload, modules = _byvalue.dumps(plan)
     except _byvalue.Unshippable as exc:
@@ -661,7 +682,7 @@ def _drain(worker, plan: Plan, collector: _Collector, pool) -> None:
                     started, limit = stamp, collector.limit()
                 last_event = stamp
         except (WorkerDied, Undecodable, ValueError, TypeError, KeyError, IndexError) as exc:
-            what = _describe_exit(worker.exitcode) if isinstance(exc, WorkerDied) else (
+            what = _describe_exit(worker.exitcode, worker.exit_note) if isinstance(exc, WorkerDied) else (
                 "sent bytes that are not a message of ours (does solve write to a file it did not open?), so it was stopped")
             if collector.current is None:
                 collector.problem, collector.done = ErrorInfo("WorkerDied", f"the check process ended outside any check: {what}"), True
@@ -703,7 +724,10 @@ _SIGNAL_HINTS = {
 }
 
 
-def _describe_exit(exitcode: int | None) -> str:
+def _describe_exit(exitcode: int | None, note: str | None = None) -> str:
+    """How a worker ended, for a run's message; `note` (the worker's `exit_note`) says it never started, and so blames no one's solve."""
+    if note is not None:
+        return note
     if exitcode is None:
         return "its exit status is unknown"
     if exitcode >= 0:
