@@ -69,6 +69,7 @@ def sandbox_command(cwd: str | None = None, files: dict[str, int] | None = None)
             args += ["--ro-bind", top, top]
     for item in _ETC:
         args += ["--ro-bind-try", item, item]
+    args += ["--size", str(TMP_MB * 1024 * 1024), "--tmpfs", "/tmp"]  # first: what follows may be under /tmp (a venv, the working folder)
     if inside != "/tmp":
         args += ["--dir", inside]
     for folder in python_folders():
@@ -78,7 +79,7 @@ def sandbox_command(cwd: str | None = None, files: dict[str, int] | None = None)
         args += ["--ro-bind-data", str(fd), path]
     env = {"HOME": "/tmp", "USER": "nobody", "LOGNAME": "nobody", "PYTHONPATH": _PACKAGE_PARENT, "PYTHONIOENCODING": "utf-8"}
     env.update({name: os.environ[name] for name in ("PATH", "LANG", "LC_ALL", "VIRTUAL_ENV") if name in os.environ})
-    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(TMP_MB * 1024 * 1024), "--tmpfs", "/tmp", "--remount-ro", "/", "--clearenv"]
+    args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/", "--clearenv"]
     for name, value in env.items():  # nothing else of the caller's environment: no tokens (JUPYTERHUB_API_TOKEN, say)
         args += ["--setenv", name, value]
     return args + ["--chdir", inside]
