@@ -140,8 +140,10 @@ def test_a_venv_under_tmp_runs_the_reference_in_the_sandbox(tmp_path):
     # The venv finds this one's packages (jupyter and the rest) and this checkout's package.
     Path(own_site, "fm-deps.pth").write_text("".join(f"import site; site.addsitedir({p!r})\n" for p in site.getsitepackages()))
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    work = tmp_path / "work"  # beside the venv, not above it
+    work.mkdir()
     out = subprocess.run([python, "-m", "failuremap_edu", "check", "FA-100786", str(reference_path("FA-100786")), "--sandbox", "--json"],
-                         capture_output=True, text=True, cwd=tmp_path, env=env, timeout=180)
+                         capture_output=True, text=True, cwd=work, env=env, timeout=180)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     run = json.loads(out.stdout)["runs"][0]
     assert run["isolation"] == "sandbox"
