@@ -156,3 +156,14 @@ def alive_with(marker: str) -> list[int]:
             continue
         found.append(int(name))
     return found
+
+
+@pytest.fixture
+def bwrap():
+    """For tests of ``--sandbox``: skipped where bubblewrap is missing, but failed in CI (``CI`` set), where `make test` installs it."""
+    import shutil
+
+    if shutil.which("bwrap") is None:
+        if os.environ.get("CI"):
+            pytest.fail("bubblewrap (bwrap) is missing in CI, where `make test` installs it (system-deps): the sandbox tests must run")
+        pytest.skip("needs bubblewrap (apt-get install bubblewrap)")

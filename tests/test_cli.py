@@ -564,8 +564,7 @@ def solve(text, stops):
 '''
 
 
-@pytest.mark.skipif(not shutil.which("bwrap"), reason="needs bubblewrap (apt-get install bubblewrap)")
-def test_check_sandbox_has_a_read_only_file_system_and_no_network(capsys, solution):
+def test_check_sandbox_has_a_read_only_file_system_and_no_network(capsys, solution, bwrap):
     import uuid
     from pathlib import Path
 

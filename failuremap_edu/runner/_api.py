@@ -198,11 +198,10 @@ def run_script(source: str, timeout: float = 10.0, *, memory_mb: int = DEFAULT_M
     with tempfile.TemporaryDirectory(prefix="failuremap-script-") as cwd, tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.perf_counter()
         if sandbox:
-            from ._sandbox import sandbox_command
+            from ._sandbox import script_command
 
-            limits = functools.partial(_limit_script, 0, memory_mb, output_bytes)  # before bwrap starts: its children inherit them
-            proc = subprocess.Popen([*sandbox_command(), sys.executable, "-c", source], stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd,
-                                    env=env, start_new_session=True, preexec_fn=limits)
+            proc = subprocess.Popen(script_command(source, memory_mb, output_bytes), stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd,
+                                    env=env, start_new_session=True)
         else:
             proc = subprocess.Popen(
                 [sys.executable, "-c", source], stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd, env=env, start_new_session=True

@@ -85,6 +85,27 @@ def sandbox_command(cwd: str | None = None, files: dict[str, int] | None = None)
     return args + ["--chdir", inside]
 
 
+_LIMITED = (
+    "import os, resource, sys\n"
+    "for name, value in LIMITS:\n"
+    "    limit = getattr(resource, name)\n"
+    "    _, hard = resource.getrlimit(limit)\n"
+    "    resource.setrlimit(limit, (value if hard == resource.RLIM_INFINITY else min(value, hard), hard))\n"
+    "os.execv(sys.executable, [sys.executable, '-c', sys.argv[1]])\n"
+)
+
+
+def script_command(source: str, memory_mb: int, output_bytes: int) -> list[str]:
+    """``python -c SOURCE`` in a sandbox whose working folder is its empty ``/tmp``, under `run_script`'s limits.
+
+    The limits are set inside, by a launcher that then becomes the script (``execv``):
+    bwrap's own process is not the script's parent, so limits set on it from
+    outside would come too late.
+    """
+    limits = [("RLIMIT_CORE", 0), ("RLIMIT_FSIZE", output_bytes)] + ([("RLIMIT_AS", (memory_mb + 1024) * 1024 * 1024)] if memory_mb > 0 else [])
+    return [*sandbox_command(), sys.executable, "-c", _LIMITED.replace("LIMITS", repr(limits)), source]
+
+
 def python_folders() -> list[str]:
     """What the interpreter and this package need, outermost first: never the caller's working folder or home."""
     import site
