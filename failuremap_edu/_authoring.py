@@ -549,6 +549,8 @@ def _load(data: dict, tmp: Path, folder: Path) -> Record:
 def _run(name: str, script: _Script, def_line: int, timeout: float, isolation: str | None = None) -> dict:
     """Run the whole script as the record's harness runs it, and record what happened."""
     run = run_script(script.source, timeout, isolation=isolation)
+    if run.not_started is not None:
+        raise AuthoringError(f"{_CALLED[name]}'s script did not run: {run.not_started}")
     stderr = run.stderr.replace('File "<string>"', f'File "{SCRIPT_NAME}"')
     if run.timed_out or run.output_exceeded:
         where, inside = _frames(stderr, script)

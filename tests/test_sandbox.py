@@ -167,6 +167,19 @@ def test_a_sandbox_that_does_not_start_quotes_bwrap_and_blames_no_solve(stopping
     assert {o.status for o in result.observations} == {"error"}
 
 
+def test_a_sandboxed_script_that_does_not_start_quotes_bwrap_and_blames_no_script(tmp_path, monkeypatch, capsys):
+    said = _failing_bwrap(tmp_path, monkeypatch)
+    run = run_script("print('hello')\n", isolation="sandbox")
+    assert run.not_started is not None and said in run.not_started and run.stdout == ""
+    assert run_script("print('hello')\n").not_started is None  # not sandboxed: nothing to start
+    folder = tmp_path / "source"
+    assert main(["record", "new", "TR-SBX-2", "-o", str(folder)]) == 0
+    capsys.readouterr()
+    assert main(["record", "build", str(folder), "--sandbox"]) == 2
+    err = capsys.readouterr().err
+    assert said in err and "sys.exit" not in err and "os._exit" not in err
+
+
 def test_only_the_py_files_beside_a_solution_file_are_in_the_sandbox(capsys, tmp_path):
     """A solution may import a module next to it; the rest of its folder (data, sockets, a home) stays out."""
     hand_in = tmp_path / "hand-in"
@@ -189,6 +202,7 @@ def test_a_sandboxed_script_runs_as_nobody_in_an_empty_tmp_and_is_interrupted_at
     probe = "import os\nprint(os.getuid(), os.getcwd(), os.listdir('.'), os.environ['HOME'], os.path.exists('/run'))\n"
     run = run_script(probe, isolation="sandbox")
     assert run.exit_code == 0 and run.stdout.split() == ["65534", "/tmp", "[]", "/tmp", "False"]
+    assert run.stderr == "" and run.not_started is None  # the launcher's mark is not the script's
     looping = run_script("import time\nwhile True:\n    time.sleep(0.01)\n", timeout=1.0, isolation="sandbox")
     assert looping.timed_out and looping.exit_code == -2  # SIGINT, as outside the sandbox
     assert looping.stderr.rstrip().endswith("KeyboardInterrupt") and 'File "<string>", line 3' in looping.stderr  # where it was

@@ -169,6 +169,8 @@ class ScriptRun:
     """It did not finish within the limit: it was interrupted (so stderr shows where it was), then killed."""
     output_exceeded: bool = False
     """It wrote more than the output limit and was stopped."""
+    not_started: str | None = None
+    """Why the sandbox never started the script (bwrap's own error line), or None: then nothing of the script ran."""
 
 
 def run_script(source: str, timeout: float = 10.0, *, memory_mb: int = DEFAULT_MEMORY_MB, output_bytes: int = SCRIPT_OUTPUT_BYTES,
@@ -230,10 +232,13 @@ def run_script(source: str, timeout: float = 10.0, *, memory_mb: int = DEFAULT_M
             exceeded = exceeded or os.fstat(stream.fileno()).st_size >= output_bytes  # Python ignores SIGXFSZ: its write failed
             stream.seek(0)
             texts.append(stream.read(output_bytes).decode("utf-8", "replace"))
-    code = proc.returncode
-    if sandbox and code > 128:  # bwrap reports a signal as 128 + its number
-        code = -(code - 128)
-    return ScriptRun(code, texts[0], texts[1], round(elapsed_ms, 3), timed_out, exceeded)
+    code, not_started = proc.returncode, None
+    if sandbox:
+        from ._sandbox import started
+
+        code = -(code - 128) if code > 128 else code  # bwrap reports a signal as 128 + its number
+        texts[1], not_started = started(texts[1])
+    return ScriptRun(code, texts[0], texts[1], round(elapsed_ms, 3), timed_out, exceeded, not_started)
 
 
 def _limit_script(pid: int, memory_mb: int, output_bytes: int) -> None:

@@ -7,7 +7,8 @@ interpreter's prefixes (``sys.prefix``, ``sys.base_prefix``: also a venv under
 copies of the ``.py`` files next to a solution file. Nothing else of the
 caller's: not its working folder, home or ``/run`` (their Unix sockets reach
 past "no network"). The working folder inside has the caller's path but is
-empty; ``/tmp`` is a small empty tmpfs, the only writable place, and ``HOME``.
+empty (and read-only, unless it lies under ``/tmp``); ``/tmp`` is a small empty
+tmpfs, the only writable place, and ``HOME``.
 Inside, the code runs as uid 65534 in a user namespace of its own, with no
 capabilities (so it cannot remount a read-only bind writable), no network,
 its own PIDs, IPC and host name, no further user namespaces, in a session of
@@ -45,7 +46,7 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _PACKAGE_PARENT = os.path.dirname(_PACKAGE_DIR)
 """On the sandbox's PYTHONPATH: there only this package's folder is visible (a checkout's other files are not)."""
 _ETC = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/alternatives")
-_NEVER = ("/proc", "/sys", "/dev", "/run", "/var/run", "/tmp")
+_NEVER = ("/proc", "/sys", "/dev", "/run", "/var/run")
 _STDERR_BYTES = 4096
 
 
@@ -87,6 +88,7 @@ def sandbox_command(cwd: str | None = None, files: dict[str, int] | None = None)
 
 _LIMITED = (
     "import os, resource, sys\n"
+    f"os.write(2, {SANDBOX_STARTED!r})\n"
     "for name, value in LIMITS:\n"
     "    limit = getattr(resource, name)\n"
     "    _, hard = resource.getrlimit(limit)\n"
@@ -120,7 +122,7 @@ def python_folders() -> list[str]:
     chosen: list[str] = []
     for folder in sorted({os.path.abspath(f) for f in wanted if f and os.path.isdir(f)}, key=len):
         real = os.path.realpath(folder)
-        if real == "/" or real == "/usr" or real.startswith("/usr/") or any(real == n or real.startswith(n + "/") for n in _NEVER if n != "/tmp"):
+        if real == "/" or real == "/usr" or real.startswith("/usr/") or any(real == n or real.startswith(n + "/") for n in _NEVER):
             continue  # /usr is bound anyway; the rest never
         if any(g == real or g.startswith(real + "/") for g in guarded):
             continue  # it holds the caller's working folder or home
@@ -262,6 +264,14 @@ def exit_note(stderr: bytes) -> str | None:
     if line.startswith("bwrap:"):
         return f"bubblewrap could not start the sandbox ({line}), so nothing ran"
     return f"the interpreter in the sandbox did not start the worker ({line}), so nothing ran"
+
+
+def started(stderr: str) -> tuple[str, str | None]:
+    """A sandboxed script's stderr without the launcher's mark, and why it never started (None if it did)."""
+    mark = SANDBOX_STARTED.decode()
+    if mark in stderr:
+        return stderr.split(mark, 1)[1], None
+    return stderr, exit_note(stderr.encode())
 
 
 def _report_status(process: subprocess.Popen, worker: Worker, status_w: int, err) -> None:
