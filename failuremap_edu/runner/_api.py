@@ -170,7 +170,7 @@ class ScriptRun:
     output_exceeded: bool = False
     """It wrote more than the output limit and was stopped."""
     not_started: str | None = None
-    """Why the sandbox never started the script (bwrap's own error line), or None: then nothing of the script ran."""
+    """Why the sandbox never started the script (bwrap's own error line), so that nothing of it ran; None if it started."""
 
 
 def run_script(source: str, timeout: float = 10.0, *, memory_mb: int = DEFAULT_MEMORY_MB, output_bytes: int = SCRIPT_OUTPUT_BYTES,
@@ -210,7 +210,8 @@ def run_script(source: str, timeout: float = 10.0, *, memory_mb: int = DEFAULT_M
             )
         timed_out = False
         try:
-            _limit_script(proc.pid, memory_mb, output_bytes)
+            if not sandbox:  # in the sandbox the launcher has set them (`_sandbox.script_command`)
+                _limit_script(proc.pid, memory_mb, output_bytes)
             try:
                 proc.wait(timeout)
             except subprocess.TimeoutExpired:
@@ -626,9 +627,8 @@ def _supervise(plan: Plan, collector: _Collector, sandbox: bool = False) -> None
     With `sandbox`, each worker runs in a bubblewrap sandbox of its own (`_warm.SandboxPool`).
     """
     from . import _warm  # here, not at the top: platforms without fork never import multiprocessing
-    from ._worker import Start
-
     from ._sandbox import sandbox_pool
+    from ._worker import Start
 
     pool, not_run, unsent = sandbox_pool(plan) if sandbox else _warm.pool(), None, 0
     try:
