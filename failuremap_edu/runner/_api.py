@@ -624,7 +624,7 @@ def _opaques(value, limit: int = 10_000) -> list[Opaque]:
 def _supervise(plan: Plan, collector: _Collector, sandbox: bool = False) -> None:
     """Run the plan in worker processes until every check is reported; then line up the next worker.
 
-    With `sandbox`, each worker runs in a bubblewrap sandbox of its own (`_warm.SandboxPool`).
+    With `sandbox`, each worker runs in a bubblewrap sandbox of its own (`_sandbox.SandboxPool`).
     """
     from . import _warm  # here, not at the top: platforms without fork never import multiprocessing
     from ._sandbox import sandbox_pool
