@@ -1,4 +1,4 @@
-"""``--sandbox`` holds as root (issue 31 §1): what code in the bubblewrap sandbox can and cannot reach.
+"""``--sandbox`` holds as root: what code in the bubblewrap sandbox can and cannot reach.
 
 CI runs as root, as containers and hubs often do; these tests are meant to run
 so. They are skipped only where bwrap is missing, and never in CI (``CI`` set):
@@ -39,7 +39,7 @@ def _actual(result):
 
 
 def test_as_root_sandboxed_code_has_no_capabilities_and_cannot_remount_or_write(stopping):
-    """uid 0 with every capability could remount the read-only bind writable: its files then landed in the real folder."""
+    """With root's capabilities, code could remount a read-only bind writable and write into the real folder: here it has none."""
     marker = f"fm-sandbox-probe-{uuid.uuid4().hex}"
     in_package, in_cwd = PACKAGE / marker, Path.cwd() / marker
 
@@ -121,7 +121,7 @@ def test_unix_sockets_outside_the_sandbox_are_out_of_reach(stopping, tmp_path, m
 
 
 def test_a_venv_under_tmp_runs_the_reference_in_the_sandbox(tmp_path):
-    """The sandbox's /tmp hid sys.prefix: every run died ('WorkerDied … os._exit(1)?') and the reference got 0/6."""
+    """The sandbox's own /tmp must not hide the interpreter: a venv's prefix under /tmp is bound in, and the reference passes."""
     import site
 
     venv = tmp_path / "venv"
@@ -218,7 +218,7 @@ except OSError:
 
 
 def test_record_build_and_notebook_run_the_records_code_in_the_sandbox(tmp_path, capsys):
-    """Without --sandbox a build runs the record's code as the caller (it wrote into the home folder); with it, nothing lands."""
+    """Without --sandbox a build runs the record's code as the caller, who can write anywhere (a home folder); with it, nothing lands."""
     folder, home = tmp_path / "source", tmp_path / "home"
     home.mkdir()
     marker = home / "written-by-the-record"
