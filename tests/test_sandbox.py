@@ -231,6 +231,7 @@ def test_record_build_and_notebook_run_the_records_code_in_the_sandbox(tmp_path,
     # Sandboxed first: a plain run's standby rehearses the record's code after the run, so it would write later.
     assert main(["record", "build", str(folder), "-o", str(record), "--sandbox"]) == 0
     assert main(["notebook", str(record), "-o", str(tmp_path / "sandboxed"), "--sandbox"]) == 0
+    assert main(["workshop", str(record), "-o", str(tmp_path / "workshop"), "--sandbox"]) == 0
     assert not marker.exists()
     assert main(["record", "build", str(folder), "-o", str(tmp_path / "plain.json")]) == 0
     assert main(["notebook", str(record), "-o", str(tmp_path / "plain")]) == 0
