@@ -21,7 +21,7 @@ STATUSES = (PASS, FAIL, ERROR, TIMEOUT)
 ISOLATIONS = {
     "process": "",
     "inprocess": "checks ran in-process (weaker isolation on this platform)",
-    "sandbox": "checks ran in a sandbox (bubblewrap: read-only files but for /tmp, no network, own process ids)",
+    "sandbox": "checks ran in a sandbox (bubblewrap: unprivileged, sees only the interpreter and this package, writes only its own /tmp, no network)",
     "recorded": "as recorded in the record; nothing ran here",
 }
 """What `RunResult.isolation` may say, with the note a display adds (none for a separate process)."""

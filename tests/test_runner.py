@@ -934,8 +934,7 @@ def test_a_value_compared_by_its_own_eq_is_labelled(stopping):
     assert [o.verdict_note for o in result.observations] == [None] * 6
 
 
-@pytest.mark.skipif(not __import__("shutil").which("bwrap"), reason="needs bubblewrap (apt-get install bubblewrap)")
-def test_a_sandboxed_run_ends_everything_it_started(stopping, tmp_path):
+def test_a_sandboxed_run_ends_everything_it_started(stopping, tmp_path, bwrap):
     """In the sandbox a run has its own PID namespace: killing bwrap ends all of it, detached or not."""
     import subprocess
     import uuid

@@ -169,9 +169,12 @@ class ScriptRun:
     """It did not finish within the limit: it was interrupted (so stderr shows where it was), then killed."""
     output_exceeded: bool = False
     """It wrote more than the output limit and was stopped."""
+    not_started: str | None = None
+    """Why the sandbox never started the script (bwrap's own error line), so that nothing of it ran; None if it started."""
 
 
-def run_script(source: str, timeout: float = 10.0, *, memory_mb: int = DEFAULT_MEMORY_MB, output_bytes: int = SCRIPT_OUTPUT_BYTES) -> ScriptRun:
+def run_script(source: str, timeout: float = 10.0, *, memory_mb: int = DEFAULT_MEMORY_MB, output_bytes: int = SCRIPT_OUTPUT_BYTES,
+               isolation: str | None = None) -> ScriptRun:
     """Run `source` as ``python -c SOURCE`` would, in a fresh interpreter, never in the caller.
 
     For a record's standalone check script: its exit code, stdout and stderr are
@@ -183,28 +186,43 @@ def run_script(source: str, timeout: float = 10.0, *, memory_mb: int = DEFAULT_M
     it was), then killed `SCRIPT_INTERRUPT_GRACE` s later. On Linux its address
     space is capped at `memory_mb` plus 1 GiB for the interpreter, and what it
     writes at `output_bytes` (set right after it starts, before Python has read
-    the script).
+    the script). With `isolation` ``sandbox`` (or ``FAILUREMAP_ISOLATION=sandbox``, as
+    ``--sandbox`` sets it) it runs in a bubblewrap sandbox (`_sandbox`), its
+    working folder the sandbox's empty ``/tmp``, its environment cleared.
     """
     import subprocess
     import tempfile
 
     if not isinstance(timeout, (int, float)) or not timeout > 0:
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    sandbox = _mode(isolation) == SANDBOX
     env = dict(os.environ, PYTHONIOENCODING="utf-8")
     with tempfile.TemporaryDirectory(prefix="failuremap-script-") as cwd, tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.perf_counter()
-        proc = subprocess.Popen(
-            [sys.executable, "-c", source], stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd, env=env, start_new_session=True
-        )
+        if sandbox:
+            from ._sandbox import script_command
+
+            proc = subprocess.Popen(script_command(source, memory_mb, output_bytes), stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd,
+                                    env=env, start_new_session=True)
+        else:
+            proc = subprocess.Popen(
+                [sys.executable, "-c", source], stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd, env=env, start_new_session=True
+            )
         timed_out = False
         try:
-            _limit_script(proc.pid, memory_mb, output_bytes)
+            if not sandbox:  # in the sandbox the launcher has set them (`_sandbox.script_command`)
+                _limit_script(proc.pid, memory_mb, output_bytes)
             try:
                 proc.wait(timeout)
             except subprocess.TimeoutExpired:
                 timed_out = True
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(proc.pid, signal.SIGINT)
+                if sandbox:
+                    from ._sandbox import interrupt_inside
+
+                    interrupt_inside(proc.pid)  # bwrap passes no signal on: to the script itself
+                else:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(proc.pid, signal.SIGINT)
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     proc.wait(SCRIPT_INTERRUPT_GRACE)
         finally:
@@ -215,7 +233,13 @@ def run_script(source: str, timeout: float = 10.0, *, memory_mb: int = DEFAULT_M
             exceeded = exceeded or os.fstat(stream.fileno()).st_size >= output_bytes  # Python ignores SIGXFSZ: its write failed
             stream.seek(0)
             texts.append(stream.read(output_bytes).decode("utf-8", "replace"))
-    return ScriptRun(proc.returncode, texts[0], texts[1], round(elapsed_ms, 3), timed_out, exceeded)
+    code, not_started = proc.returncode, None
+    if sandbox:
+        from ._sandbox import started
+
+        code = -(code - 128) if code > 128 else code  # bwrap reports a signal as 128 + its number
+        texts[1], not_started = started(texts[1])
+    return ScriptRun(code, texts[0], texts[1], round(elapsed_ms, 3), timed_out, exceeded, not_started)
 
 
 def _limit_script(pid: int, memory_mb: int, output_bytes: int) -> None:
@@ -388,7 +412,7 @@ def _mode(isolation: str | None) -> str:
     if mode == SANDBOX:
         import shutil
 
-        from ._warm import BWRAP, MISSING_BWRAP
+        from ._sandbox import BWRAP, MISSING_BWRAP
 
         if shutil.which(BWRAP) is None:
             raise ValueError(MISSING_BWRAP)
@@ -600,12 +624,13 @@ def _opaques(value, limit: int = 10_000) -> list[Opaque]:
 def _supervise(plan: Plan, collector: _Collector, sandbox: bool = False) -> None:
     """Run the plan in worker processes until every check is reported; then line up the next worker.
 
-    With `sandbox`, each worker runs in a bubblewrap sandbox of its own (`_warm.SandboxPool`).
+    With `sandbox`, each worker runs in a bubblewrap sandbox of its own (`_sandbox.SandboxPool`).
     """
     from . import _warm  # here, not at the top: platforms without fork never import multiprocessing
+    from ._sandbox import sandbox_pool
     from ._worker import Start
 
-    pool, not_run, unsent = _warm.sandbox_pool() if sandbox else _warm.pool(), None, 0
+    pool, not_run, unsent = sandbox_pool(plan) if sandbox else _warm.pool(), None, 0
     try:
         payload, modules = _byvalue.dumps(plan)
     except _byvalue.Unshippable as exc:
@@ -661,7 +686,7 @@ def _drain(worker, plan: Plan, collector: _Collector, pool) -> None:
                     started, limit = stamp, collector.limit()
                 last_event = stamp
         except (WorkerDied, Undecodable, ValueError, TypeError, KeyError, IndexError) as exc:
-            what = _describe_exit(worker.exitcode) if isinstance(exc, WorkerDied) else (
+            what = _describe_exit(worker.exitcode, worker.exit_note) if isinstance(exc, WorkerDied) else (
                 "sent bytes that are not a message of ours (does solve write to a file it did not open?), so it was stopped")
             if collector.current is None:
                 collector.problem, collector.done = ErrorInfo("WorkerDied", f"the check process ended outside any check: {what}"), True
@@ -703,7 +728,10 @@ _SIGNAL_HINTS = {
 }
 
 
-def _describe_exit(exitcode: int | None) -> str:
+def _describe_exit(exitcode: int | None, note: str | None = None) -> str:
+    """How a worker ended, for a run's message; `note` (the worker's `exit_note`) says it never started, and so blames no one's solve."""
+    if note is not None:
+        return note
     if exitcode is None:
         return "its exit status is unknown"
     if exitcode >= 0:

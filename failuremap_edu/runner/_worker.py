@@ -165,10 +165,16 @@ class Start:
             pass
 
 
+SANDBOX_STARTED = b"failuremap-edu: the sandboxed worker started\n"
+"""What a sandboxed worker writes on stderr first: what is there before it is bwrap's or the interpreter's, never solve's."""
+
+
 def sandboxed(plan_r: int, log_w: int, wake_w: int) -> None:  # pragma: no cover - runs inside bubblewrap
-    """A worker started in a sandbox (`_warm.SandboxPool`): a fresh interpreter, not a fork of the server."""
+    """A worker started in a sandbox (`_sandbox.SandboxPool`): a fresh interpreter, not a fork of the server."""
     code = 0
     try:
+        with contextlib.suppress(OSError):
+            os.write(2, SANDBOX_STARTED)  # from here on stderr is ours, then /dev/null (`harden`)
         _keep_only(plan_r, log_w, wake_w)
         with contextlib.suppress(OSError):
             os.setsid()
