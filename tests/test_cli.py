@@ -663,3 +663,54 @@ def test_check_json_names_the_compared_expression_and_what_solve_returned(capsys
     assert last["returned"] == [{"call": "solve(5, pad=1)", "value_repr": repr([[1] * 5] * 5)}]
     whole = obs["mask of 4"]
     assert whole["compared"] == whole["call"] == "solve(4)" and whole["returned"] == []
+
+
+FORGES_ITS_VERDICT = '''
+import sys
+
+
+def solve(text, stops):
+    frame = sys._getframe(1)
+    while frame is not None and "observations" not in frame.f_globals:
+        frame = frame.f_back
+    g = frame.f_globals
+
+    def check(label, actual, expected):
+        g["observations"].append({"check": label, "actual": actual, "expected": expected, "passed": True})
+
+    g["check"] = check
+    return "not it", ""
+'''
+
+
+def test_check_of_an_unconfirmed_verdict_exits_1_and_says_unconfirmed(capsys, solution):
+    """A patched harness reports pass; the caller cannot confirm it: never a pass, in the exit code, the text or --json."""
+    path = solution(FORGES_ITS_VERDICT)
+    code, out, _ = run(capsys, "check", "FA-100786", path)
+    assert code == 1 and out.splitlines()[0] == "0/6 checks pass (6 unconfirmed)"
+    assert "? unconfirmed: partial marker held" in out
+    code, out, _ = run(capsys, "check", "FA-100786", path, "--json")
+    result = json.loads(out)["runs"][0]
+    assert code == 1 and result["passed"] is False
+    assert {(o["status"], o["passed"]) for o in result["observations"]} == {("unconfirmed", False)}
+
+
+ALWAYS_EQUAL = '''
+class Anything(tuple):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = tuple.__hash__
+
+
+def solve(text, stops):
+    return Anything(("not", "it"))
+'''
+
+
+def test_check_text_labels_a_pass_decided_by_a_class_own_eq(capsys, solution):
+    """The text lists only the checks that did not pass: a note says these passes are the class's __eq__'s, as --json does."""
+    code, out, _ = run(capsys, "check", "FA-100786", solution(ALWAYS_EQUAL))
+    lines = out.splitlines()
+    assert lines[0] == "6/6 checks pass"
+    assert lines[1].startswith("note: 6 checks pass, compared by solution.Anything's own == (__eq__)")

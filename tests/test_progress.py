@@ -429,3 +429,29 @@ def test_an_instructor_demo_creates_no_progress_log(tmp_path, monkeypatch):
         demo.check(reference_solve("FA-100786"))
     assert all("-demo-" in name for name in demo.export_files())
     assert not (tmp_path / "instructor-progress.jsonl").exists()
+
+
+def _forges_its_verdict(text, stops):
+    """Replaces the record's harness with one that passes everything, then returns a wrong answer."""
+    import sys
+
+    frame = sys._getframe(1)
+    while frame is not None and "observations" not in frame.f_globals:
+        frame = frame.f_back
+    g = frame.f_globals
+
+    def check(label, actual, expected):
+        g["observations"].append({"check": label, "actual": actual, "expected": expected, "passed": True})
+
+    g["check"] = check
+    return "not it", ""
+
+
+def test_an_unconfirmed_verdict_is_logged_as_not_passed(exercise):
+    from failuremap_edu import progress_overview
+
+    exercise.check(_forges_its_verdict)
+    entry = read_progress()[0][-1]  # read back: a valid entry
+    assert (entry["passed"], entry["total"]) == (0, 6)
+    assert entry["statuses"] == ["unconfirmed"] * 6 and entry["reasons"] == ["unconfirmed"] * 6
+    assert "FA-100786    ✗ 0/6 (N=1)" in repr(progress_overview())

@@ -16,7 +16,7 @@ from .._diff import Budget, Diff, LineDetail, TextDetail, diff
 from .._fixtures import FixtureScript
 from .._patterns import pattern
 from .._records import Record
-from .._results import FAIL, PASS, TIMEOUT, Observation, RunResult, check_labels
+from .._results import COMPARED, FAIL, PASS, TIMEOUT, Observation, RunResult, check_labels
 from .._values import clip, is_not_computed, safe_repr
 from ._grid import picture_text
 from ._style import STATUS_SYMBOLS
@@ -239,7 +239,7 @@ def render_observation(o: Observation, budget: Budget | None = None, *, missing_
     elif o.call:
         lines.append(terminal_safe(f"  call:     {o.call}", 600))
     lines.append(terminal_safe(f"  expected: {expected_text(o, budget.max_repr * 4)}", 1_000))
-    if o.status in (PASS, FAIL):
+    if o.status in COMPARED:
         lines.append(terminal_safe(f"  got:      {safe_repr(o.actual, budget.max_repr * 4)}", 1_000))
     if o.status == FAIL:
         lines += ["    " + terminal_safe(text, 1_000) for text in picture_text(o.expected, o.actual)]
@@ -293,6 +293,10 @@ def run_notes(result: RunResult) -> list[str]:
     unconfirmed = [o for o in result.observations if o.unconfirmed]
     if unconfirmed:
         notes.append(f"{unconfirmed[0].verdict_note} (in {len(unconfirmed)} check{'s' if len(unconfirmed) > 1 else ''})")
+    own_eq = [o for o in result.observations if o.status == PASS and o.verdict_note]  # passes are not listed below: say it here
+    if own_eq:
+        where = f"{len(own_eq)} checks pass" if len(own_eq) > 1 else f"the check '{clip(own_eq[0].check, 60)}' passes"
+        notes.append(f"{where}, {own_eq[0].verdict_note}")
     loose = _passes_by_equality_alone(result)
     if loose:
         o, d = loose
@@ -362,7 +366,7 @@ def omitted_items_text(count: int) -> str:
 
 def outcome_text(o: Observation, limit: int = 300) -> str:
     """What one implementation did on a check, in a few words: returned X, raised E, ran out of time."""
-    if o.status in (PASS, FAIL):
+    if o.status in COMPARED:
         if o.compared:  # the value is an expression of what solve returned, not the return value
             returns = "".join(f"; {call} returned {safe_repr(value, min(limit, 120))}" for call, value in o.shown_returns())
             return f"gave {safe_repr(o.actual, limit)}{returns}"
