@@ -577,7 +577,8 @@ def test_check_sandbox_has_a_read_only_file_system_and_no_network(capsys, soluti
         probe.unlink(missing_ok=True)
     result = json.loads(out)["runs"][0]
     assert result["isolation"] == "sandbox"
-    assert {o["actual"][0] for o in result["observations"]} == {"Read-only file system; Network is unreachable; pid 2"}
+    # pid 3: solve runs in a process of its own, beside the judge (pid 2), in the sandbox's own PID namespace
+    assert {o["actual"][0] for o in result["observations"]} == {"Read-only file system; Network is unreachable; pid 3"}
     assert "FAILUREMAP_ISOLATION" not in os.environ, "the command's setting does not leak into its caller"
 
 

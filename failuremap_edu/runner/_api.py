@@ -36,7 +36,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from . import _byvalue
+from . import _byvalue, _judge
 from ._channel import Undecodable
 from ._platform import INPROCESS, PROCESS, SANDBOX, isolation_available
 from .._fixtures import VARIANTS, CheckSite, FixtureScript, compared_expression, is_bare_call, read_fixtures
@@ -612,6 +612,8 @@ def _supervise(plan: Plan, collector: _Collector, sandbox: bool = False) -> None
     pool, not_run, unsent = _warm.sandbox_pool() if sandbox else _warm.pool(), None, 0
     try:
         payload, modules = _byvalue.dumps(plan)
+        if sandbox and plan.solve is not None and _judge.SPLIT:  # judged apart from solve (`_judge`)
+            payload = _byvalue.dumps(_judge.judged(plan))[0]
     except _byvalue.Unshippable as exc:
         not_run = f"this check did not run: solve cannot be sent to the worker process that runs the checks ({exc})"
         collector.problem = ErrorInfo("CannotSend", f"solve cannot be sent to the worker process that runs the checks: {exc}. {CANNOT_SEND_WAY}")

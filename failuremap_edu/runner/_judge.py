@@ -1,0 +1,365 @@
+"""The judge split (``--sandbox``): solve runs in a process of its own, which never holds anything that decides a verdict.
+
+In a sandboxed worker (`_warm.SandboxPool`) the process that runs the fixture
+program (its expressions, the expected values, ``check()``, the messages to the
+supervisor) is the *judge*. Before anything of the learner's is unpickled or
+loaded, it forks a *solve process*, which keeps only its two call pipes (every
+other descriptor closed, the log and wake pipes to the supervisor included),
+drops every capability and may gain none, and only then rebuilds solve (a
+solution file is imported there). The judge makes itself non-dumpable, so that
+the solve process, with the same uid and no ``CAP_SYS_PTRACE``, can neither
+ptrace it nor read its memory or descriptors through ``/proc``.
+
+The program's ``solve`` is then a proxy: each call sends ``(args, kwargs)`` as
+plain data and gets back plain data (`_channel.safe_loads`: never an unpickling
+of anything else): what solve returned or raised, what it printed, and the
+arguments as they are after the call, copied back into the caller's objects, so
+an in-place contract is judged as the harness judges it. A builtin exception is
+raised again as itself (a fixture may catch ``ValueError``); any other as
+`Reported`, which keeps the solve process's description.
+
+What cannot cross as plain data (an argument or result that is not plain data:
+an instance of a class solve defined, a generator, a stream) is not judged: that
+check is an error of type ``NotRun`` that says why, never a pass. A solve process
+that dies or sends garbage fails that call (``ProcessDied``); the next call gets a
+fresh one. One that loops or stops is the check's time limit, as before: the
+supervisor kills the whole sandbox.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import os
+import signal
+import struct
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from . import _byvalue
+from ._channel import Reader, frame, safe_loads
+from ._session import OutputCapture, Plan
+from .._values import Opaque, Reported, error_payload, portable, safe_repr
+
+SPLIT = True
+"""Whether a sandboxed run judges outside solve's process (`benchmarks/bench_judge.py` turns it off to measure the cost)."""
+_PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS, _PR_CAP_AMBIENT = 1, 4, 24, 38, 47
+_HEADER = struct.Struct("!I")
+_REQUEST_ALLOWED = frozenset({("builtins", "set"), ("builtins", "frozenset"), ("builtins", "complex"), ("builtins", "slice")})
+
+
+class NotRun(Exception):
+    """A check that cannot be judged outside solve's process: reported as not run, with why."""
+
+
+NotRun.__module__ = "builtins"  # its type reads ``NotRun``, as the runner's other checks that did not run
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What a sandboxed worker receives for a split run: the plan without solve, and solve still pickled."""
+
+    plan: Plan
+    """The run's plan with ``solve=None``: the record's program only."""
+    solve: bytes
+    """`_byvalue.dumps` of the solve (a function or a `Solution`): unpickled in the solve process alone."""
+    is_file: bool
+    """Whether it is a `Solution` (then its import is reported as ``load``/``loaded``, under the check limit)."""
+
+
+def judged(plan: Plan) -> Judged:
+    """The payload of a split run. Raises `_byvalue.Unshippable` as `_byvalue.dumps` does."""
+    from .._solution import Solution
+
+    return Judged(_without_solve(plan), _byvalue.dumps(plan.solve)[0], isinstance(plan.solve, Solution))
+
+
+def _without_solve(plan: Plan) -> Plan:
+    from dataclasses import replace
+
+    return replace(plan, solve=None)
+
+
+def start(job: Judged, sink: Callable[[tuple], None], capture: OutputCapture) -> "_Proxy | None":
+    """In the judge: fork the solve process and wait until solve is ready; None if it could not be (``problem`` sent)."""
+    _prctl(_PR_SET_DUMPABLE, 0)
+    proxy = _Proxy(job, capture)
+    if job.is_file:
+        sink(("load",))
+    problem = proxy.spawn()
+    if problem is not None:
+        sink(("problem", problem))
+        return None
+    if job.is_file:
+        sink(("loaded",))
+    return proxy
+
+
+class _Proxy:
+    """The program's solve in the judge: every call goes to the solve process, as plain data both ways."""
+
+    def __init__(self, job: Judged, capture: OutputCapture) -> None:
+        self.job, self.capture = job, capture
+        self.pid, self.request_w, self.reply_r, self.reader = -1, -1, -1, Reader()
+
+    def spawn(self) -> dict | None:
+        """A fresh solve process with solve loaded; its load error as plain data, or None."""
+        request_r, self.request_w = os.pipe()
+        self.reply_r, reply_w = os.pipe()
+        self.reader = Reader()
+        self.pid = os.fork()
+        if self.pid == 0:  # pragma: no cover - the solve process
+            _serve_solve(self.job, request_r, reply_w)
+        os.close(request_r)
+        os.close(reply_w)
+        reply = self._reply()
+        if reply[0] == "ready":
+            return None
+        self._end()
+        return reply[1]  # its load error, or how it died
+
+    def __call__(self, *args, **kwargs):
+        request = portable((args, kwargs))
+        if _opaque_in(request):
+            raise NotRun(f"this check was not run: solve's arguments are not plain data ({_first_opaque(request)}), so they cannot be sent to the "
+                         "process that runs solve apart from the checks (--sandbox). Such a check is judged only without --sandbox.")
+        if self.pid < 0:
+            problem = self.spawn()
+            if problem is not None:
+                raise Reported(problem)
+        try:
+            _write(self.request_w, frame(request))
+        except OSError:
+            pass  # it died: the reply says how
+        kind, outcome, after_args, after_kwargs, printed, dropped = self._reply()
+        if printed or dropped:
+            self.capture.stream.write(printed)
+            self.capture._sink.dropped += dropped
+        _copy_back(list(args), after_args)
+        _copy_back(kwargs, after_kwargs)
+        if kind == "raised":
+            raise _rebuilt(outcome)
+        value = _plain(outcome)
+        if value is _NOT_PLAIN:
+            raise NotRun(f"this check was not run: solve returned {_first_opaque(outcome)}, which is not plain data, so it cannot be compared "
+                         "outside solve's own process (--sandbox judges apart from solve). Such a check is judged only without --sandbox.")
+        return value
+
+    def _reply(self) -> tuple:
+        """The solve process's next reply, checked; a death or garbage as ``("raised", ProcessDied …)``."""
+        while True:
+            try:
+                data = os.read(self.reply_r, 1 << 20)
+            except OSError:
+                data = b""
+            messages = self.reader.feed(data) if data else []
+            if messages:
+                return _checked(messages[0][1])
+            if not data or self.reader.broken is not None:
+                what = self._end()
+                error = {"type": "ProcessDied", "message": f"the process running solve ended abruptly: {what}", "traceback": ""}
+                return ("raised", error, None, None, "", 0)
+
+    def _end(self) -> str:
+        """Stop the solve process (a fresh one serves the next call) and say how it ended."""
+        garbage = self.reader.broken
+        with contextlib.suppress(OSError):
+            os.kill(self.pid, signal.SIGKILL)
+        status = 0
+        with contextlib.suppress(OSError):
+            _, status = os.waitpid(self.pid, 0)
+        for fd in (self.request_w, self.reply_r):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.pid = -1
+        if garbage is not None:
+            return "it sent bytes that are not a reply of ours, so it was stopped"
+        if os.WIFSIGNALED(status) and os.WTERMSIG(status) != signal.SIGKILL:
+            return f"it was ended by {signal.Signals(os.WTERMSIG(status)).name}"
+        return f"it exited with code {os.WEXITSTATUS(status)}" if os.WIFEXITED(status) else "it was killed"
+
+
+def _checked(reply: Any) -> tuple:
+    """A reply of the solve process, in its one shape, or a ProcessDied error: nothing else is believed."""
+    if type(reply) is tuple and len(reply) == 2 and reply[0] in ("ready", "failed") and (reply[0] == "ready" or _is_error(reply[1])):
+        return reply
+    if (type(reply) is tuple and len(reply) == 6 and reply[0] in ("returned", "raised") and type(reply[4]) is str and type(reply[5]) is int
+            and (reply[0] == "returned" or _is_error(reply[1])) and type(reply[2]) is list and type(reply[3]) is dict):
+        return reply
+    return ("raised", {"type": "ProcessDied", "message": "the process running solve sent a reply of the wrong shape", "traceback": ""}, None, None, "", 0)
+
+
+def _is_error(data: Any) -> bool:
+    return type(data) is dict and all(type(data.get(k)) is str for k in ("type", "message", "traceback"))
+
+
+def _rebuilt(error: dict) -> BaseException:
+    """The exception solve raised: a builtin one as itself (fixtures may catch it), any other as `Reported`."""
+    kind = getattr(builtins, error["type"], None)
+    exc: BaseException = Reported(error)
+    if isinstance(kind, type) and issubclass(kind, Exception) and kind.__module__ == "builtins":
+        with contextlib.suppress(Exception):
+            exc = kind(error["message"])
+            exc.__fm_reported__ = dict(error)  # type: ignore[attr-defined]
+    return exc
+
+
+_NOT_PLAIN = object()
+
+
+def _plain(value: Any) -> Any:
+    """`value` with each stand-in whose == is its plain type's (a named tuple) replaced by that plain value; `_NOT_PLAIN` if others remain."""
+    kind = type(value)
+    if kind is Opaque:
+        return _plain(value.plain) if value.plain_eq and value.plain is not None else _NOT_PLAIN
+    if kind in (list, tuple, set, frozenset):
+        items = [_plain(item) for item in value]
+        return _NOT_PLAIN if any(item is _NOT_PLAIN for item in items) else items if kind is list else kind(items)
+    if kind is dict:
+        pairs = [(_plain(k), _plain(v)) for k, v in value.items()]
+        return _NOT_PLAIN if any(k is _NOT_PLAIN or v is _NOT_PLAIN for k, v in pairs) else dict(pairs)
+    return value
+
+
+def _opaque_in(value: Any) -> bool:
+    return _first_opaque(value) is not None
+
+
+def _first_opaque(value: Any) -> str | None:
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if type(item) is Opaque:
+            return f"a {item.type_name}: {safe_repr(item, 80)}"
+        if type(item) is dict:
+            pending += [*item.keys(), *item.values()]
+        elif type(item) in (list, tuple, set, frozenset):
+            pending += list(item)
+    return None
+
+
+def _copy_back(target: Any, value: Any) -> None:
+    """Make the caller's argument `target` hold `value` (the argument after the call), in place where it is mutable."""
+    if value is None or _opaque_in(value):
+        return
+    if type(target) is list and type(value) is list:
+        if len(target) == len(value):
+            for i, (mine, theirs) in enumerate(zip(target, value)):
+                if type(mine) in (list, dict, set) and type(theirs) is type(mine):
+                    _copy_back(mine, theirs)
+                elif type(mine) is tuple and type(theirs) is tuple and len(mine) == len(theirs):  # lists inside a tuple
+                    _copy_back(list(mine), list(theirs))
+                elif type(mine) is not type(theirs) or mine != theirs:
+                    target[i] = theirs
+        else:
+            target[:] = value
+    elif type(target) is dict and type(value) is dict:
+        for key in [k for k in target if k not in value]:
+            del target[key]
+        for key, theirs in value.items():
+            mine = target.get(key)
+            if type(mine) in (list, dict, set) and type(theirs) is type(mine):
+                _copy_back(mine, theirs)
+            else:
+                target[key] = theirs
+    elif type(target) is set and type(value) is set and target != value:
+        target.clear()
+        target.update(value)
+
+
+def _write(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+# ----------------------------------------------------------------------- the solve process
+
+
+def _serve_solve(job: Judged, request_r: int, reply_w: int) -> None:  # pragma: no cover - the solve process
+    """Keep the call pipes only, drop privileges, rebuild solve, then answer calls until the judge goes."""
+    code = 0
+    try:
+        from ._worker import _keep_only
+
+        _keep_only(request_r, reply_w)
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # it never outlives the judge
+        _drop_privileges()
+        capture = OutputCapture(job.plan.output_chars)
+        capture.install()
+        try:
+            solve = _load(job)
+        except BaseException as exc:  # noqa: BLE001 - a load error, as plain data
+            problem = exc.args[0] if type(exc).__name__ == "_LoadFailed" else error_payload(exc)
+            _write(reply_w, frame(("failed", problem)))
+            return
+        _write(reply_w, frame(("ready", None)))
+        reader = Reader(_REQUEST_ALLOWED)
+        while True:
+            data = os.read(request_r, 1 << 20)
+            if not data:
+                return
+            for _, (args, kwargs) in reader.feed(data):
+                _write(reply_w, frame(_answer(solve, args, kwargs, capture)))
+            reader.check()
+    except BaseException:  # noqa: BLE001 - the judge sees the pipe close
+        code = 70
+    finally:
+        os._exit(code)
+
+
+def _load(job: Judged) -> Callable:  # pragma: no cover - the solve process
+    from .._solution import Solution
+    from ._session import Session
+
+    solve = _byvalue.loads(job.solve)
+    if isinstance(solve, Solution):
+        solve = Session(lambda message: None, job.plan, OutputCapture(job.plan.output_chars))._load(solve)
+    return solve
+
+
+def _answer(solve: Callable, args: tuple, kwargs: dict, capture: OutputCapture) -> tuple:  # pragma: no cover - the solve process
+    try:
+        outcome, kind = portable(solve_called_by_the_fixture(solve, args, kwargs)), "returned"
+    except BaseException as exc:  # noqa: BLE001 - solve raised: described here, raised again in the judge
+        outcome, kind = error_payload(exc), "raised"
+    printed, dropped = capture.take()
+    return (kind, outcome, portable(list(args)), portable(dict(kwargs)), printed, dropped)
+
+
+def solve_called_by_the_fixture(solve: Callable, args: tuple, kwargs: dict) -> Any:  # the name is SOLVE_FRAME: tracebacks start inside
+    return solve(*args, **kwargs)
+
+
+def _drop_privileges() -> None:  # pragma: no cover - the solve process
+    """No capabilities, none to gain (Linux): with the judge non-dumpable, solve cannot ptrace it or read it through /proc."""
+    libc = _libc()
+    if libc is None:
+        return
+    libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    libc.prctl(_PR_CAP_AMBIENT, 4, 0, 0, 0)  # PR_CAP_AMBIENT_CLEAR_ALL
+    for cap in range(64):
+        libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)
+    import ctypes
+
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+    libc.capset(header, (ctypes.c_uint32 * 6)())
+
+
+def _prctl(option: int, value: int) -> None:
+    libc = _libc()
+    if libc is not None:
+        libc.prctl(option, value, 0, 0, 0)
+
+
+def _libc():
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True)
+    except (OSError, AttributeError):
+        return None
