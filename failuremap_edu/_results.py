@@ -30,6 +30,9 @@ ISOLATIONS = {
 """What `RunResult.isolation` may say, with the note a display adds (none for a separate process)."""
 UNCONFIRMED = "the verdict could not be confirmed"
 """How `Observation.verdict_note` begins when the caller's own comparison disagreed (the status is then ``unconfirmed``)."""
+JUDGED_IN_SOLVE_PROCESS = ("judged in solve's own process: its values are not plain data, so they cannot be compared apart from solve,"
+                           " which could have changed this verdict")
+"""What a display says of an observation with `Observation.judged_in_solve_process`."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,10 @@ class Observation(Shown):
     """Set when the verdict is not the builtins' ``==`` on the plain values shown: they were compared
     by a class's own ``__eq__`` (shown by its repr), or, recomputed by the caller from the plain
     values it received, the verdict came out different, so it could not be confirmed."""
+    judged_in_solve_process: bool = False
+    """Under ``--sandbox``, where checks are judged apart from solve: this check's values are not plain data
+    (an instance of the solution's class, say), so it was judged in solve's own process, as without
+    ``--sandbox``, where solve could have changed its verdict."""
 
     @property
     def unconfirmed(self) -> bool:
@@ -148,6 +155,7 @@ class Observation(Shown):
             "elapsed_ms": round(self.elapsed_ms, 3),
             "mutation": self.mutation,
             "verdict_note": self.verdict_note,
+            "judged_in_solve_process": self.judged_in_solve_process,
         }
 
 

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from conftest import record_path, reference_solve
+from conftest import record_path, reference_solve, solution_path
 from failuremap_edu import load_record, run_checks
 
 pytestmark = pytest.mark.skipif(not shutil.which("bwrap"), reason="needs bubblewrap (apt-get install bubblewrap)")
@@ -94,12 +94,30 @@ class _EqualsAnything:
         return "('hello', '<st')"
 
 
-def test_an_always_equal_object_is_not_a_pass_under_sandbox(stopping):
-    """It cannot cross as plain data, so it cannot be compared outside solve's process: the check did not run, and says why."""
+def test_an_always_equal_object_is_unconfirmed_under_sandbox(stopping):
+    """It cannot cross as plain data: the check is judged in solve's own process, as without --sandbox, and says so;
+    a pass from there, on values only that process can compare, is not confirmed."""
     result = run_checks(stopping, lambda text, stops: _EqualsAnything(), isolation="sandbox")
-    assert result.passed_count == 0 and {o.status for o in result.observations} == {"error"}
-    error = result.observations[0].error
-    assert error.type == "NotRun" and "solve returned a test_judge._EqualsAnything" in error.message and "not plain data" in error.message
+    assert result.passed_count == 0 and [o.status for o in result.observations] == ["unconfirmed"] * 6
+    assert all(o.judged_in_solve_process and o.verdict_note.startswith("the verdict could not be confirmed: solve's own process judged it pass")
+               for o in result.observations)
+    assert result.to_json()["observations"][0]["judged_in_solve_process"] is True
+    assert all(not o.judged_in_solve_process for o in run_checks(stopping, lambda text, stops: _EqualsAnything()).observations)
+
+
+def test_a_preamble_dataclass_is_judged_in_solves_process_and_a_fail_there_stays_a_fail():
+    """TR-001313 returns the preamble's Span (the learner's copy): not plain data, so judged as without --sandbox, marked.
+    Its passes are unconfirmed; a fail is a fail wherever it was judged."""
+    record = load_record(record_path("TR-001313"))
+    namespace = {"__name__": "__main__"}
+    exec(solution_path("TR-001313").read_text(), namespace)
+    result = run_checks(record, namespace["solve"], isolation="sandbox")
+    assert [o.status for o in result.observations] == ["unconfirmed"] * 5 and all(o.judged_in_solve_process for o in result.observations)
+    wrong = run_checks(record, lambda text: [namespace["Span"](0, 1, text[:1])], isolation="sandbox")
+    failing = [o for o in wrong.observations if o.status == "fail"]
+    assert failing and all(o.judged_in_solve_process for o in failing)
+    assert "note:     judged in solve's own process: its values are not plain data" in str(wrong)
+    assert "judged in solve&#x27;s own process" in wrong._repr_html_() or "judged in solve's own process" in wrong._repr_html_()
 
 
 def test_solve_runs_in_a_process_apart_from_the_judge_that_it_cannot_read(stopping):
@@ -175,3 +193,16 @@ def test_a_solution_file_is_loaded_in_solves_process(stopping, tmp_path):
     path.write_text("raise RuntimeError('broken at import')\n\ndef solve(text, stops):\n    return text, ''\n")
     result = run_checks(stopping, load_solution(str(path)), isolation="sandbox")
     assert result.problem is not None and result.problem.type == "RuntimeError" and "failed while loading: broken at import" in result.problem.message
+
+
+def test_a_forgery_in_the_check_judged_in_solves_process_is_unconfirmed(stopping):
+    """Not plain data sends the check to solve's process, where wrapping the sink forges a pass with actual = expected: unconfirmed."""
+
+    def forges_there(text, stops):
+        _wraps_the_sink(text, stops)
+        return iter(()) if text == "hello<st" else (text, "")  # a generator, which fails, and which the forged sink makes pass
+
+    result = run_checks(stopping, forges_there, isolation="sandbox")
+    first = result.observations[0]
+    assert first.judged_in_solve_process and first.status == "unconfirmed" and first.actual == first.expected
+    assert [o.status for o in result.observations[1:]] == ["pass", "fail", "pass", "pass", "pass"]  # the others: real verdicts

@@ -16,7 +16,7 @@ from .._diff import Budget, Diff, LineDetail, TextDetail, diff
 from .._fixtures import FixtureScript
 from .._patterns import pattern
 from .._records import Record
-from .._results import COMPARED, FAIL, PASS, TIMEOUT, Observation, RunResult, check_labels
+from .._results import COMPARED, FAIL, JUDGED_IN_SOLVE_PROCESS, PASS, TIMEOUT, Observation, RunResult, check_labels
 from .._values import clip, is_not_computed, safe_repr
 from ._grid import picture_text
 from ._style import STATUS_SYMBOLS
@@ -256,6 +256,8 @@ def render_observation(o: Observation, budget: Budget | None = None, *, missing_
         lines.append(terminal_safe(f"  note:     {o.mutation}", 600))
     if o.verdict_note:
         lines.append(terminal_safe(f"  note:     {o.verdict_note}", 600))
+    if o.judged_in_solve_process and not o.unconfirmed:  # an unconfirmed verdict's note says so already
+        lines.append(f"  note:     {JUDGED_IN_SOLVE_PROCESS}")
     if o.stdout:
         printed = o.stdout.splitlines()
         lines.append(f"  {printed_summary(o)}:")
@@ -303,6 +305,9 @@ def run_notes(result: RunResult) -> list[str]:
         where = f"{d.path}: " if d.path else ""
         notes.append(f"the check '{clip(o.check, 60)}' passes because == holds (as the record's own harness judges it), "
                      f"but the values differ in type: {where}{d.message}")
+    there = [o for o in result.observations if o.judged_in_solve_process and not o.unconfirmed]
+    if there:
+        notes.append(f"{len(there)} check{'s were' if len(there) > 1 else ' was'} {JUDGED_IN_SOLVE_PROCESS.replace('its values are', 'their values are' if len(there) > 1 else 'its values are')}")
     if result.isolation_note:
         notes.append(result.isolation_note)
     return notes

@@ -543,9 +543,13 @@ def _observation(data: dict, current) -> Observation:
     returned = data.get("returned", [])  # what solve returned, beside a compared expression (optional: shown, never judged)
     _require(type(returned) is list and all(type(pair) is list and len(pair) == 2 and type(pair[0]) is int for pair in returned))
     (actual, actual_plain), (expected, expected_plain) = received(data.get("actual")), received(data.get("expected"))
+    _require(data.get("judged_in_solve_process", False) in (True, False))
+    fields["judged_in_solve_process"] = there = data.get("judged_in_solve_process", False) is True
     note = None
     if data["status"] in (PASS, FAIL):
         note = _verdict_note(data["passed"], actual, expected) if actual_plain and expected_plain else _own_eq_note(actual, expected)
+        if there and data["passed"]:  # solve's process said pass: there it can forge any value, plain or not (wrap the sink)
+            note = f"{UNCONFIRMED}: {_judge.JUDGED_THERE}"
         if note is not None and note.startswith(UNCONFIRMED):  # never counted as a pass (nor as a fail): a status of its own
             fields.update(status=NOT_CONFIRMED, passed=False)
     return Observation(**fields, actual=actual, expected=expected, error=error, verdict_note=note,

@@ -11,19 +11,23 @@ the solve process, with the same uid and no ``CAP_SYS_PTRACE``, can neither
 ptrace it nor read its memory or descriptors through ``/proc``.
 
 The program's ``solve`` is then a proxy: each call sends ``(args, kwargs)`` as
-plain data and gets back plain data (`_channel.safe_loads`: never an unpickling
-of anything else): what solve returned or raised, what it printed, and the
+plain data and gets back plain data (through `_channel.Reader`'s allow-list: never
+an unpickling of anything else): what solve returned or raised, what it printed, and the
 arguments as they are after the call, copied back into the caller's objects, so
 an in-place contract is judged as the harness judges it. A builtin exception is
 raised again as itself (a fixture may catch ``ValueError``); any other as
 `Reported`, which keeps the solve process's description.
 
-What cannot cross as plain data (an argument or result that is not plain data:
-an instance of a class solve defined, a generator, a stream) is not judged: that
-check is an error of type ``NotRun`` that says why, never a pass. A solve process
-that dies or sends garbage fails that call (``ProcessDied``); the next call gets a
-fresh one. One that loops or stops is the check's time limit, as before: the
-supervisor kills the whole sandbox.
+A check with a call whose values cannot cross as plain data (an instance of a
+class solve defined, an always-equal object, a generator, a stream argument) is
+judged in solve's process instead, as without the split: a fork of the solve
+process runs the program with the checks before it passed over (as after a worker
+restart) and sends that check's result, which the judge reports marked
+``judged_in_solve_process``; the supervisor never counts a pass from there
+(`JUDGED_THERE`). Should that give no result, the check is an error of type
+``NotRun`` that says why. A solve process that dies or sends garbage fails that
+call (``ProcessDied``); the next call gets a fresh one. One that loops or stops is
+the check's time limit, as before: the supervisor kills the whole sandbox.
 """
 
 from __future__ import annotations
@@ -32,24 +36,25 @@ import builtins
 import contextlib
 import os
 import signal
-import struct
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from . import _byvalue
-from ._channel import Reader, frame, safe_loads
+from ._channel import Reader, frame
 from ._session import OutputCapture, Plan
 from .._values import Opaque, Reported, error_payload, portable, safe_repr
 
 SPLIT = True
 """Whether a sandboxed run judges outside solve's process (`benchmarks/bench_judge.py` turns it off to measure the cost)."""
 _PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS, _PR_CAP_AMBIENT = 1, 4, 24, 38, 47
-_HEADER = struct.Struct("!I")
+JUDGED_THERE = ("solve's own process judged it pass (some of its values are not plain data, and only that process can compare them),"
+                " and under --sandbox that process is not trusted with a verdict")
+"""Why a pass judged in solve's process (`Observation.judged_in_solve_process`) is unconfirmed."""
 _REQUEST_ALLOWED = frozenset({("builtins", "set"), ("builtins", "frozenset"), ("builtins", "complex"), ("builtins", "slice")})
 
 
-class NotRun(Exception):
-    """A check that cannot be judged outside solve's process: reported as not run, with why."""
+class NotRun(BaseException):
+    """A call whose values cannot cross as plain data (a BaseException: a fixture's ``except Exception`` must not take it for solve's)."""
 
 
 NotRun.__module__ = "builtins"  # its type reads ``NotRun``, as the runner's other checks that did not run
@@ -100,13 +105,15 @@ class _Proxy:
 
     def __init__(self, job: Judged, capture: OutputCapture) -> None:
         self.job, self.capture = job, capture
-        self.pid, self.request_w, self.reply_r, self.reader = -1, -1, -1, Reader()
+        self.pid, self.request_w, self.reply_r, self.reader, self.pending = -1, -1, -1, Reader(), []
+        self.refused = False
+        """A call of the check under way could not cross as plain data: the check is judged in solve's process instead."""
 
     def spawn(self) -> dict | None:
         """A fresh solve process with solve loaded; its load error as plain data, or None."""
         request_r, self.request_w = os.pipe()
         self.reply_r, reply_w = os.pipe()
-        self.reader = Reader()
+        self.reader, self.pending = Reader(), []
         self.pid = os.fork()
         if self.pid == 0:  # pragma: no cover - the solve process
             _serve_solve(self.job, request_r, reply_w)
@@ -116,21 +123,17 @@ class _Proxy:
         if reply[0] == "ready":
             return None
         self._end()
-        return reply[1]  # its load error, or how it died
+        if reply[0] in ("failed", "raised"):
+            return reply[1]  # its load error, or how it died
+        return {"type": "ProcessDied", "message": "the process running solve did not say it was ready", "traceback": ""}
 
     def __call__(self, *args, **kwargs):
         request = portable((args, kwargs))
         if _opaque_in(request):
+            self.refused = True
             raise NotRun(f"this check was not run: solve's arguments are not plain data ({_first_opaque(request)}), so they cannot be sent to the "
                          "process that runs solve apart from the checks (--sandbox). Such a check is judged only without --sandbox.")
-        if self.pid < 0:
-            problem = self.spawn()
-            if problem is not None:
-                raise Reported(problem)
-        try:
-            _write(self.request_w, frame(request))
-        except OSError:
-            pass  # it died: the reply says how
+        self._send(("call", *request))
         kind, outcome, after_args, after_kwargs, printed, dropped = self._reply()
         if printed or dropped:
             self.capture.stream.write(printed)
@@ -141,31 +144,75 @@ class _Proxy:
             raise _rebuilt(outcome)
         value = _plain(outcome)
         if value is _NOT_PLAIN:
+            self.refused = True
             raise NotRun(f"this check was not run: solve returned {_first_opaque(outcome)}, which is not plain data, so it cannot be compared "
                          "outside solve's own process (--sandbox judges apart from solve). Such a check is judged only without --sandbox.")
         return value
 
+    def _send(self, request: tuple) -> None:
+        if self.pid < 0:
+            problem = self.spawn()
+            if problem is not None:
+                raise Reported(problem)
+        try:
+            _write(self.request_w, frame(request))
+        except OSError:
+            pass  # it died: the reply says how
+
+    def reporting(self, sink: Callable[[tuple], None]) -> Callable[[tuple], None]:
+        """`sink` for the judge's session: a check with a call that could not cross is replaced by its run in solve's process, marked."""
+        current = [-1]
+
+        def send(message: tuple) -> None:
+            if message[0] == "begin":
+                current[0], self.refused = message[1], False
+            elif message[0] == "result" and self.refused:
+                self.refused = False
+                there = self._judged_there(current[0])
+                if there is not None:
+                    message = ("result", {**there, "judged_in_solve_process": True})
+            sink(message)
+
+        return send
+
+    def _judged_there(self, ordinal: int) -> dict | None:
+        """Check `ordinal` run as without --sandbox, by a fork of the solve process: its result, or None if it gave none."""
+        try:
+            self._send(("judge", ordinal))
+        except Reported:
+            return None
+        found = None
+        while True:
+            reply = self._reply()
+            if reply[0] == "judge-end":
+                return found
+            if reply[0] != "judged":
+                return None  # it died
+            data = reply[1]
+            found = data if type(data) is dict and data.get("index") == ordinal else None
+
     def _reply(self) -> tuple:
         """The solve process's next reply, checked; a death or garbage as ``("raised", ProcessDied …)``."""
         while True:
+            if self.pending:
+                return _checked(self.pending.pop(0)[1])
             try:
                 data = os.read(self.reply_r, 1 << 20)
             except OSError:
                 data = b""
-            messages = self.reader.feed(data) if data else []
-            if messages:
-                return _checked(messages[0][1])
-            if not data or self.reader.broken is not None:
+            self.pending = self.reader.feed(data) if data else []
+            if not self.pending and (not data or self.reader.broken is not None):
                 what = self._end()
                 error = {"type": "ProcessDied", "message": f"the process running solve ended abruptly: {what}", "traceback": ""}
                 return ("raised", error, None, None, "", 0)
 
     def _end(self) -> str:
         """Stop the solve process (a fresh one serves the next call) and say how it ended."""
-        garbage = self.reader.broken
+        garbage, status = self.reader.broken, 0
+        if self.pid <= 0:  # ended already (never kill(-1): that is every process we may signal)
+            return "it had ended"
         with contextlib.suppress(OSError):
             os.kill(self.pid, signal.SIGKILL)
-        status = 0
         with contextlib.suppress(OSError):
             _, status = os.waitpid(self.pid, 0)
         for fd in (self.request_w, self.reply_r):
@@ -175,7 +222,8 @@ class _Proxy:
         if garbage is not None:
             return "it sent bytes that are not a reply of ours, so it was stopped"
         if os.WIFSIGNALED(status) and os.WTERMSIG(status) != signal.SIGKILL:
-            return f"it was ended by {signal.Signals(os.WTERMSIG(status)).name}"
+            number = os.WTERMSIG(status)
+            return f"it was ended by {signal.Signals(number).name if number in signal.valid_signals() else f'signal {number}'}"
         return f"it exited with code {os.WEXITSTATUS(status)}" if os.WIFEXITED(status) else "it was killed"
 
 
@@ -183,6 +231,8 @@ def _checked(reply: Any) -> tuple:
     """A reply of the solve process, in its one shape, or a ProcessDied error: nothing else is believed."""
     if type(reply) is tuple and len(reply) == 2 and reply[0] in ("ready", "failed") and (reply[0] == "ready" or _is_error(reply[1])):
         return reply
+    if type(reply) is tuple and (reply == ("judge-end",) or (len(reply) == 2 and reply[0] == "judged")):
+        return reply  # a check's result as a Session sends it: the supervisor checks every field
     if (type(reply) is tuple and len(reply) == 6 and reply[0] in ("returned", "raised") and type(reply[4]) is str and type(reply[5]) is int
             and (reply[0] == "returned" or _is_error(reply[1])) and type(reply[2]) is list and type(reply[3]) is dict):
         return reply
@@ -299,8 +349,11 @@ def _serve_solve(job: Judged, request_r: int, reply_w: int) -> None:  # pragma: 
             data = os.read(request_r, 1 << 20)
             if not data:
                 return
-            for _, (args, kwargs) in reader.feed(data):
-                _write(reply_w, frame(_answer(solve, args, kwargs, capture)))
+            for _, request in reader.feed(data):
+                if request[0] == "judge":
+                    _judge_here(job, solve, request[1], reply_w)
+                else:
+                    _write(reply_w, frame(_answer(solve, request[1], request[2], capture)))
             reader.check()
     except BaseException:  # noqa: BLE001 - the judge sees the pipe close
         code = 70
@@ -316,6 +369,31 @@ def _load(job: Judged) -> Callable:  # pragma: no cover - the solve process
     if isinstance(solve, Solution):
         solve = Session(lambda message: None, job.plan, OutputCapture(job.plan.output_chars))._load(solve)
     return solve
+
+
+def _judge_here(job: Judged, solve: Callable, ordinal: int, reply_w: int) -> None:  # pragma: no cover - the solve process
+    """Run check `ordinal` as a worker without the split runs it (after a restart: the checks before it passed over), in a fork."""
+    pid = os.fork()
+    if pid == 0:
+        from ._session import Session
+
+        def sink(message: tuple) -> None:
+            if message[0] in ("result", "done", "problem"):
+                _write(reply_w, frame(("judged", message[1] if message[0] == "result" else None)))
+                os._exit(0)
+
+        code = 0
+        try:
+            capture = OutputCapture(job.plan.output_chars)
+            capture.install()
+            Session(sink, job.plan, capture, skip=ordinal).run(solve)
+        except BaseException:  # noqa: BLE001
+            code = 70
+        finally:
+            os._exit(code)
+    with contextlib.suppress(OSError):
+        os.waitpid(pid, 0)
+    _write(reply_w, frame(("judge-end",)))
 
 
 def _answer(solve: Callable, args: tuple, kwargs: dict, capture: OutputCapture) -> tuple:  # pragma: no cover - the solve process

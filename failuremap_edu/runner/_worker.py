@@ -242,6 +242,7 @@ def run(skip: int, not_run: str | None, payload: bytes, sink: _Sink, capture: Ou
             solve = _judge.start(job, sink, capture)  # forks solve's process first: nothing of the judge's is in it yet
             if solve is None:
                 return
+            sink = solve.reporting(sink)
         session = Session(sink, plan, capture, skip=skip)
         session.not_run, skip = not_run, 0
         session.run(solve)
