@@ -716,3 +716,12 @@ def test_check_text_labels_a_pass_decided_by_a_class_own_eq(capsys, solution):
     lines = out.splitlines()
     assert lines[0] == "6/6 checks pass"
     assert lines[1].startswith("note: 6 checks pass, compared by solution.Anything's own == (__eq__)")
+
+
+@pytest.mark.skipif(not shutil.which("bwrap"), reason="needs bubblewrap (apt-get install bubblewrap)")
+def test_check_sandbox_gives_a_forging_hand_in_its_real_verdicts(capsys, solution):
+    """How an instructor re-checks a hand-in: its patched harness is in solve's process, never in the judge's."""
+    source = FORGES_ITS_VERDICT.replace("    g = frame.f_globals", "    if frame is None:\n        return text, ''\n    g = frame.f_globals")
+    code, out, _ = run(capsys, "check", "FA-100786", solution(source.replace('return "not it", ""', "return text, ''")), "--sandbox", "--json")
+    result = json.loads(out)["runs"][0]
+    assert code == 1 and result["summary"] == "4/6 checks pass (2 fail)"

@@ -7,7 +7,7 @@ import shutil
 import pytest
 
 from conftest import record_path, reference_solve, solution_path
-from failuremap_edu import load_record, run_checks
+from failuremap_edu import load_record, load_solution, run_checks
 
 pytestmark = pytest.mark.skipif(not shutil.which("bwrap"), reason="needs bubblewrap (apt-get install bubblewrap)")
 reference = reference_solve("FA-100786")
@@ -105,19 +105,24 @@ def test_an_always_equal_object_is_unconfirmed_under_sandbox(stopping):
     assert all(not o.judged_in_solve_process for o in run_checks(stopping, lambda text, stops: _EqualsAnything()).observations)
 
 
-def test_a_preamble_dataclass_is_judged_in_solves_process_and_a_fail_there_stays_a_fail():
-    """TR-001313 returns the preamble's Span (the learner's copy): not plain data, so judged as without --sandbox, marked.
-    Its passes are unconfirmed; a fail is a fail wherever it was judged."""
-    record = load_record(record_path("TR-001313"))
+def test_dataclass_instances_cross_as_their_fields_and_are_rebuilt_as_the_receivers_class():
+    """TR-001313's solve returns its Span (the cell's copy of the preamble's): rebuilt in the judge as the record's Span, and
+    judged there. TR-000505 passes the record's Span to a solution file that defines none: the record's class goes by value."""
     namespace = {"__name__": "__main__"}
     exec(solution_path("TR-001313").read_text(), namespace)
-    result = run_checks(record, namespace["solve"], isolation="sandbox")
-    assert [o.status for o in result.observations] == ["unconfirmed"] * 5 and all(o.judged_in_solve_process for o in result.observations)
-    wrong = run_checks(record, lambda text: [namespace["Span"](0, 1, text[:1])], isolation="sandbox")
-    failing = [o for o in wrong.observations if o.status == "fail"]
-    assert failing and all(o.judged_in_solve_process for o in failing)
-    assert "note:     judged in solve's own process: its values are not plain data" in str(wrong)
-    assert "judged in solve&#x27;s own process" in wrong._repr_html_() or "judged in solve's own process" in wrong._repr_html_()
+    result = run_checks(load_record(record_path("TR-001313")), namespace["solve"], isolation="sandbox")
+    assert result.summary() == "5/5 checks pass" and not any(o.judged_in_solve_process for o in result.observations)
+    wrong = run_checks(load_record(record_path("TR-001313")), lambda text: [namespace["Span"](0, 1, text[:1])], isolation="sandbox")
+    assert wrong.observations[4].status == "fail" and not wrong.observations[4].judged_in_solve_process
+    merged = run_checks(load_record(record_path("TR-000505")), load_solution(str(solution_path("TR-000505"))), isolation="sandbox")
+    assert merged.summary() == "6/6 checks pass" and not any(o.judged_in_solve_process for o in merged.observations)
+
+
+def test_a_fail_judged_in_solves_process_stays_a_fail_and_says_where_it_was_judged(stopping):
+    result = run_checks(stopping, lambda text, stops: iter(()), isolation="sandbox")
+    assert {o.status for o in result.observations} == {"fail"} and all(o.judged_in_solve_process for o in result.observations)
+    assert "note:     judged in solve's own process: its values are not plain data" in str(result)
+    assert "judged in solve&#x27;s own process" in result._repr_html_() or "judged in solve's own process" in result._repr_html_()
 
 
 def test_solve_runs_in_a_process_apart_from_the_judge_that_it_cannot_read(stopping):

@@ -32,7 +32,6 @@ the check's time limit, as before: the supervisor kills the whole sandbox.
 
 from __future__ import annotations
 
-import builtins
 import contextlib
 import os
 import signal
@@ -40,9 +39,10 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from . import _byvalue
+from ._crossing import NOT_PLAIN, class_names, copy_back, crossable, first_stand_in, raised, rebuilt, receivers_classes
 from ._channel import Reader, frame
 from ._session import OutputCapture, Plan
-from .._values import Opaque, Reported, error_payload, portable, safe_repr
+from .._values import Reported, error_payload, portable
 
 SPLIT = True
 """Whether a sandboxed run judges outside solve's process (`benchmarks/bench_judge.py` turns it off to measure the cost)."""
@@ -50,7 +50,6 @@ _PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS, _PR
 JUDGED_THERE = ("solve's own process judged it pass (some of its values are not plain data, and only that process can compare them),"
                 " and under --sandbox that process is not trusted with a verdict")
 """Why a pass judged in solve's process (`Observation.judged_in_solve_process`) is unconfirmed."""
-_REQUEST_ALLOWED = frozenset({("builtins", "set"), ("builtins", "frozenset"), ("builtins", "complex"), ("builtins", "slice")})
 
 
 class NotRun(BaseException):
@@ -108,6 +107,9 @@ class _Proxy:
         self.pid, self.request_w, self.reply_r, self.reader, self.pending = -1, -1, -1, Reader(), []
         self.refused = False
         """A call of the check under way could not cross as plain data: the check is judged in solve's process instead."""
+        self.namespace: dict = {}
+        """The program's globals (set once its session exists): a dataclass instance solve returns is rebuilt as their class."""
+        self._classes: dict[frozenset, bytes] = {}
 
     def spawn(self) -> dict | None:
         """A fresh solve process with solve loaded; its load error as plain data, or None."""
@@ -129,25 +131,39 @@ class _Proxy:
 
     def __call__(self, *args, **kwargs):
         request = portable((args, kwargs))
-        if _opaque_in(request):
-            self.refused = True
-            raise NotRun(f"this check was not run: solve's arguments are not plain data ({_first_opaque(request)}), so they cannot be sent to the "
-                         "process that runs solve apart from the checks (--sandbox). Such a check is judged only without --sandbox.")
-        self._send(("call", *request))
+        if not crossable(request):
+            self._refuse(f"solve's arguments are not plain data ({first_stand_in(request)}), so they cannot be sent to the process that runs solve")
+        self._send(("call", *request, self._classes_of(request)))
         kind, outcome, after_args, after_kwargs, printed, dropped = self._reply()
         if printed or dropped:
             self.capture.stream.write(printed)
             self.capture._sink.dropped += dropped
-        _copy_back(list(args), after_args)
-        _copy_back(kwargs, after_kwargs)
+        copy_back(list(args), after_args)
+        copy_back(kwargs, after_kwargs)
+        if kind == "refused":
+            self._refuse(outcome)
         if kind == "raised":
-            raise _rebuilt(outcome)
-        value = _plain(outcome)
-        if value is _NOT_PLAIN:
-            self.refused = True
-            raise NotRun(f"this check was not run: solve returned {_first_opaque(outcome)}, which is not plain data, so it cannot be compared "
-                         "outside solve's own process (--sandbox judges apart from solve). Such a check is judged only without --sandbox.")
+            raise raised(outcome)
+        value = rebuilt(outcome, self.namespace)
+        if value is NOT_PLAIN:
+            self._refuse(f"solve returned {first_stand_in(outcome)}, which is not plain data, so it cannot be compared apart from solve")
         return value
+
+    def _classes_of(self, request: tuple) -> bytes:
+        """The program's dataclasses whose instances `request` holds, by value (`_byvalue`: reading them runs no code), or b""."""
+        names = class_names(request)
+        if names and names not in self._classes:
+            found = {n: self.namespace[n] for n in names if isinstance(self.namespace.get(n), type)}
+            try:
+                self._classes[names] = _byvalue.dumps(found)[0]
+            except _byvalue.Unshippable:
+                self._classes[names] = b""
+        return self._classes.get(names, b"")
+
+    def _refuse(self, why: str) -> None:
+        """This check is judged in solve's process instead (`reporting`); should that fail, it was not run, and says why."""
+        self.refused = True
+        raise NotRun(f"this check was not run: {why} (--sandbox judges apart from solve). Such a check is judged only without --sandbox.")
 
     def _send(self, request: tuple) -> None:
         if self.pid < 0:
@@ -233,88 +249,15 @@ def _checked(reply: Any) -> tuple:
         return reply
     if type(reply) is tuple and (reply == ("judge-end",) or (len(reply) == 2 and reply[0] == "judged")):
         return reply  # a check's result as a Session sends it: the supervisor checks every field
-    if (type(reply) is tuple and len(reply) == 6 and reply[0] in ("returned", "raised") and type(reply[4]) is str and type(reply[5]) is int
-            and (reply[0] == "returned" or _is_error(reply[1])) and type(reply[2]) is list and type(reply[3]) is dict):
+    if (type(reply) is tuple and len(reply) == 6 and reply[0] in ("returned", "raised", "refused") and type(reply[4]) is str
+            and type(reply[5]) is int and (reply[0] != "raised" or _is_error(reply[1])) and (reply[0] != "refused" or type(reply[1]) is str)
+            and type(reply[2]) in (list, type(None)) and type(reply[3]) in (dict, type(None))):
         return reply
     return ("raised", {"type": "ProcessDied", "message": "the process running solve sent a reply of the wrong shape", "traceback": ""}, None, None, "", 0)
 
 
 def _is_error(data: Any) -> bool:
     return type(data) is dict and all(type(data.get(k)) is str for k in ("type", "message", "traceback"))
-
-
-def _rebuilt(error: dict) -> BaseException:
-    """The exception solve raised: a builtin one as itself (fixtures may catch it), any other as `Reported`."""
-    kind = getattr(builtins, error["type"], None)
-    exc: BaseException = Reported(error)
-    if isinstance(kind, type) and issubclass(kind, Exception) and kind.__module__ == "builtins":
-        with contextlib.suppress(Exception):
-            exc = kind(error["message"])
-            exc.__fm_reported__ = dict(error)  # type: ignore[attr-defined]
-    return exc
-
-
-_NOT_PLAIN = object()
-
-
-def _plain(value: Any) -> Any:
-    """`value` with each stand-in whose == is its plain type's (a named tuple) replaced by that plain value; `_NOT_PLAIN` if others remain."""
-    kind = type(value)
-    if kind is Opaque:
-        return _plain(value.plain) if value.plain_eq and value.plain is not None else _NOT_PLAIN
-    if kind in (list, tuple, set, frozenset):
-        items = [_plain(item) for item in value]
-        return _NOT_PLAIN if any(item is _NOT_PLAIN for item in items) else items if kind is list else kind(items)
-    if kind is dict:
-        pairs = [(_plain(k), _plain(v)) for k, v in value.items()]
-        return _NOT_PLAIN if any(k is _NOT_PLAIN or v is _NOT_PLAIN for k, v in pairs) else dict(pairs)
-    return value
-
-
-def _opaque_in(value: Any) -> bool:
-    return _first_opaque(value) is not None
-
-
-def _first_opaque(value: Any) -> str | None:
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        if type(item) is Opaque:
-            return f"a {item.type_name}: {safe_repr(item, 80)}"
-        if type(item) is dict:
-            pending += [*item.keys(), *item.values()]
-        elif type(item) in (list, tuple, set, frozenset):
-            pending += list(item)
-    return None
-
-
-def _copy_back(target: Any, value: Any) -> None:
-    """Make the caller's argument `target` hold `value` (the argument after the call), in place where it is mutable."""
-    if value is None or _opaque_in(value):
-        return
-    if type(target) is list and type(value) is list:
-        if len(target) == len(value):
-            for i, (mine, theirs) in enumerate(zip(target, value)):
-                if type(mine) in (list, dict, set) and type(theirs) is type(mine):
-                    _copy_back(mine, theirs)
-                elif type(mine) is tuple and type(theirs) is tuple and len(mine) == len(theirs):  # lists inside a tuple
-                    _copy_back(list(mine), list(theirs))
-                elif type(mine) is not type(theirs) or mine != theirs:
-                    target[i] = theirs
-        else:
-            target[:] = value
-    elif type(target) is dict and type(value) is dict:
-        for key in [k for k in target if k not in value]:
-            del target[key]
-        for key, theirs in value.items():
-            mine = target.get(key)
-            if type(mine) in (list, dict, set) and type(theirs) is type(mine):
-                _copy_back(mine, theirs)
-            else:
-                target[key] = theirs
-    elif type(target) is set and type(value) is set and target != value:
-        target.clear()
-        target.update(value)
 
 
 def _write(fd: int, data: bytes) -> None:
@@ -344,7 +287,7 @@ def _serve_solve(job: Judged, request_r: int, reply_w: int) -> None:  # pragma: 
             _write(reply_w, frame(("failed", problem)))
             return
         _write(reply_w, frame(("ready", None)))
-        reader = Reader(_REQUEST_ALLOWED)
+        reader = Reader()
         while True:
             data = os.read(request_r, 1 << 20)
             if not data:
@@ -353,7 +296,7 @@ def _serve_solve(job: Judged, request_r: int, reply_w: int) -> None:  # pragma: 
                 if request[0] == "judge":
                     _judge_here(job, solve, request[1], reply_w)
                 else:
-                    _write(reply_w, frame(_answer(solve, request[1], request[2], capture)))
+                    _write(reply_w, frame(_answer(solve, request[1], request[2], request[3], capture)))
             reader.check()
     except BaseException:  # noqa: BLE001 - the judge sees the pipe close
         code = 70
@@ -396,7 +339,15 @@ def _judge_here(job: Judged, solve: Callable, ordinal: int, reply_w: int) -> Non
     _write(reply_w, frame(("judge-end",)))
 
 
-def _answer(solve: Callable, args: tuple, kwargs: dict, capture: OutputCapture) -> tuple:  # pragma: no cover - the solve process
+def _answer(solve: Callable, args: tuple, kwargs: dict, classes: bytes, capture: OutputCapture) -> tuple:  # pragma: no cover - the solve process
+    theirs = getattr(solve, "__globals__", None)
+    try:
+        namespace = receivers_classes(theirs if type(theirs) is dict else {}, _byvalue.loads(classes) if classes else {})
+    except Exception:  # noqa: BLE001 - the record's class could not be rebuilt here
+        namespace = {}
+    args, kwargs = rebuilt(args, namespace), rebuilt(kwargs, namespace)
+    if args is NOT_PLAIN or kwargs is NOT_PLAIN:
+        return ("refused", "solve's arguments hold an instance of a class its solution does not define", None, None, "", 0)
     try:
         outcome, kind = portable(solve_called_by_the_fixture(solve, args, kwargs)), "returned"
     except BaseException as exc:  # noqa: BLE001 - solve raised: described here, raised again in the judge

@@ -245,6 +245,8 @@ def run(skip: int, not_run: str | None, payload: bytes, sink: _Sink, capture: Ou
             sink = solve.reporting(sink)
         session = Session(sink, plan, capture, skip=skip)
         session.not_run, skip = not_run, 0
+        if job is not None:
+            solve.namespace = session.globals  # what solve returns is rebuilt as the program's classes
         session.run(solve)
 
 
