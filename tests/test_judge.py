@@ -211,3 +211,29 @@ def test_a_forgery_in_the_check_judged_in_solves_process_is_unconfirmed(stopping
     first = result.observations[0]
     assert first.judged_in_solve_process and first.status == "unconfirmed" and first.actual == first.expected
     assert [o.status for o in result.observations[1:]] == ["pass", "fail", "pass", "pass", "pass"]  # the others: real verdicts
+
+
+def test_the_judge_imports_nothing_from_where_solve_can_write(raw_record, write_record, tmp_path, monkeypatch):
+    """A folder of the caller's sys.path under /tmp: in the sandbox's own empty /tmp solve may create it and plant a
+    module there; the record's later import must not find it (it would run solve's code in the judge)."""
+    from conftest import reseal
+
+    fixture = "check('short input',solve('x',['long']),('x',''))"
+    planted = ("check('nothing planted', (__import__('importlib').invalidate_caches(), __import__('importlib.util').util.find_spec('fm_planted'))[1]"
+               " is None, True)")  # invalidate_caches: an import made before solve ran cached the folder as missing
+    for impl in raw_record["implementations"].values():
+        impl["source"] = impl["source"].replace(fixture, fixture + "\n" + planted)
+    path = write_record(reseal(raw_record))
+    folder = str(tmp_path / "modules")
+    monkeypatch.syspath_prepend(folder)
+
+    def plants(text, stops):
+        import os
+
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, "fm_planted.py"), "w") as fh:
+            fh.write("PLANTED = True\n")
+        return reference(text, stops)
+
+    result = run_checks(path, plants, isolation="sandbox")
+    assert [o.status for o in result.observations] == ["pass"] * 7, [(o.check, o.actual) for o in result.observations]

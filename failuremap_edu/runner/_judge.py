@@ -91,6 +91,9 @@ def start(job: Judged, sink: Callable[[tuple], None], capture: OutputCapture) ->
     if job.is_file:
         sink(("load",))
     problem = proxy.spawn()
+    import sys
+
+    sys.path[:] = [p for p in sys.path if _fixed_folder(p)]  # the program imports nothing solve's process could write
     if problem is not None:
         sink(("problem", problem))
         return None
@@ -258,6 +261,12 @@ def _checked(reply: Any) -> tuple:
 
 def _is_error(data: Any) -> bool:
     return type(data) is dict and all(type(data.get(k)) is str for k in ("type", "message", "traceback"))
+
+
+def _fixed_folder(path: str) -> bool:
+    """A folder that exists and cannot be written here (the sandbox's files are read-only but for /tmp)."""
+    folder = path or os.getcwd()
+    return os.path.isdir(folder) and not os.access(folder, os.W_OK)
 
 
 def _write(fd: int, data: bytes) -> None:
