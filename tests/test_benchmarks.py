@@ -26,3 +26,15 @@ def test_the_bare_loop_of_bench_core_gives_the_attempts_recorded_verdicts(record
     exec(compile(fixtures.solve_source, "<solve>", "exec"), namespace)
     verdicts = bench_core.bare_checks(fixtures, namespace["solve"])
     assert verdicts == [(o.check, o.passed) for o in record.verification["attempt"].observations]
+
+
+@pytest.mark.skipif(not __import__("shutil").which("bwrap"), reason="needs bubblewrap (apt-get install bubblewrap)")
+def test_bench_judge_runs_check_sandbox_both_ways_and_restores_the_split():
+    """A tiny run of `make bench`'s judge-split benchmark: both sides pass the reference solution (timings are not judged here)."""
+    import bench_judge
+
+    from failuremap_edu.runner import _judge
+
+    measured = bench_judge.measure(rounds=1)
+    assert set(measured) == {"split_s", "joint_s", "ratio"} and measured["split_s"] > 0 and measured["joint_s"] > 0
+    assert _judge.SPLIT is True

@@ -36,12 +36,12 @@ import time
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from . import _byvalue
+from . import _byvalue, _judge
 from ._channel import Undecodable
 from ._platform import INPROCESS, PROCESS, SANDBOX, isolation_available
 from .._fixtures import VARIANTS, CheckSite, FixtureScript, compared_expression, is_bare_call, read_fixtures
 from .._records import Record, as_record
-from .._results import ERROR, FAIL, PASS, STATUSES, TIMEOUT, UNCONFIRMED, CallResult, Comparison, ErrorInfo, Observation, RunResult
+from .._results import COMPARED, ERROR, FAIL, NOT_CONFIRMED, PASS, TIMEOUT, UNCONFIRMED, CallResult, Comparison, ErrorInfo, Observation, RunResult
 from ._session import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, DEFAULT_TIMEOUT, CheckTimeout, OutputCapture, Plan, Session, import_timeout_message
 from .._signature import Params, mismatch
 from .._solution import Solution, SolutionError, load_solution
@@ -333,7 +333,7 @@ def try_call(
     if not collector.observations:
         return CallResult(call, ERROR, None, collector.problem or ErrorInfo("NotRun", "the call did not run"), solver=implementation or "yours", function=function)
     o = collector.observations[0]
-    status = "returned" if o.status in ("pass", "fail") else o.status
+    status = "returned" if o.status in COMPARED else o.status
     error = o.error
     if error is not None and error.type == "NotRun" and collector.problem is not None:
         error = collector.problem  # why it did not run (solve could not be sent): "this check did not run" is a check's words
@@ -426,6 +426,8 @@ def _execute(plan: Plan, collector: "_Collector", mode: str) -> None:
         _run_in_process(plan, collector)
 
 
+_SENT_STATUSES = (PASS, FAIL, ERROR, TIMEOUT)
+"""What a check process may report; ``unconfirmed`` is decided here, by the caller, never by it."""
 _RESULT_FIELDS = {
     "index": int, "site": int, "check": str, "status": str, "passed": bool, "call": str, "stdout": str,
     "stdout_dropped": int, "elapsed_ms": float, "mutation": (str, type(None)), "error": (dict, type(None)),
@@ -558,16 +560,22 @@ def _error(data: dict) -> ErrorInfo:
 
 
 def _observation(data: dict, current) -> Observation:
-    _require(type(data) is dict and current is not None and data.get("index") == current[0] and data.get("status") in STATUSES)
+    _require(type(data) is dict and current is not None and data.get("index") == current[0] and data.get("status") in _SENT_STATUSES)
     _require(all(isinstance(data.get(k), kind) for k, kind in _RESULT_FIELDS.items()))
     error = None if data["error"] is None else _error(data["error"])
     fields = {k: data[k] for k in _RESULT_FIELDS if k != "error"}
     returned = data.get("returned", [])  # what solve returned, beside a compared expression (optional: shown, never judged)
     _require(type(returned) is list and all(type(pair) is list and len(pair) == 2 and type(pair[0]) is int for pair in returned))
     (actual, actual_plain), (expected, expected_plain) = received(data.get("actual")), received(data.get("expected"))
+    _require(data.get("judged_in_solve_process", False) in (True, False))
+    fields["judged_in_solve_process"] = there = data.get("judged_in_solve_process", False) is True
     note = None
     if data["status"] in (PASS, FAIL):
         note = _verdict_note(data["passed"], actual, expected) if actual_plain and expected_plain else _own_eq_note(actual, expected)
+        if there and data["passed"]:  # solve's process said pass: there it can forge any value, plain or not (wrap the sink)
+            note = f"{UNCONFIRMED}: {_judge.JUDGED_THERE}"
+        if note is not None and note.startswith(UNCONFIRMED):  # never counted as a pass (nor as a fail): a status of its own
+            fields.update(status=NOT_CONFIRMED, passed=False)
     return Observation(**fields, actual=actual, expected=expected, error=error, verdict_note=note,
                        returned=tuple((entered, received(value)[0]) for entered, value in returned))
 
@@ -633,6 +641,8 @@ def _supervise(plan: Plan, collector: _Collector, sandbox: bool = False) -> None
     pool, not_run, unsent = sandbox_pool(plan) if sandbox else _warm.pool(), None, 0
     try:
         payload, modules = _byvalue.dumps(plan)
+        if sandbox and plan.solve is not None and _judge.SPLIT:  # judged apart from solve (`_judge`)
+            payload = _byvalue.dumps(_judge.judged(plan))[0]
     except _byvalue.Unshippable as exc:
         not_run = f"this check did not run: solve cannot be sent to the worker process that runs the checks ({exc})"
         collector.problem = ErrorInfo("CannotSend", f"solve cannot be sent to the worker process that runs the checks: {exc}. {CANNOT_SEND_WAY}")
