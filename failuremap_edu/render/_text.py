@@ -301,7 +301,7 @@ def run_notes(result: RunResult) -> list[str]:
                      f"but the values differ in type: {where}{d.message}")
     if result.isolation_note:
         notes.append(result.isolation_note)
-    return notes
+    return notes + list(result.notes)
 
 
 def _passes_by_equality_alone(result: RunResult):

@@ -43,7 +43,7 @@ try:
 except ImportError:  # pragma: no cover - Pyodide: no processes at all (the runner never gets here)
     forkserver = None  # type: ignore[assignment]
 
-from . import _byvalue
+from . import _byvalue, _health
 from ._channel import Reader
 from ._platform import PROCESS, isolation_available
 from ._worker import REQUEST, Start
@@ -180,17 +180,78 @@ class Pool:
         self.closing = False
         """Set at exit: no new standby is lined up from then on."""
         self.lock = threading.Lock()
+        self.replacing = threading.RLock()
+        """Held while a stopped server is ended and a new one started (`stop` of its standby re-enters)."""
+        self.notes: list[str] = []
+        """What runs should say about the pool (a stopped server replaced), until `pop_notes` hands them to one."""
 
-    def take(self) -> Worker:
-        """The standby if it is still there, else a fresh worker."""
+    def take(self, first: bool = True) -> Worker:
+        """The standby if it is still there and not stopped, else a fresh worker; a stopped server is replaced first.
+
+        `first`: the run's first worker (what went wrong before it, an earlier run did).
+        """
+        self.check_server("an earlier solve" if first else "this run's solve")
         with self.lock:
             worker, self.standby = self.standby, None
         if worker is not None:
             worker._wait_status(False, 0)
-            if not worker.gone:
+            if not worker.gone and not _health.stopped(worker.pid):
                 return worker
+            if not worker.gone:
+                self._note(_health.STANDBY_STOPPED)
             self.stop(worker)
         return self.launch(Start())
+
+    def check_server(self, who: str) -> bool:
+        """If the server is stopped (one read of ``/proc``), end it with all below it and start another; True if so.
+
+        A note for the next result says so, naming `who` stopped it (``an earlier solve``, say).
+        At exit (`close`) it is only ended.
+        """
+        pid = getattr(self.server, "_forkserver_pid", None)
+        if not self.started or not _health.stopped(pid):
+            return False
+        self._replace_server(pid, _health.SERVER_STOPPED.format(who=who))
+        return True
+
+    def stalled(self, worker: Worker, limit: float) -> bool:
+        """Whether a run's wait of `limit` s outside any check was the pool's fault, not the record's: the server
+        is stopped, or never started the worker, or the worker is stopped. If so, that is replaced and noted."""
+        worker._wait_status(True, 0)
+        if self.check_server("this run's solve"):
+            return True
+        if worker.pid is None and not worker.gone:  # alive but not answering
+            self._replace_server(getattr(self.server, "_forkserver_pid", None), _health.SERVER_SILENT.format(limit=limit))
+            return True
+        if _health.stopped(worker.pid):
+            self._note(_health.STANDBY_STOPPED)
+            return True
+        return False
+
+    def _replace_server(self, pid: int | None, note: str) -> None:
+        with self.replacing:
+            if pid is None or getattr(self.server, "_forkserver_pid", None) != pid:
+                return  # another thread has replaced it already
+            with self.lock:
+                standby, self.standby = self.standby, None
+            _health.end_server(pid, _children, _contained)  # its workers' status pipes close: none is waited for
+            if standby is not None:
+                self.stop(standby)
+            if self.closing:
+                return
+            self._note(note)
+            with _package_importable():
+                self.server.ensure_running()  # reaps the old server, starts a new one
+
+    def _note(self, note: str) -> None:
+        with self.lock:
+            self.notes.append(note)
+
+    def pop_notes(self) -> tuple[str, ...]:
+        """The notes not yet handed to a run, once each."""
+        with self.lock:
+            notes, self.notes = tuple(self.notes), []
+        return notes
 
     def launch(self, start: Start) -> Worker:
         """Ask the server for a child; it starts in the background, and is never waited for here."""
@@ -233,7 +294,8 @@ class Pool:
                 return
             worker, start = errand
             with contextlib.suppress(OSError):  # no standby this time (the server restarting, say): runs start fresh
-                if errands.empty() and not self.closing:  # first the next run's worker, then the sweep (which waits for the old one to end)
+                # Never on a stopped server, nor replaced here: a run may be using one of its workers now (the next `take` does it).
+                if errands.empty() and not self.closing and not _health.stopped(getattr(self.server, "_forkserver_pid", None)):  # first the next run's worker, then the sweep (which waits for the old one to end)
                     self.line_up(start)
             with contextlib.suppress(OSError):
                 self.stop(worker)
@@ -251,6 +313,8 @@ class Pool:
 
     def stop(self, worker: Worker) -> None:
         """Kill the worker's process group, then, once it has gone, whatever of it escaped."""
+        if threading.current_thread() is not self.errand_thread:  # a stopped server reports no pid and no exit: replaced first
+            self.check_server("this run's solve")
         if worker.wait_pid() is not None and not worker.gone:
             if not _kill_group(worker.pid):  # it has not made its group yet
                 with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -273,6 +337,8 @@ class Pool:
         with self.lock:
             self.closing = True
             thread, errands = self.errand_thread, self.errands
+        self.check_server("")  # a stopped server would never see us go: ended now
+        with self.lock:
             standby, self.standby = self.standby, None
         if thread is not None and errands is not None and thread.is_alive():
             errands.put(None)
