@@ -73,6 +73,9 @@ c.SimpleLocalProcessSpawner.home_dir_template = {homes!r}  # CHANGE: a home fold
 c.Spawner.cmd = [os.path.join(ENV_BIN, "jupyterhub-singleuser")]
 c.Spawner.args = ["--allow-root"] if os.geteuid() == 0 else []  # jupyter-server refuses to run as root without it
 c.Spawner.environment = {{"PATH": ENV_BIN + os.pathsep + os.environ.get("PATH", "/usr/bin:/bin")}}  # failuremap-edu in a terminal
+# A terminal's shell is otherwise a login shell, whose /etc/profile sets PATH anew: the learners' environment would be lost.
+import shutil
+c.Spawner.args += [f"--ServerApp.terminado_settings=shell_command={{shutil.which('bash') or '/bin/sh'}}"]
 c.Spawner.default_url = "/lab"
 c.Spawner.mem_guarantee = {MEMORY_GUARANTEE!r}  # per learner; spawners that support it enforce it (not the simple one)
 c.Spawner.mem_limit = {MEMORY_LIMIT!r}

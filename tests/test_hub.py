@@ -261,7 +261,7 @@ def test_no_learner_reaches_a_reference_solution(hub, course):
         assert code != 0 and "FA-100786: no reference solution" in shown, shown
         searched = " ".join(f"-e \"$(printf '%s%s' '{a}' '{b}')\"" for a, b in map(_split, REFERENCE_LINES))
         shown, code = learner.terminal(f"grep -rIlF {searched} ~ \"$(dirname \"$(dirname \"$(which failuremap-edu)\")\")\" "
-                                       "$(python -c 'import sys; print(*filter(None, sys.path))')")
+                                       "$(python -c 'import os, sys; print(*(p for p in sys.path if p and os.path.isdir(p)))')")
         assert code == 1, shown  # grep: nothing found, in the home, the environment, or anywhere on Python's path
 
         learner.open_notebook("from-a-kernel.ipynb")

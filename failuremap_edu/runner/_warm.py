@@ -164,13 +164,12 @@ class Worker:
                     os.close(fd)
 
 
-class Pool:
+class Pool(_health.Watched):
     """This process's worker server, its standby, and the sweep after each worker."""
 
     def __init__(self) -> None:
         self.owner = os.getpid()
-        self.server = forkserver.ForkServer()
-        self.server.set_forkserver_preload(["failuremap_edu.runner._serve"])
+        self.server = _new_server()
         self.started = False
         self.standby: Worker | None = None
         self.workers: set[Worker] = set()
@@ -201,57 +200,6 @@ class Pool:
                 self._note(_health.STANDBY_STOPPED)
             self.stop(worker)
         return self.launch(Start())
-
-    def check_server(self, who: str) -> bool:
-        """If the server is stopped (one read of ``/proc``), end it with all below it and start another; True if so.
-
-        A note for the next result says so, naming `who` stopped it (``an earlier solve``, say).
-        At exit (`close`) it is only ended.
-        """
-        pid = getattr(self.server, "_forkserver_pid", None)
-        if not self.started or not _health.stopped(pid):
-            return False
-        self._replace_server(pid, _health.SERVER_STOPPED.format(who=who))
-        return True
-
-    def stalled(self, worker: Worker, limit: float) -> bool:
-        """Whether a run's wait of `limit` s outside any check was the pool's fault, not the record's: the server
-        is stopped, or never started the worker, or the worker is stopped. If so, that is replaced and noted."""
-        worker._wait_status(True, 0)
-        if self.check_server("this run's solve"):
-            return True
-        if worker.pid is None and not worker.gone:  # alive but not answering
-            self._replace_server(getattr(self.server, "_forkserver_pid", None), _health.SERVER_SILENT.format(limit=limit))
-            return True
-        if _health.stopped(worker.pid):
-            self._note(_health.STANDBY_STOPPED)
-            return True
-        return False
-
-    def _replace_server(self, pid: int | None, note: str) -> None:
-        with self.replacing:
-            if pid is None or getattr(self.server, "_forkserver_pid", None) != pid:
-                return  # another thread has replaced it already
-            with self.lock:
-                standby, self.standby = self.standby, None
-            _health.end_server(pid, _children, _contained)  # its workers' status pipes close: none is waited for
-            if standby is not None:
-                self.stop(standby)
-            if self.closing:
-                return
-            self._note(note)
-            with _package_importable():
-                self.server.ensure_running()  # reaps the old server, starts a new one
-
-    def _note(self, note: str) -> None:
-        with self.lock:
-            self.notes.append(note)
-
-    def pop_notes(self) -> tuple[str, ...]:
-        """The notes not yet handed to a run, once each."""
-        with self.lock:
-            notes, self.notes = tuple(self.notes), []
-        return notes
 
     def launch(self, start: Start) -> Worker:
         """Ask the server for a child; it starts in the background, and is never waited for here."""
@@ -484,6 +432,13 @@ def _report_status(process, status_w: int) -> None:
         os.write(status_w, _SIGNED.pack(-(code - 128) if code > 128 else code))
     with contextlib.suppress(OSError):
         os.close(status_w)
+
+
+def _new_server():
+    """A private forkserver (not yet started) that preloads the worker side."""
+    server = forkserver.ForkServer()
+    server.set_forkserver_preload(["failuremap_edu.runner._serve"])
+    return server
 
 
 def _ready(fds: list[int], timeout: float, events: int = select.POLLIN) -> list[int]:
