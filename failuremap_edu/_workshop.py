@@ -424,7 +424,9 @@ def _instructor_notes(title, out_dir, entries, solutions, skipped, links, hub) -
         lines += ["## Links for the learners", "", "The same links are in the learners' README."]
         if hub:
             lines += [
-                "The hub needs `nbgitpuller` and `failuremap-edu` in its single-user environment. "
+                f"The learners' servers run the environment `sh {LEARNERS_ENV_SCRIPT}` builds: `failuremap-edu` from a wheel of the "
+                "learners' folder (no reference solution in it) and `nbgitpuller`, never your own, whose editable install has "
+                "the reference solutions beside it. "
                 f"`{HUB_CONFIG}` here is a JupyterHub configuration for one machine (the one failuremap_edu's hub test runs; "
                 f"change the lines marked CHANGE), and `{Z2JH_CONFIG}` the Helm values for Zero to JupyterHub on Kubernetes, "
                 "past one machine: about 60 MB of memory per learner, measured."

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
+import textwrap
 import time
 
 import psutil
@@ -127,3 +130,28 @@ def test_a_record_whose_own_code_is_slow_is_still_told_so(raw_record, write_reco
     result = run_checks(record, reference_stopping, timeout=0.5)
     assert result.problem.message == "the fixture code outside the checks took longer than 0.5 s"
     assert result.notes == ()
+
+
+def test_a_caller_that_exits_leaves_no_stopped_server():
+    """A stopped server never sees its caller go (it would end itself then): the caller ends it at exit."""
+    code = textwrap.dedent(
+        """
+        import failuremap_edu as fm
+        from failuremap_edu.runner import _warm
+        def solve(text, stops):
+            import os, signal
+            os.kill(os.getppid(), signal.SIGSTOP)
+            return text, ""
+        fm.run_checks(fm.load_record("FA-100786"), solve)
+        print(_warm.pool().server._forkserver_pid, flush=True)
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    server = int(out.stdout.split()[0])
+    deadline = time.monotonic() + 10
+    while psutil.pid_exists(server) and psutil.Process(server).status() != psutil.STATUS_ZOMBIE and time.monotonic() < deadline:
+        time.sleep(0.05)
+    alive = psutil.pid_exists(server) and psutil.Process(server).status() != psutil.STATUS_ZOMBIE
+    if alive:
+        os.kill(server, signal.SIGKILL)
+    assert not alive, "the stopped server outlived its caller"

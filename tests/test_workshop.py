@@ -529,6 +529,7 @@ def test_a_hub_runs_a_learners_environment_built_from_the_wheel_and_refuses_one_
     assert subprocess.run(["sh", "-n", teacher / LEARNERS_ENV_SCRIPT]).returncode == 0
     install = next(line for line in script.splitlines() if "pip install" in line)
     assert '"$LEARNERS"' in install and " -e " not in install and f'LEARNERS="${{2:-{out.resolve()}}}"' in script
+    assert f"`sh {LEARNERS_ENV_SCRIPT}` builds" in (teacher / "README.md").read_text()
 
     def load(env_bin) -> None:
         exec(compile(hub_config("http://127.0.0.1:18300", env_bin=str(env_bin)), HUB_CONFIG, "exec"), {"get_config": Config, "__file__": str(tmp_path / HUB_CONFIG)})
