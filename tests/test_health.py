@@ -50,6 +50,14 @@ def _standby(timeout: float = 10) -> _warm.Worker:
     return pool.standby
 
 
+def _until_stopped(pid: int, timeout: float = 10) -> None:
+    """A stopped process stops once it is next scheduled: a moment after the signal, on a busy machine."""
+    deadline = time.monotonic() + timeout
+    while not _health.stopped(pid):
+        assert time.monotonic() < deadline, f"{pid} never stopped"
+        time.sleep(0.005)
+
+
 @pytest.fixture(autouse=True)
 def _nothing_left_stopped():
     yield
@@ -63,7 +71,7 @@ def test_a_solve_that_stops_its_server_costs_the_next_run_nothing(stopping):
     run_checks(stopping, reference_stopping)
     server = _server()
     assert run_checks(stopping, _stops_its_server).problem is None  # its own run is unaffected: its worker runs on
-    assert _health.stopped(server)
+    _until_stopped(server)
     result = run_checks(stopping, reference_stopping)
     assert result.passed and result.problem is None
     assert result.notes == (_health.SERVER_STOPPED.format(who="an earlier solve"),)
@@ -76,6 +84,7 @@ def test_a_stopped_standby_is_replaced(stopping):
     run_checks(stopping, reference_stopping)
     standby = _standby().pid
     os.kill(standby, signal.SIGSTOP)  # as a process a solve left behind could
+    _until_stopped(standby)
     result = run_checks(stopping, reference_stopping)
     assert result.passed and result.notes == (_health.STANDBY_STOPPED,)
     assert not psutil.pid_exists(standby) or psutil.Process(standby).status() == psutil.STATUS_ZOMBIE
@@ -108,10 +117,11 @@ def test_a_server_that_does_not_answer_is_replaced(stopping, monkeypatch):
     pool, standby = _warm.pool(), _standby()
     pool.standby = None
     pool.stop(standby)
-    monkeypatch.setattr(_health, "stopped", lambda pid: False)
-    monkeypatch.setattr(_api, "SETUP_TIMEOUT", 0.5)
     server = _server()
     os.kill(server, signal.SIGSTOP)
+    _until_stopped(server)
+    monkeypatch.setattr(_health, "stopped", lambda pid: False)
+    monkeypatch.setattr(_api, "SETUP_TIMEOUT", 0.5)
     result = run_checks(stopping, reference_stopping, timeout=0.5)
     assert result.passed and result.problem is None
     assert result.notes == (_health.SERVER_SILENT.format(limit=0.5),)
