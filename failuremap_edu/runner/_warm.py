@@ -263,6 +263,12 @@ class Pool(_health.Watched):
         """Kill the worker's process group, then, once it has gone, whatever of it escaped."""
         if threading.current_thread() is not self.errand_thread:  # a stopped server reports no pid and no exit: replaced first
             self.check_server("this run's solve")
+        elif _health.stopped(getattr(self.server, "_forkserver_pid", None)):  # not waited for: the next `take` (or the exit)
+            if worker.pid is not None:  # ends the server with everything below it
+                _kill_group(worker.pid)
+            with self.lock:
+                self.workers.discard(worker)
+            return worker.close()
         if worker.wait_pid() is not None and not worker.gone:
             if not _kill_group(worker.pid):  # it has not made its group yet
                 with contextlib.suppress(ProcessLookupError, PermissionError):
