@@ -242,8 +242,9 @@ class Pool(_health.Watched):
                 return
             worker, start = errand
             with contextlib.suppress(OSError):  # no standby this time (the server restarting, say): runs start fresh
-                # Never on a stopped server, nor replaced here: a run may be using one of its workers now (the next `take` does it).
-                if errands.empty() and not self.closing and not _health.stopped(getattr(self.server, "_forkserver_pid", None)):  # first the next run's worker, then the sweep (which waits for the old one to end)
+                # First the next run's worker, then the sweep (which waits for the old one to end). Never on a stopped
+                # server, nor is one replaced here: a run may be using one of its workers now (the next `take` does it).
+                if errands.empty() and not self.closing and not _health.stopped(getattr(self.server, "_forkserver_pid", None)):
                     self.line_up(start)
             with contextlib.suppress(OSError):
                 self.stop(worker)
