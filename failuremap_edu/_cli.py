@@ -101,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--instructor", action="store_true", help="the instructor version: reference filled in, hints open")
     p.add_argument("--solution", metavar="FILE", help="reference solution for --instructor")
     p.add_argument("--references", metavar="DIR", help="reference solutions as DIR/ID.py, for --instructor and --all-packaged "
-                   "(default: references/ of the failuremap_edu repository; the installed package has none)")
+                   "(for example references/ of the failuremap_edu repository: never looked up on their own)")
     p.add_argument("--all-packaged", action="store_true", help="write start-here, learner and instructor notebooks for every packaged record")
     p.add_argument("--force", action="store_true", help="overwrite a notebook that was edited since this command wrote it")
 

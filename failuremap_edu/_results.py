@@ -181,6 +181,7 @@ class RunResult(Shown):
     """A failure outside every check (the fixture code itself), which stopped the run."""
     elapsed_ms: float = 0.0
     notes: tuple[str, ...] = field(default=())
+    """What happened to the workers that the run's checks do not show (a stopped worker server replaced, say)."""
 
     def __post_init__(self) -> None:
         if self.isolation not in ISOLATIONS:

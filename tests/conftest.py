@@ -17,6 +17,8 @@ TESTS = Path(__file__).resolve().parent
 TEST_RECORDS = TESTS / "records"
 PACKAGED = ("FA-100061", "FA-100786")
 OWN = tuple(sorted(p.stem for p in TEST_RECORDS.glob("*.json")))
+REFERENCES = TESTS.parent / "references"
+"""Our reference solutions: always named where used (the package never looks for them)."""
 
 
 def record_path(record_id: str) -> Path:
@@ -43,7 +45,7 @@ def reference_solve(record_id: str):
 
     from failuremap_edu._notebook import reference_path
 
-    return runpy.run_path(str(reference_path(record_id)))["solve"]
+    return runpy.run_path(str(reference_path(record_id, REFERENCES)))["solve"]
 
 
 @pytest.fixture

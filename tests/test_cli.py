@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import LONE, alive_with as _alive_with, record_path, solution_path, with_lone_surrogates
+from conftest import LONE, REFERENCES, alive_with as _alive_with, record_path, solution_path, with_lone_surrogates
 from failuremap_edu import load_record, run_checks
 from failuremap_edu._cli import main
 
 from failuremap_edu._notebook import reference_path
 
-REFERENCE = reference_path("FA-100786").read_text()
+REFERENCE = reference_path("FA-100786", REFERENCES).read_text()
 
 
 @pytest.fixture
@@ -557,7 +557,7 @@ def test_nothing_a_solve_starts_outlives_the_check_command(solution):
 
 def test_check_never_prints_a_traceback_at_exit():
     """The standby's launcher thread is joined at exit: a child half-started prints EOFError otherwise."""
-    argv = [sys.executable, "-m", "failuremap_edu", "check", "FA-100786", str(reference_path("FA-100786"))]
+    argv = [sys.executable, "-m", "failuremap_edu", "check", "FA-100786", str(reference_path("FA-100786", REFERENCES))]
     for _ in range(10):
         out = subprocess.run(argv, capture_output=True, text=True, timeout=120)
         assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr

@@ -310,7 +310,7 @@ def run_notes(result: RunResult) -> list[str]:
         notes.append(f"{len(there)} check{'s were' if len(there) > 1 else ' was'} {JUDGED_IN_SOLVE_PROCESS.replace('its values are', 'their values are' if len(there) > 1 else 'its values are')}")
     if result.isolation_note:
         notes.append(result.isolation_note)
-    return notes
+    return notes + list(result.notes)
 
 
 def _passes_by_equality_alone(result: RunResult):

@@ -401,7 +401,7 @@ def _run(fixtures: FixtureScript, record: Record, solver: str, solve, variant: i
     _execute(plan, collector, mode)
     isolated = mode if mode in (PROCESS, SANDBOX) else INPROCESS
     elapsed_ms = (time.perf_counter() - started) * 1000
-    return RunResult(record.id, solver, variant, collector.finish(fixtures), plan.timeout, isolated, collector.problem, elapsed_ms)
+    return RunResult(record.id, solver, variant, collector.finish(fixtures), plan.timeout, isolated, collector.problem, elapsed_ms, collector.notes)
 
 
 def _mode(isolation: str | None) -> str:
@@ -451,6 +451,10 @@ class _Collector:
         """A solution file is being imported (between ``load`` and ``loaded``): the check limit applies."""
         self.timeouts: list[str] = []
         """The checks of this run that timed out, as ``check 2 ('label')``."""
+        self.notes: tuple[str, ...] = ()
+        """What the run's result should say about the workers (`RunResult.notes`)."""
+        self.restarts = 0
+        """Times the run started over on a new worker because the pool had stalled (`_warm.Pool.stalled`)."""
 
     @property
     def next_ordinal(self) -> int:
@@ -647,8 +651,9 @@ def _supervise(plan: Plan, collector: _Collector, sandbox: bool = False) -> None
         not_run = f"this check did not run: solve cannot be sent to the worker process that runs the checks ({exc})"
         collector.problem = ErrorInfo("CannotSend", f"solve cannot be sent to the worker process that runs the checks: {exc}. {CANNOT_SEND_WAY}")
         payload, modules = _byvalue.dumps(replace(plan, solve=None))  # still list the checks, without solve
+    first = True
     while True:
-        worker = pool.take()
+        worker, first = (pool.take(first) if not sandbox else pool.take()), False
         try:
             if not worker.send(collector.next_ordinal, not_run or collector.not_run(), payload, time.monotonic() + SETUP_TIMEOUT):
                 unsent += 1  # a standby that died before it could start (killed from outside, say)
@@ -662,6 +667,7 @@ def _supervise(plan: Plan, collector: _Collector, sandbox: bool = False) -> None
         if collector.done:
             break
         pool.stop(worker)
+    collector.notes += getattr(pool, "pop_notes", tuple)()  # a stopped server replaced, say
     rehearsal = replace(plan, solve=None, extra_globals=None)  # the record's code only: nothing of the learner's
     pool.finish(worker, Start(tuple(sorted(m for m in modules if _byvalue.installed(m))), plan.path, plan.cwd, rehearsal))
 
@@ -722,6 +728,9 @@ def _drain(worker, plan: Plan, collector: _Collector, pool) -> None:
         if collector.current is None:
             if collector.loading:
                 collector.problem = ErrorInfo("Timeout", import_timeout_message(plan.solve.path, plan.timeout))
+            elif not collector.restarts and getattr(pool, "stalled", lambda w, s: False)(worker, setup_limit):
+                collector.restarts += 1  # the server's fault, not the record's: replaced, and the run goes on with a new worker
+                return
             else:
                 collector.problem = ErrorInfo("Timeout", f"the fixture code outside the checks took longer than {setup_limit:g} s")
             collector.done = True

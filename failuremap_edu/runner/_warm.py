@@ -44,7 +44,7 @@ try:
 except ImportError:  # pragma: no cover - Pyodide: no processes at all (the runner never gets here)
     forkserver = None  # type: ignore[assignment]
 
-from . import _byvalue
+from . import _byvalue, _health
 from ._channel import Reader
 from ._platform import PROCESS, isolation_available
 from ._worker import REQUEST, Start
@@ -168,13 +168,12 @@ class Worker:
                     os.close(fd)
 
 
-class Pool:
+class Pool(_health.Watched):
     """This process's worker server, its standby, and the sweep after each worker."""
 
     def __init__(self) -> None:
         self.owner = os.getpid()
-        self.server = forkserver.ForkServer()
-        self.server.set_forkserver_preload(["failuremap_edu.runner._serve"])
+        self.server = _new_server()
         self.started = False
         self.standby: Worker | None = None
         self.workers: set[Worker] = set()
@@ -184,15 +183,25 @@ class Pool:
         self.closing = False
         """Set at exit: no new standby is lined up from then on."""
         self.lock = threading.Lock()
+        self.replacing = threading.RLock()
+        """Held while a stopped server is ended and a new one started (`stop` of its standby re-enters)."""
+        self.notes: list[str] = []
+        """What runs should say about the pool (a stopped server replaced), until `pop_notes` hands them to one."""
 
-    def take(self) -> Worker:
-        """The standby if it is still there, else a fresh worker."""
+    def take(self, first: bool = True) -> Worker:
+        """The standby if it is still there and not stopped, else a fresh worker; a stopped server is replaced first.
+
+        `first`: the run's first worker (what went wrong before it, an earlier run did).
+        """
+        self.check_server("an earlier solve" if first else "this run's solve")
         with self.lock:
             worker, self.standby = self.standby, None
         if worker is not None:
             worker._wait_status(False, 0)
-            if not worker.gone:
+            if not worker.gone and not _health.stopped(worker.pid):
                 return worker
+            if not worker.gone:
+                self._note(_health.STANDBY_STOPPED)
             self.stop(worker)
         return self.launch(Start())
 
@@ -237,7 +246,9 @@ class Pool:
                 return
             worker, start = errand
             with contextlib.suppress(OSError):  # no standby this time (the server restarting, say): runs start fresh
-                if errands.empty() and not self.closing:  # first the next run's worker, then the sweep (which waits for the old one to end)
+                # First the next run's worker, then the sweep (which waits for the old one to end). Never on a stopped
+                # server, nor is one replaced here: a run may be using one of its workers now (the next `take` does it).
+                if errands.empty() and not self.closing and not _health.stopped(getattr(self.server, "_forkserver_pid", None)):
                     self.line_up(start)
             with contextlib.suppress(OSError):
                 self.stop(worker)
@@ -255,6 +266,14 @@ class Pool:
 
     def stop(self, worker: Worker) -> None:
         """Kill the worker's process group, then, once it has gone, whatever of it escaped."""
+        if threading.current_thread() is not self.errand_thread:  # a stopped server reports no pid and no exit: replaced first
+            self.check_server("this run's solve")
+        elif _health.stopped(getattr(self.server, "_forkserver_pid", None)):  # not waited for: the next `take` (or the exit)
+            if worker.pid is not None:  # ends the server with everything below it
+                _kill_group(worker.pid)
+            with self.lock:
+                self.workers.discard(worker)
+            return worker.close()
         if worker.wait_pid() is not None and not worker.gone:
             if not _kill_group(worker.pid):  # it has not made its group yet
                 with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -277,6 +296,8 @@ class Pool:
         with self.lock:
             self.closing = True
             thread, errands = self.errand_thread, self.errands
+        self.check_server("")  # a stopped server would never see us go: ended now
+        with self.lock:
             standby, self.standby = self.standby, None
         if thread is not None and errands is not None and thread.is_alive():
             errands.put(None)
@@ -318,6 +339,13 @@ class Pool:
                     groups.add(os.getpgid(stray))
                     os.kill(stray, signal.SIGKILL)
             time.sleep(0.002)
+
+
+def _new_server():
+    """A private forkserver (not yet started) that preloads the worker side."""
+    server = forkserver.ForkServer()
+    server.set_forkserver_preload(["failuremap_edu.runner._serve"])
+    return server
 
 
 def _ready(fds: list[int], timeout: float, events: int = select.POLLIN) -> list[int]:
