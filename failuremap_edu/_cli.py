@@ -143,6 +143,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a live view: re-read everything every SECONDS (default 5) until Ctrl-C")
     p.add_argument("--watch-rounds", type=int, default=None, help=argparse.SUPPRESS)
 
+    p = commands.add_parser("serve", help="the class collector: a JupyterHub service that learners' kernels send their runs to")
+    p.add_argument("--db", metavar="URL", help="an SQLAlchemy database URL (default: sqlite:///failuremap-runs.sqlite in the current folder)")
+    p.add_argument("--url", metavar="URL", help="where to listen (default: $JUPYTERHUB_SERVICE_URL, which JupyterHub sets)")
+    p.add_argument("--instructor", action="append", default=[], metavar="USER", help="a hub user who may read every learner's runs (hub admins may)")
+    p.add_argument("--instructor-group", action="append", default=[], metavar="GROUP", help="a hub group whose members may read every learner's runs")
+    p.add_argument("--reader-service", action="append", default=[], metavar="NAME", help="a hub service whose token may read every learner's runs")
+
     p = commands.add_parser("record", help="write your own exercise: a source folder, built into a record")
     record_commands = p.add_subparsers(dest="record_command", required=True, metavar="new|build|edit", parser_class=_Parser)
     q = record_commands.add_parser("new", help="write a source folder for a new record (a worked example to edit)")
@@ -601,6 +608,20 @@ def _cmd_record(args) -> int:
     return EXIT_OK
 
 
+def _cmd_serve(args) -> int:
+    try:
+        from ._service import Access, serve
+    except ImportError as exc:  # jupyterhub (and with it SQLAlchemy and tornado) is on the hub, not in every install
+        print(f"failuremap-edu: error: serve needs JupyterHub installed here (pip install jupyterhub): {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    access = Access(frozenset(args.instructor), frozenset(args.instructor_group), frozenset(args.reader_service))
+    try:
+        serve(args.db, url=args.url, access=access)
+    except KeyboardInterrupt:
+        pass
+    return EXIT_OK
+
+
 def _watch(args) -> int:
     """``report --watch``: re-read the logs every few seconds and show the live view (in place on a terminal)."""
     import time
@@ -634,4 +655,4 @@ def _watch(args) -> int:
         return EXIT_OK
 
 
-_COMMANDS = {"record": _cmd_record, "lite": _cmd_lite, "workshop": _cmd_workshop, "export": _cmd_export, "report": _cmd_report, "notebook": _cmd_notebook, "list": _cmd_list, "show": _cmd_show, "check": _cmd_check, "verify": _cmd_verify}
+_COMMANDS = {"serve": _cmd_serve, "record": _cmd_record, "lite": _cmd_lite, "workshop": _cmd_workshop, "export": _cmd_export, "report": _cmd_report, "notebook": _cmd_notebook, "list": _cmd_list, "show": _cmd_show, "check": _cmd_check, "verify": _cmd_verify}
