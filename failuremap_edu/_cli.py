@@ -137,7 +137,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--homes", metavar="GLOB", help="also read every learner's progress log under these home folders, e.g. '/home/*'")
     p.add_argument("--workshop", metavar="DIR", help="the learners' folder `workshop` wrote: list its every exercise, started or not")
     p.add_argument("--names", metavar="CSV", help="show learners by name: lines of 'learner id (or a unique prefix of 6+),name'; only in this output")
-    p.add_argument("--html", metavar="FILE", help="also write a standalone HTML page with a heatmap of checks by learners")
+    p.add_argument("--service", metavar="URL", help="also read every learner's runs from the class collector (failuremap-edu serve) at URL")
+    p.add_argument("--token", metavar="TOKEN", help="an instructor's hub token for --service (default: $JUPYTERHUB_API_TOKEN)")
+    p.add_argument("--anonymise", action="store_true", help="show learners by stable pseudonyms (for a projector), not by name or id")
+    p.add_argument("--html", metavar="FILE", help="also write a standalone HTML page with a heatmap (with --watch: a live page that refreshes itself)")
+    p.add_argument("--csv", metavar="FILE", help="also write learner × exercise as CSV (passed, checks passed, runs, first-pass time)")
     p.add_argument("--with-code", action="store_true", help="include each learner's solve (left out by default)")
     p.add_argument("--watch", nargs="?", const=5.0, type=_positive_float, metavar="SECONDS",
                    help="a live view: re-read everything every SECONDS (default 5) until Ctrl-C")
@@ -524,9 +528,16 @@ def _report_inputs(args) -> dict:
     """What every round of the report reads: the same for the report and its live view."""
     from ._report import ReportError, home_logs, read_names, workshop_exercises
 
-    if not args.paths and not args.homes:
-        raise ReportError("give the files or folders to read, or --homes GLOB")
-    paths, without = list(args.paths), []
+    if not args.paths and not args.homes and not args.service:
+        raise ReportError("give the files or folders to read, --homes GLOB, or --service URL")
+    paths, without, handins, problems = list(args.paths), [], [], []
+    if args.service:
+        from ._remote import service_handins
+
+        token = args.token or os.environ.get("JUPYTERHUB_API_TOKEN")
+        if not token:
+            raise ReportError(f"--service {args.service}: give an instructor's hub token with --token or $JUPYTERHUB_API_TOKEN")
+        handins, problems = service_handins(args.service, token)
     if args.homes:
         logs, without = home_logs(args.homes)
         if not logs and not without:
@@ -538,6 +549,9 @@ def _report_inputs(args) -> dict:
         "exercises": workshop_exercises(args.workshop) if args.workshop else None,
         "names": read_names(args.names) if args.names else None,
         "homes_without_log": without,
+        "handins": handins,
+        "problems": problems,
+        "anonymise": args.anonymise,
     }
 
 
@@ -554,6 +568,11 @@ def _cmd_report(args) -> int:
         from ._atomic import write_text
 
         write_text(args.html, report_page(report))
+    if args.csv:
+        from ._atomic import write_text
+        from .render._need import needs_csv
+
+        write_text(args.csv, needs_csv(report))
     if args.json:
         _emit_json(report.to_json())
     else:
@@ -640,9 +659,16 @@ def _watch(args) -> int:
             rounds += 1
             stamp = time.strftime("%H:%M:%S")
             try:
-                text = watch_text(build_report(**_report_inputs(args)), stamp)
-            except ReportError as exc:  # nobody has run anything yet: keep watching
-                text = _terminal(f"Class live view at {stamp}: {exc}")
+                report = build_report(**_report_inputs(args))
+                text = watch_text(report, stamp)
+            except ReportError as exc:  # nobody has run anything yet (or the service is restarting): keep watching
+                report, text = None, _terminal(f"Class live view at {stamp}: {exc}")
+            if args.html and report is not None:  # the live page for a projector: rewritten every round, it reloads itself
+                from ._atomic import write_text
+                from .render._need import live_page
+
+                write_text(args.html, live_page(report, stamp, seconds))
+                text += "\n" + _terminal(f"live page: {args.html} (reloads itself every {seconds:g} s)")
             if tty:
                 sys.stdout.write("\x1b[H\x1b[2J" + text + "\n")  # every line of it is terminal-safe already
             else:

@@ -67,6 +67,8 @@ _notices: dict[str, str] = {}
 """Log path -> a one-line notice for the next `log_run` to return (a damaged first line got a new id)."""
 _LEARNER = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """What a learner id may be (ours are 16 hex digits): it goes into file names and terminals."""
+HUB_USER = re.compile(r"[\w.@+-]{1,255}")
+"""What a hub user name in a log line may be (JupyterHub's names: letters, digits and ``.@+-_``)."""
 
 
 def progress_path() -> Path:
@@ -323,7 +325,7 @@ def log_run(
     if run:
         entry["run"] = run
     hub_user = os.environ.get("JUPYTERHUB_USER")
-    if hub_user and _LEARNER.fullmatch(hub_user):
+    if hub_user and HUB_USER.fullmatch(hub_user):
         entry["hub_user"] = hub_user  # the hub's name for the learner: a report on the hub names them without a --names file
     if instructor:
         entry["instructor"] = True
@@ -411,6 +413,8 @@ def _is_entry(entry: Any) -> bool:
     for key in ("id", "hub_user", "title", "time", "solve_sha256", "solve_source"):
         if entry.get(key) is not None and not isinstance(entry[key], str):
             return False
+    if entry.get("hub_user") is not None and not HUB_USER.fullmatch(entry["hub_user"]):
+        return False
     variant = entry.get("variant")
     return variant is None or (type(variant) is int)
 

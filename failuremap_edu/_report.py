@@ -67,6 +67,8 @@ class Run:
     """True for a run from a progress log (every run is there); False for a panel download (one snapshot)."""
     outcomes: tuple[dict | None, ...] = ()
     """Per check, what happened where it did not pass (`_progress.outcomes`); empty for files from before them."""
+    cell: str | None = None
+    """The run of the solve cell this line belongs to (its variants share it), when the log says."""
 
     @property
     def passed(self) -> bool:
@@ -160,9 +162,11 @@ class ClassReport:
     notes: tuple[str, ...] = ()
     """One line each about what the report covers (homes without a log, names not matched)."""
     listed: bool = False
-    named: bool = False
-    """Whether --names showed real names (the output is then for the instructor only)."""
     """True when the exercises are the workshop's list (some may have nobody)."""
+    named: bool = False
+    """Whether --names or hub user names show who the learners are (the output is then for the instructor only)."""
+    needs: tuple = ()
+    """`_need.Need` per learner and exercise they ran, in the report's order (exercises, then learners)."""
 
     @property
     def started(self) -> int:
@@ -170,8 +174,12 @@ class ClassReport:
         return sum(1 for e in self.exercises if e.learners)
 
     def to_json(self) -> dict:
+        from ._need import need_json
+
         return {
-            "learners": list(self.learners),
+            "learners": [
+                {"name": name, "exercises": {n.record: need_json(n) for n in self.needs if n.learner == name}} for name in self.learners
+            ],
             "files": self.files,
             "problems": list(self.problems),
             "notes": list(self.notes),
@@ -432,6 +440,18 @@ def _from_log(path: Path) -> Handin:
         return Handin(str(path), (), {}, learner, dropped)
     if not entries:
         raise ValueError("a progress log with no readable run in it" + (f" ({dropped})" if dropped else ""))
+    users = Counter(e["hub_user"] for e in entries if isinstance(e.get("hub_user"), str))
+    if users:  # written under a hub: the learner is the hub user (the collector's copy of the same runs is the same learner)
+        learner = "hub:" + users.most_common(1)[0][0]
+    runs, sources = runs_from_entries(learner, entries)
+    return Handin(str(path), tuple(runs), sources, None if entries else learner, dropped)
+
+
+def runs_from_entries(learner: str, entries: list[dict]) -> tuple[list[Run], dict[str, str]]:
+    """Progress-log lines (each already checked by `_progress._is_entry`) as `Run`s of `learner`, and the solves they ran.
+
+    Instructor notebooks' runs are left out.
+    """
     sources, runs = {}, []
     for e in entries:
         if e.get("instructor"):
@@ -442,8 +462,10 @@ def _from_log(path: Path) -> Handin:
         statuses = tuple(e.get("statuses") or ())
         labels = tuple(e.get("checks") or (None,) * len(statuses))
         reasons = tuple(e.get("reasons") or (None,) * len(statuses))
-        runs.append(Run(learner, e["record"], e.get("variant"), e.get("time"), statuses, labels, reasons, sha, True, _outcomes(e.get("outcomes"), len(statuses))))
-    return Handin(str(path), tuple(runs), sources, None if entries else learner, dropped)
+        cell = e.get("run") if isinstance(e.get("run"), str) else None
+        runs.append(Run(learner, e["record"], e.get("variant"), e.get("time"), statuses, labels, reasons, sha, True,
+                        _outcomes(e.get("outcomes"), len(statuses)), cell))
+    return runs, sources
 
 
 def _skipped_lines(skipped: list[tuple[int, str]], read: int, shown: int = 8) -> str | None:
@@ -584,18 +606,26 @@ def build_report(
     exercises: Iterable[tuple[str, str]] | None = None,
     names: dict[str, str] | None = None,
     homes_without_log: Iterable[str] = (),
+    handins: Iterable[Handin] = (),
+    anonymise: bool = False,
+    now: float | None = None,
+    problems: Iterable[str] = (),
 ) -> ClassReport:
     """Read every file (folders: every ``*.json`` and ``*.jsonl`` below them) and count the class.
 
     `exercises` (`workshop_exercises`): list every one of them, in this order, started or
     not. `names` (`read_names`): learner id or unique prefix -> the name to show.
-    `homes_without_log`: said in one line. A file that cannot be used becomes one
+    `homes_without_log`: said in one line. `handins`: read elsewhere (the class collector,
+    `_remote.service_handins`). Learners known by their hub user name are shown by it, or
+    with `anonymise` by a stable pseudonym (`_need.pseudonym`). `now` (seconds since the
+    epoch, default: the clock) is what "stuck for" counts up to. A file that cannot be used becomes one
     line in `problems`; the rest still count. Raises ReportError when not one file
     could be used (and there is no exercise list to show).
     """
     paths = list(paths)
     files = _files(paths)
-    handins, problems = [], []
+    given = list(handins)
+    handins, problems = list(given), list(problems)
     for path in files:
         try:
             handins.append(read_results(path))
@@ -610,7 +640,7 @@ def build_report(
         notes.append(f"{len(homes_without_log)} of {len(homes_without_log) + len(files)} homes have no progress log (nothing run there yet): "
                      + ", ".join(homes_without_log[:8]) + (f" +{len(homes_without_log) - 8} more" if len(homes_without_log) > 8 else ""))
     listed = list(exercises) if exercises is not None else None
-    if not handins and not listed:
+    if not handins and not listed and not given:
         if problems:
             raise ReportError("; ".join(problems[:3]))
         if homes_without_log:
@@ -620,8 +650,13 @@ def build_report(
     learners = sorted({r.learner for r in runs} | {h.learner for h in handins if h.learner})
     shown = _display_names(learners)
     shown.update(_file_names(learners))
+    shown.update({x: x[len("hub:"):] for x in learners if x.startswith("hub:")})
     if names:
         notes += _apply_names(names, learners, shown)
+    if anonymise:
+        from ._need import pseudonym
+
+        shown = {x: pseudonym(x) for x in learners}
     records = dict(listed) if listed is not None else {}
     order = [record_id for record_id, _ in listed] if listed is not None else []
     order += sorted({r.record for r in runs} - set(order))
@@ -633,7 +668,12 @@ def build_report(
     if unknown:  # never silently without the records' own explanations
         notes.append(f"{', '.join(unknown[:5])}: not a packaged record, so the groups come without the record's own text; "
                      "pass --workshop DIR (its notebooks/records/ holds the record files)")
-    return ClassReport(tuple(shown[x] for x in learners), tuple(out), len(handins), tuple(problems), with_code, tuple(notes), listed is not None, bool(names))
+    from ._need import needs
+
+    by_name = not anonymise and (bool(names) or any(x.startswith("hub:") for x in learners))
+    found = needs(runs, order, learners, shown, now)
+    return ClassReport(tuple(shown[x] for x in learners), tuple(out), len(handins), tuple(problems), with_code, tuple(notes), listed is not None,
+                       by_name, found)
 
 
 def _apply_names(names: dict[str, str], learners: list[str], shown: dict[str, str]) -> list[str]:

@@ -354,7 +354,7 @@ def test_names_map_ids_for_the_instructor_only(tmp_path, capsys):
     out = capsys.readouterr().out
     assert f"stuck: Bob Ode ({bob[:6]})" in out and "--names: 1 id matches no learner" in out
     assert main(["report", str(tmp_path / "handed-in"), "--names", str(names), "--json"]) == 0
-    assert sorted(json.loads(capsys.readouterr().out)["learners"]) == [f"Ann Lee ({ann[:6]})", f"Bob Ode ({bob[:6]})"]
+    assert sorted(x["name"] for x in json.loads(capsys.readouterr().out)["learners"]) == [f"Ann Lee ({ann[:6]})", f"Bob Ode ({bob[:6]})"]
     after = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file() and p != names}
     assert after == before and not any(b"Ann Lee" in data for data in after.values())  # in the output only
     for bad, why in (("id,name,extra\n", "line 1 has 3 fields"), (f"{ann[:5]},Ann\n", "at least 6 characters"),
