@@ -171,3 +171,99 @@ class CollectorCase(AsyncHTTPTestCase):
 def test_who_reads_every_learners_runs(model, reads):
     access = Access(users=frozenset({"prof"}), groups=frozenset({"tutors"}), services=frozenset({"grader"}))
     assert access.reads_all(model) is reads
+
+
+# ------------------------------------------------------------------ report --service, against the service on a port
+
+
+@pytest.fixture
+def running(tmp_path):
+    """The collector on a free port of 127.0.0.1, on its own thread and event loop, with the fake hub."""
+    import asyncio
+    import threading
+
+    store = RunStore(f"sqlite:///{tmp_path / 'runs.sqlite'}")
+    ready, holder = threading.Event(), {}
+
+    def serve() -> None:
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+
+        async def start():
+            from tornado.netutil import bind_sockets
+            from tornado.httpserver import HTTPServer
+
+            sockets = bind_sockets(0, "127.0.0.1")
+            server = HTTPServer(make_app(store, FakeHubAuth(TOKENS), Access(), PREFIX))
+            server.add_sockets(sockets)
+            holder.update(port=sockets[0].getsockname()[1], server=server, loop=loop, stop=asyncio.Event())
+            ready.set()
+            await holder["stop"].wait()
+            server.stop()
+
+        loop.run_until_complete(start())
+        loop.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    assert ready.wait(30)
+    url = f"http://127.0.0.1:{holder['port']}{PREFIX}"
+    yield url
+    holder["loop"].call_soon_threadsafe(holder["stop"].set)
+    thread.join(10)
+    store.close()
+
+
+def _post(url, token, runs):
+    import urllib.request
+
+    request = urllib.request.Request(url + "api/runs", data=json.dumps({"runs": runs}).encode(), method="POST",
+                                     headers={"Authorization": f"token {token}", "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def test_report_reads_the_class_from_the_service_by_hub_user_name(running, capsys, monkeypatch):
+    from failuremap_edu._cli import main
+
+    _post(running, "tok-ann", [entry(passed=0, run_id="ann00001"), entry(passed=2, run_id="ann00002")])
+    _post(running, "tok-bob", [entry(passed=1, run_id="bob00001")])
+    monkeypatch.setenv("JUPYTERHUB_API_TOKEN", "tok-teach")
+    assert main(["report", "--service", running, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [x["name"] for x in data["learners"]] == ["ann", "bob"]
+    assert [(x["name"], x["exercises"]["FA-1"]["runs"], x["exercises"]["FA-1"]["passed"]) for x in data["learners"]] == [
+        ("ann", 2, True), ("bob", 1, False)]
+    assert data["exercises"][0]["stuck"] == ["bob"]
+
+
+def test_report_service_with_a_learners_token_or_a_down_service_is_one_line(running, capsys):
+    from failuremap_edu._cli import main
+
+    assert main(["report", "--service", running, "--token", "tok-ann"]) == 2
+    assert capsys.readouterr().err.strip().endswith("this token reads only its own runs; use an instructor's (a hub admin's) token")
+    assert main(["report", "--service", running, "--token", "tok-nobody"]) == 2
+    assert capsys.readouterr().err.strip().endswith("it refused this token")
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    assert main(["report", "--service", f"http://127.0.0.1:{port}/services/failuremap/", "--token", "t"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "cannot reach it" in err and "Traceback" not in err
+
+
+def test_a_run_in_a_home_log_and_in_the_service_counts_once(running, tmp_path, capsys):
+    """The learner's log stays the source of truth; the collector's copy of the same run is the same run of the same learner."""
+    from failuremap_edu._cli import main
+
+    run = entry(passed=1, run_id="ann00009", hub_user="ann")
+    log = tmp_path / "homes" / "ann" / ".local" / "share" / "failuremap_edu" / "progress.jsonl"
+    log.parent.mkdir(parents=True)
+    log.write_text(json.dumps({"learner": "a" * 16}) + "\n" + json.dumps(run) + "\n")
+    _post(running, "tok-ann", [run])
+    assert main(["report", "--service", running, "--token", "tok-teach", "--homes", str(tmp_path / "homes" / "*"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [(x["name"], x["exercises"]["FA-1"]["runs"]) for x in data["learners"]] == [("ann", 1)]
+    assert data["exercises"][0]["runs"] == 1
