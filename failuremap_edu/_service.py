@@ -60,8 +60,19 @@ class _Counters:
 
 
 class _Handler(web.RequestHandler):
-    def initialize(self, store: RunStore, auth: Any, access: Access, counters: _Counters) -> None:
-        self.store, self.auth, self.access, self.counters = store, auth, access, counters
+    def initialize(self, store: RunStore, auth: Any, access: Access, counters: _Counters, lookup: Any = None) -> None:
+        self.store, self.auth, self.access, self.counters, self.lookup = store, auth, access, counters, lookup
+
+    async def _reads_all(self, model: dict) -> bool:
+        """`Access.reads_all`, on the hub's full model of the user when `lookup` can get it.
+
+        A token with few scopes (the one in an admin's own server) shows the service only the name;
+        the service's own token (role scope ``read:users``) then shows whether they are an admin, and their groups.
+        """
+        if self.access.reads_all(model) or model.get("kind") == "service" or self.lookup is None:
+            return self.access.reads_all(model)
+        full = await self.lookup(model["name"])
+        return bool(full) and self.access.reads_all({**full, "kind": "user", "name": model["name"]})
 
     def write_error(self, status_code: int, **kwargs) -> None:  # one line of JSON, never a traceback
         reason = kwargs.get("exc_info", (None, None))[1]
@@ -124,7 +135,7 @@ class RunsHandler(_Handler):
             since = int(self.get_argument("since", "0"))
         except ValueError:
             raise web.HTTPError(400, "since must be a whole number") from None
-        user = None if self.access.reads_all(model) else model["name"]
+        user = None if await self._reads_all(model) else model["name"]
         if user is not None and model.get("kind") == "service":
             raise web.HTTPError(403, "this service may not read runs (give it with --reader-service)")
         found = self.store.runs(user, since)
@@ -135,16 +146,36 @@ class RunsHandler(_Handler):
         })
 
 
-def make_app(store: RunStore, auth: Any, access: Access = Access(), prefix: str = "/services/failuremap/") -> web.Application:
-    """The collector's tornado application: `auth` is a `HubAuth` (or anything with its async ``user_for_token``)."""
+def make_app(store: RunStore, auth: Any, access: Access = Access(), prefix: str = "/services/failuremap/", lookup: Any = None) -> web.Application:
+    """The collector's tornado application: `auth` is a `HubAuth` (or anything with its async ``user_for_token``).
+
+    `lookup(name)`: an async function that returns the hub's model of a user (or None), for deciding who reads.
+    """
     prefix = "/" + prefix.strip("/") + "/" if prefix.strip("/") else "/"
     counters = _Counters()
-    args = {"store": store, "auth": auth, "access": access, "counters": counters}
+    args = {"store": store, "auth": auth, "access": access, "counters": counters, "lookup": lookup}
     return web.Application(
         [(prefix + "api/health", HealthHandler, args), (prefix + "api/runs", RunsHandler, args)],
         max_body_size=MAX_BODY,
         counters=counters,
     )
+
+
+def _hub_lookup(auth: Any):
+    """The hub's model of a user, asked with the service's own token (its role needs ``read:users``); None when it may not."""
+    from urllib.parse import quote
+
+    from tornado.httpclient import AsyncHTTPClient, HTTPClientError
+
+    async def lookup(name: str) -> dict | None:
+        url = auth.api_url.rstrip("/") + "/users/" + quote(name, safe="")
+        try:
+            response = await AsyncHTTPClient().fetch(url, headers={"Authorization": f"token {auth.api_token}"}, request_timeout=10)
+            return json.loads(response.body)
+        except (HTTPClientError, OSError, ValueError):
+            return None
+
+    return lookup
 
 
 def default_db() -> str:
@@ -169,7 +200,7 @@ def serve(db: str | None = None, *, url: str | None = None, access: Access = Acc
     except (ArgumentError, OperationalError, ImportError) as exc:  # a URL that is not one, a database that cannot be opened
         raise InputError(f"--db {db or default_db()}: cannot open it ({str(exc).splitlines()[0][:200]})") from None
     auth = HubAuth(access_scopes=set())  # any hub user may post (as themselves); reading is decided by `access`
-    app = make_app(store, auth, access, prefix)
+    app = make_app(store, auth, access, prefix, _hub_lookup(auth))
 
     async def main() -> None:
         app.listen(where.port or 10101, where.hostname or "127.0.0.1", xheaders=True)

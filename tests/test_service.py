@@ -267,3 +267,23 @@ def test_a_run_in_a_home_log_and_in_the_service_counts_once(running, tmp_path, c
     data = json.loads(capsys.readouterr().out)
     assert [(x["name"], x["exercises"]["FA-1"]["runs"]) for x in data["learners"]] == [("ann", 1)]
     assert data["exercises"][0]["runs"] == 1
+
+
+class LookupCase(CollectorCase):
+    """A token that shows only the name (an admin's own server token): the service asks the hub with its own token."""
+
+    def get_app(self):
+        full = {"teach2": {"name": "teach2", "admin": True}, "ann": {"name": "ann", "admin": False}}
+
+        async def lookup(name):
+            return full.get(name)
+
+        self.auth.tokens.update({"tok-teach2": {"kind": "user", "name": "teach2"}})
+        return make_app(self.store, self.auth, Access(groups=frozenset({"tutors"})), PREFIX, lookup)
+
+    def test_an_admin_whose_token_shows_only_the_name_reads_all(self):
+        self.post("tok-ann", [entry(run_id="ann00001")])
+        self.post("tok-bob", [entry(run_id="bob00001")])
+        code, data = self.read("tok-teach2")
+        assert code == 200 and data["all"] and {r["user"] for r in data["runs"]} == {"ann", "bob"}
+        assert {r["user"] for r in self.read("tok-ann")[1]["runs"]} == {"ann"}
