@@ -248,14 +248,21 @@ def home_logs(pattern: str) -> tuple[list[Path], list[str]]:
 def workshop_exercises(folder: str | os.PathLike) -> list[tuple[str, str]]:
     """The exercises of a learners' folder ``failuremap-edu workshop`` wrote: (record id, what loads the record).
 
-    One per ``notebooks/ID.ipynb``; a record of the instructor's own is ``notebooks/records/ID.json``.
-    Raises ReportError when the folder has no exercise notebook.
+    One per ``notebooks/ID.ipynb``, in the workshop's order (as its README lists them; others after, by name); a
+    record of the instructor's own is ``notebooks/records/ID.json``. Raises ReportError when the folder has no exercise notebook.
     """
+    import re
+
     notebooks = Path(folder) / "notebooks"
     if not notebooks.is_dir():
         raise ReportError(f"{folder}: not a workshop folder (no notebooks/ in it)")
+    try:
+        listed = re.findall(r"\]\(notebooks/([^)/]+)\.ipynb\)", (Path(folder) / "README.md").read_text(encoding="utf-8", errors="replace")[:1_000_000])
+    except OSError:
+        listed = []
+    rank = {name: n for n, name in reversed(list(enumerate(listed)))}
     out = []
-    for nb in sorted(notebooks.glob("*.ipynb")):
+    for nb in sorted(notebooks.glob("*.ipynb"), key=lambda p: (rank.get(p.stem, len(rank)), p.name)):
         if nb.name.startswith("00-") or not nb.is_file():
             continue
         own = notebooks / "records" / f"{nb.stem}.json"
