@@ -14,7 +14,7 @@ import urllib.request
 from urllib.parse import urlsplit
 
 from ._progress import HUB_USER, _is_entry
-from ._report import Handin, ReportError, runs_from_entries
+from ._handin import Handin, ReportError, runs_from_entries
 
 __all__ = ["MAX_RESPONSE", "fetch_runs", "service_handins"]
 
