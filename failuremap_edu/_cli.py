@@ -663,11 +663,11 @@ def _watch(args) -> int:
                 text = watch_text(report, stamp)
             except ReportError as exc:  # nobody has run anything yet (or the service is restarting): keep watching
                 report, text = None, _terminal(f"Class live view at {stamp}: {exc}")
-            if args.html and report is not None:  # the live page for a projector: rewritten every round, it reloads itself
+            if args.html:  # the live page for a projector: rewritten every round, it reloads itself
                 from ._atomic import write_text
                 from .render._need import live_page
 
-                write_text(args.html, live_page(report, stamp, seconds))
+                write_text(args.html, live_page(report, stamp, seconds, text))
                 text += "\n" + _terminal(f"live page: {args.html} (reloads itself every {seconds:g} s)")
             if tty:
                 sys.stdout.write("\x1b[H\x1b[2J" + text + "\n")  # every line of it is terminal-safe already

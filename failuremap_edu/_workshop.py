@@ -551,7 +551,7 @@ c.JupyterHub.services = [{{
                 "sqlite:///" + os.path.join(os.path.dirname(os.path.abspath(__file__)), "failuremap-runs.sqlite")],
 }}]
 c.JupyterHub.load_roles = [{{"name": "failuremap-collector", "services": ["failuremap"], "scopes": ["read:users"]}}]  # who is an admin
-c.Spawner.environment["FAILUREMAP_SERVICE_URL"] = f"http://127.0.0.1:{{FAILUREMAP_PORT}}/services/failuremap/"
+c.Spawner.environment.update({{"FAILUREMAP_SERVICE_URL": f"http://127.0.0.1:{{FAILUREMAP_PORT}}/services/failuremap/"}})  # where kernels send runs
 
 _local = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jupyterhub_config_local.py")
 if os.path.exists(_local):  # your own changes, kept across rebuilds

@@ -167,3 +167,14 @@ def test_watch_with_html_writes_a_page_that_reloads_itself(homes, tmp_path, caps
     assert '<meta http-equiv="refresh" content="7">' in text
     assert text.index("<td>bob</td>") < text.index("<td>cy</td>") and "<td>ann</td><td>FA-1</td>" not in text
     assert f"live page: {page}" in capsys.readouterr().out
+
+
+def test_watch_with_html_before_anyone_ran_says_so_on_the_page(tmp_path, capsys, monkeypatch):
+    import time
+
+    monkeypatch.setattr(time, "sleep", lambda seconds: None)
+    (tmp_path / "homes" / "ann").mkdir(parents=True)
+    page = tmp_path / "live.html"
+    assert main(["report", "--homes", str(tmp_path / "homes" / "*"), "--watch", "--watch-rounds", "1", "--html", str(page)]) == 0
+    text = page.read_text(encoding="utf-8")
+    assert '<meta http-equiv="refresh" content="5">' in text and "no progress log in any of the 1 homes" in text

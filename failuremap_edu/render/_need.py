@@ -104,8 +104,17 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 """
 
 
-def live_page(report: ClassReport, when: str, refresh: float) -> str:
-    """A page that reloads itself every `refresh` seconds: who needs help, then each exercise's count; fits 1280×720."""
+def live_page(report: ClassReport | None, when: str, refresh: float, message: str = "") -> str:
+    """A page that reloads itself every `refresh` seconds: who needs help, then each exercise's count; fits 1280×720.
+
+    Without a report (nothing could be read this round), the page says `message` and keeps reloading.
+    """
+    if report is None:
+        return text_safe(
+            f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="{max(int(refresh), 1)}">'
+            f"<title>Class live view</title><style>{_LIVE_CSS}</style></head><body><h1>Class live view at {escape(when)}</h1>"
+            f"<p>{escape(message)}</p></body></html>\n"
+        )
     rows = _open(report)
     table = (f"<table><thead>{_HEAD}</thead><tbody>{_rows_html(rows[:LIVE_ROWS])}</tbody></table>"
              + (f"<p class=muted>… {len(rows) - LIVE_ROWS} more (the report has them all)</p>" if len(rows) > LIVE_ROWS else "")
