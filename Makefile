@@ -36,7 +36,7 @@ $(STAMP): pyproject.toml failuremap_edu/_jupyter/page_config.json failuremap_edu
 
 # Debian's Chromium for the browser tests (Playwright drives it; never `playwright install`);
 # git and npm for the JupyterHub test (nbgitpuller clones with git; npm installs the proxy);
-# bubblewrap for `--sandbox` (its tests are skipped without it).
+# bubblewrap for `--sandbox` (its tests skip without it, except in CI, where they fail: .ci/run sets CI).
 system-deps:
 	@test -x $(CHROMIUM) || { $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y chromium fonts-dejavu-core; }
 	@command -v bwrap >/dev/null || { $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y bubblewrap; }

@@ -54,7 +54,7 @@ def _notebook_style_solve(source: str | None = None):
     from failuremap_edu._notebook import reference_path
 
     namespace = {"__name__": "__main__"}
-    exec(compile(source or reference_path("FA-100786").read_text(encoding="utf-8"), "<cell>", "exec"), namespace)
+    exec(compile(source or reference_path("FA-100786", Path(__file__).resolve().parents[1] / "references").read_text(encoding="utf-8"), "<cell>", "exec"), namespace)
     return namespace["solve"]
 
 

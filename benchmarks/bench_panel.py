@@ -22,8 +22,9 @@ def main() -> int:
     from failuremap_edu._panel import panel_for
     from failuremap_edu._notebook import reference_path
     import runpy
+    from pathlib import Path
 
-    solve = runpy.run_path(str(reference_path("FA-100786")))["solve"]
+    solve = runpy.run_path(str(reference_path("FA-100786", Path(__file__).resolve().parents[1] / "references")))["solve"]
     exercise = fm.Exercise("FA-100786")
     panel_for(exercise)
     import contextlib

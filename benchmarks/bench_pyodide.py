@@ -55,7 +55,7 @@ def in_fork_mode() -> dict:
     warm_up()
     for record_id in fm.list_records():
         record = fm.load_record(record_id)
-        solve = runpy.run_path(str(reference_path(record_id)))["solve"]
+        solve = runpy.run_path(str(reference_path(record_id, ROOT / "references")))["solve"]
         fm.run_checks(record, solve, isolation="fork")
         time.sleep(0.5)  # the warm server's standbys are ready
         samples = []

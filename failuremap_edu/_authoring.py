@@ -408,8 +408,11 @@ def _reassemble(solve_text: str, checks_text: str) -> str:
 # -------------------------------------------------------------------- building
 
 
-def build_record(folder: str | os.PathLike, *, timeout: float = SCRIPT_TIMEOUT, check_timeout: float = DEFAULT_TIMEOUT) -> Built:
+def build_record(folder: str | os.PathLike, *, timeout: float = SCRIPT_TIMEOUT, check_timeout: float = DEFAULT_TIMEOUT,
+                 isolation: str | None = None) -> Built:
     """Build (and prove) the record a source folder describes. Runs the folder's code; writes nothing.
+
+    `isolation` is the runner's, for every run of the folder's code (``sandbox``: `record build --sandbox`).
 
     Raises AuthoringError, one line naming the file and line, when the folder
     cannot give a record that teaches: see the module docstring and the README.
@@ -445,9 +448,9 @@ def build_record(folder: str | os.PathLike, *, timeout: float = SCRIPT_TIMEOUT, 
     draft = _record_data(values, str(params["attempt"]), scripts, {n: _empty_run() for n in IMPLEMENTATIONS}, 0)
     with tempfile.TemporaryDirectory(prefix="failuremap-build-") as tmp:
         record = _load(draft, Path(tmp), folder)
-        runs = {name: _run(name, scripts[name], solves[name][3], timeout) for name in IMPLEMENTATIONS}
+        runs = {name: _run(name, scripts[name], solves[name][3], timeout, isolation) for name in IMPLEMENTATIONS}
         variants = VARIANTS if read_fixtures(record).uses_variant else (1,)
-        every = {name: {v: replay(record, name, v, check_timeout) for v in variants} for name in IMPLEMENTATIONS}
+        every = {name: {v: replay(record, name, v, check_timeout, isolation=isolation) for v in variants} for name in IMPLEMENTATIONS}
         replays = {name: every[name][1] for name in IMPLEMENTATIONS}
         for name in IMPLEMENTATIONS:
             _refuse_unprintable(name, scripts[name], replays[name], record)
@@ -463,7 +466,7 @@ def build_record(folder: str | os.PathLike, *, timeout: float = SCRIPT_TIMEOUT, 
         checks = next((len(runs[n]["observations"]) for n in ("broken", "attempt") if runs[n]["observations"]), None)
         data = _record_data(values, str(params["attempt"]), scripts, runs, checks if checks is not None else len(replays["broken"].observations))
         record = _load(data, Path(tmp), folder)
-        report = verify_record(record, timeout=check_timeout)
+        report = verify_record(record, timeout=check_timeout, isolation=isolation)
     if not report.ok:
         problem = next(p for impl in report.implementations for p in impl.problems)
         raise AuthoringError(f"{folder}: the built record does not replay as recorded, so it is not written: {problem}")
@@ -543,9 +546,11 @@ def _load(data: dict, tmp: Path, folder: Path) -> Record:
     return record
 
 
-def _run(name: str, script: _Script, def_line: int, timeout: float) -> dict:
+def _run(name: str, script: _Script, def_line: int, timeout: float, isolation: str | None = None) -> dict:
     """Run the whole script as the record's harness runs it, and record what happened."""
-    run = run_script(script.source, timeout)
+    run = run_script(script.source, timeout, isolation=isolation)
+    if run.not_started is not None:
+        raise AuthoringError(f"{_CALLED[name]}'s script did not run: {run.not_started}")
     stderr = run.stderr.replace('File "<string>"', f'File "{SCRIPT_NAME}"')
     if run.timed_out or run.output_exceeded:
         where, inside = _frames(stderr, script)

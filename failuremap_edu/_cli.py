@@ -101,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--instructor", action="store_true", help="the instructor version: reference filled in, hints open")
     p.add_argument("--solution", metavar="FILE", help="reference solution for --instructor")
     p.add_argument("--references", metavar="DIR", help="reference solutions as DIR/ID.py, for --instructor and --all-packaged "
-                   "(default: references/ of the failuremap_edu repository; the installed package has none)")
+                   "(for example references/ of the failuremap_edu repository: never looked up on their own)")
     p.add_argument("--all-packaged", action="store_true", help="write start-here, learner and instructor notebooks for every packaged record")
     p.add_argument("--force", action="store_true", help="overwrite a notebook that was edited since this command wrote it")
 
@@ -122,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser(
         "lite", help="build a JupyterLite site: the exercises run in the browser, no server at all",
-        parents=[shared["title"], shared["records_dir"], shared["force"]],
+        parents=[shared["title"], shared["records_dir"], shared["force"], sandbox],
     )
     p.add_argument("records", nargs="*", metavar="RECORD", help="packaged ids or paths (default: every packaged record)")
     p.add_argument("-o", "--out", required=True, metavar="DIR", help="the folder to build the site in")
@@ -163,7 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
     q = record_commands.add_parser("edit", help="turn an existing record back into a source folder")
     q.add_argument("record", metavar="RECORD", help="a packaged id or a path to a record JSON file")
     q.add_argument("-o", "--out", metavar="DIR", help="the folder to write (default: ./ID)")
-    q = record_commands.add_parser("build", help="build a record from a source folder (this runs the folder's code)")
+    q = record_commands.add_parser("build", help="build a record from a source folder (this runs the folder's code)", parents=[sandbox])
     q.add_argument("folder", metavar="DIR", help="a source folder, as record new writes it")
     q.add_argument("-o", "--out", metavar="FILE", help="the record file to write (default: DIR/ID.json)")
     q.add_argument("--timeout", type=_positive_float, default=10.0, metavar="SECONDS", help="time limit for each whole script (default 10)")
@@ -602,7 +602,7 @@ def _cmd_record(args) -> int:
         from ._authoring import AuthoringError
 
         try:
-            built = build_record(args.folder, timeout=args.timeout)
+            built = build_record(args.folder, timeout=args.timeout, isolation="sandbox" if args.sandbox else None)
         except AuthoringError as exc:
             earlier = [p for p in Path(args.folder).glob("*.json")] if args.out is None else [Path(args.out)] if Path(args.out).exists() else []
             if earlier:  # never let an earlier build pass for this one

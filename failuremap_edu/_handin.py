@@ -22,7 +22,7 @@ from typing import Any, Iterable
 
 from ._errors import InputError
 from ._progress import failure_reason
-from ._results import STATUSES
+from ._results import NOT_CONFIRMED, STATUSES, UNCONFIRMED
 
 __all__ = ["HANDIN_SCHEMAS", "Handin", "ReportError", "Run", "home_logs", "read_names", "read_results", "runs_from_entries", "workshop_exercises"]
 
@@ -407,12 +407,20 @@ def _from_download(path: Path, data: dict) -> Handin:
     found = data.get("outcomes") if isinstance(data.get("outcomes"), list) else []
     for n, run in enumerate(data["runs"]):
         observations = run["observations"]
-        statuses = _statuses(o["status"] for o in observations)
+        statuses = _statuses(_download_status(o) for o in observations)
         labels = tuple(_text(o.get("check")) for o in observations)
         reasons = tuple(_reason(o) for o in observations)
         outcomes = _outcomes(found[n], len(statuses)) if n < len(found) else ()
         runs.append(Run(learner, _record(data["record"]), _variant(run.get("variant")), _text(data.get("time")), statuses, labels, reasons, sha, False, outcomes))
     return Handin(str(path), tuple(runs), {sha: source} if sha and source else {})
+
+
+def _download_status(o: dict) -> Any:
+    """A downloaded check's status; a pass whose verdict could not be confirmed (a file from before that status) is ``unconfirmed``."""
+    note = o.get("verdict_note")
+    if o.get("status") == "pass" and isinstance(note, str) and note.startswith(UNCONFIRMED):
+        return NOT_CONFIRMED
+    return o.get("status")
 
 
 def _statuses(values) -> tuple[str, ...]:
@@ -444,7 +452,7 @@ def _reason(o: dict) -> str | None:
     error = o.get("error")
     error_type = error.get("type") if isinstance(error, dict) else None
     if o.get("status") != "fail":
-        return failure_reason(str(o.get("status")), error_type=error_type)
+        return failure_reason(str(_download_status(o)), error_type=error_type)
     return failure_reason("fail", _value(o.get("expected"), o.get("expected_repr")), _value(o.get("actual"), o.get("actual_repr")))
 
 

@@ -46,27 +46,18 @@ IMPORT = "import failuremap_edu as fm\n\n"
 """Each code cell starts with it: every cell works on its own after a kernel restart."""
 
 
-def references_dir() -> Path | None:
-    """Our reference solutions: ``references/`` of the failuremap_edu repository this package runs from.
+def reference_path(record_id: str, references: str | Path) -> Path:
+    """The reference solution ``ID.py`` in the folder `references`, which the caller names: none is ever found on its own.
 
-    They are the instructor's material, never part of the package learners install
-    (the wheel has none): in an installed package this is None, and an instructor
-    notebook takes ``--solution FILE`` or ``--references DIR`` (``DIR/ID.py``).
+    Reference solutions are the instructor's material (the repository's ``references/``, a
+    workshop's instructor folder's ``solutions/``), never looked up beside the package: an
+    editable install on a hub would hand them to every learner.
     """
-    root = Path(__file__).resolve().parent.parent
-    if (root / "references").is_dir() and (root / "pyproject.toml").is_file():
-        return root / "references"
-    return None
-
-
-def reference_path(record_id: str, references: str | Path | None = None) -> Path | None:
-    """The reference solution ``ID.py`` in `references` (default: `references_dir`), or None where there is no such folder."""
-    folder = Path(references) if references is not None else references_dir()
-    return None if folder is None else folder / f"{record_id}.py"
+    return Path(references) / f"{record_id}.py"
 
 
 NO_REFERENCE = (
-    "{id}: no reference solution{where}; reference solutions are not part of the installed package, so pass --solution FILE, "
+    "{id}: no reference solution{where}; reference solutions are never looked up on their own, so pass --solution FILE, "
     "or --references DIR with DIR/{id}.py (the references/ folder of the failuremap_edu repository, or a workshop's instructor folder's solutions/)"
 )
 
@@ -552,11 +543,11 @@ def write_notebook(record_ref: str, out_dir: Path, *, instructor: bool = False, 
                    platform: str = "server", force: bool = False, warnings: list[str] | None = None, manifest: bool = True) -> Path:
     """Build and write one notebook; a record given by path is copied beside it.
 
-    An instructor notebook's reference solution: `solution_path`, else
-    ``ID.py`` in `references` (default: `references_dir`). A notebook (or record
-    copy) edited since this command wrote it is refused in one line naming it
-    (`_output.check_files`, by the folder's `MANIFEST`), unless `force`; then the
-    line naming it is appended to `warnings`. `manifest` False: no manifest (a staged folder).
+    An instructor notebook's reference solution: `solution_path`, else ``ID.py`` in
+    `references`; with neither, NotebookError (nothing is looked up beside the package).
+    A notebook (or record copy) edited since this command wrote it is refused in one
+    line naming it (`_output.check_files`, by the folder's `MANIFEST`), unless `force`;
+    then the line naming it is appended to `warnings`. `manifest` False: no manifest (a staged folder).
     """
     out_dir = Path(out_dir)
     files = _notebook_files(record_ref, out_dir, instructor=instructor, solution_path=solution_path, references=references, platform=platform)
@@ -580,8 +571,8 @@ def _notebook_files(record_ref: str, out_dir: Path, *, instructor: bool, solutio
             files[ref] = Path(record_ref).read_bytes()
     solution = None
     if instructor:
-        found = reference_path(record.id, references)
-        path = solution_path or (str(found) if found is not None and found.is_file() and (record.packaged or references is not None) else None)
+        found = reference_path(record.id, references) if references is not None else None
+        path = solution_path or (str(found) if found is not None and found.is_file() else None)
         if path is None:
             where = f" in {references}" if references is not None else ""
             raise NotebookError(NO_REFERENCE.format(id=record.id, where=where))
@@ -613,9 +604,11 @@ def _writes(nb) -> str:
 def write_all(out_dir: Path, references: str | Path | None = None, *, force: bool = False, warnings: list[str] | None = None) -> list[Path]:
     """The committed notebooks: start here, one learner notebook per packaged record, instructor versions.
 
-    The instructor versions take their reference solutions from `references` (default: `references_dir`).
+    The instructor versions take their reference solutions from `references`, which must be given.
     Every file is checked (`write_notebook`'s rule on edited ones) before any is written.
     """
+    if references is None:
+        raise NotebookError("--all-packaged writes instructor notebooks too: pass --references DIR with DIR/ID.py (the repository's references/)")
 
     out_dir = Path(out_dir)
     learners: dict[str, bytes] = {}

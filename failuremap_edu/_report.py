@@ -37,6 +37,7 @@ from ._handin import (  # noqa: F401 - reading is there; these names stay import
     runs_from_entries,
     workshop_exercises,
 )
+from ._results import NOT_CONFIRMED
 
 __all__ = ["CheckStats", "ClassReport", "ExerciseStats", "Group", "ReportError", "build_report", "home_logs", "read_names", "read_results", "workshop_exercises"]
 
@@ -52,7 +53,8 @@ class Group:
     """Learners who fail one check the same way: by what their solve returned there (or its error, or the diff's kind)."""
 
     kind: str
-    """``attempt``/``broken``/``attempt+broken`` (the value equals what that implementation returns), ``value``, ``timeout``, ``error`` or ``reason``."""
+    """``attempt``/``broken``/``attempt+broken`` (the value equals what that implementation returns), ``value``, ``timeout``, ``error``,
+    ``unconfirmed`` or ``reason``."""
     text: str
     """What they do, e.g. ``return what the attempt returns ((1, 2))``."""
     learners: tuple[str, ...]
@@ -362,6 +364,8 @@ def _groups(i: int, own_by_learner: list[tuple[str, list[Run], bool]]) -> tuple[
             key = (same, text + (f" ({outcome['repr']})" if outcome.get("repr") else ""))
         elif status == "timeout":
             key = ("timeout", "time out")
+        elif status == NOT_CONFIRMED:
+            key = (NOT_CONFIRMED, "get a verdict that could not be confirmed")
         elif status == "error":
             key = ("error", f"raise {reason or (outcome or {}).get('repr') or 'an error'}")
         elif outcome and outcome.get("value"):

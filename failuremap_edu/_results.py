@@ -16,17 +16,23 @@ from ._values import Opaque, safe_repr
 __all__ = ["CallResult", "Comparison", "ErrorInfo", "ISOLATIONS", "check_labels", "Observation", "Opaque", "RunResult", "STATUSES", "repeated_failures",
            "to_jsonable"]
 
-PASS, FAIL, ERROR, TIMEOUT = "pass", "fail", "error", "timeout"
-STATUSES = (PASS, FAIL, ERROR, TIMEOUT)
+PASS, FAIL, ERROR, TIMEOUT, NOT_CONFIRMED = "pass", "fail", "error", "timeout", "unconfirmed"
+STATUSES = (PASS, FAIL, ERROR, TIMEOUT, NOT_CONFIRMED)
+"""Every status an Observation may have. Only ``pass`` counts as passed."""
+COMPARED = (PASS, FAIL, NOT_CONFIRMED)
+"""Statuses of checks whose actual value was computed and compared (it is shown)."""
 ISOLATIONS = {
     "process": "",
     "inprocess": "checks ran in-process (weaker isolation on this platform)",
-    "sandbox": "checks ran in a sandbox (bubblewrap: read-only files but for /tmp, no network, own process ids)",
+    "sandbox": "checks ran in a sandbox (bubblewrap: unprivileged, sees only the interpreter and this package, writes only its own /tmp, no network)",
     "recorded": "as recorded in the record; nothing ran here",
 }
 """What `RunResult.isolation` may say, with the note a display adds (none for a separate process)."""
 UNCONFIRMED = "the verdict could not be confirmed"
-"""How `Observation.verdict_note` begins when the caller's own comparison disagreed."""
+"""How `Observation.verdict_note` begins when the caller's own comparison disagreed (the status is then ``unconfirmed``)."""
+JUDGED_IN_SOLVE_PROCESS = ("judged in solve's own process: its values are not plain data, so they cannot be compared apart from solve,"
+                           " which could have changed this verdict")
+"""What a display says of an observation with `Observation.judged_in_solve_process`."""
 
 
 @dataclass(frozen=True)
@@ -59,9 +65,11 @@ class Observation(Shown):
     check: str
     """The check's label, as the harness receives it."""
     status: str
-    """``pass``, ``fail``, ``error`` (solve raised, or its process died) or ``timeout``."""
+    """``pass``, ``fail``, ``error`` (solve raised, or its process died), ``timeout``, or ``unconfirmed``: the
+    check process reported a verdict that the caller, recomputing it from the plain values, did not get (a
+    harness or result sender changed by solve, say); it is never counted as a pass."""
     passed: bool
-    """The harness's own verdict (``actual == expected``); False for errors and timeouts."""
+    """The harness's own verdict (``actual == expected``); False for errors, timeouts and unconfirmed verdicts."""
     actual: Any = None
     """What the actual expression produced; None when it raised or timed out."""
     expected: Any = None
@@ -90,11 +98,15 @@ class Observation(Shown):
     """Set when the verdict is not the builtins' ``==`` on the plain values shown: they were compared
     by a class's own ``__eq__`` (shown by its repr), or, recomputed by the caller from the plain
     values it received, the verdict came out different, so it could not be confirmed."""
+    judged_in_solve_process: bool = False
+    """Under ``--sandbox``, where checks are judged apart from solve: this check's values are not plain data
+    (an instance of the solution's class, say), so it was judged in solve's own process, as without
+    ``--sandbox``, where solve could have changed its verdict."""
 
     @property
     def unconfirmed(self) -> bool:
-        """The caller recomputed the verdict from plain values and got another one."""
-        return self.verdict_note is not None and self.verdict_note.startswith(UNCONFIRMED)
+        """The caller recomputed the verdict from plain values and got another one (status ``unconfirmed``)."""
+        return self.status == NOT_CONFIRMED
 
     def __repr__(self) -> str:
         return f"Observation({self.index}, {self.check!r}, {self.status})"
@@ -113,7 +125,7 @@ class Observation(Shown):
         """(call, value) of what solve returned, when that adds something to the compared value (else ())."""
         if not self.compared or not self.returned:
             return ()
-        if len(self.returned) == 1 and self.status in (PASS, FAIL):
+        if len(self.returned) == 1 and self.status in COMPARED:
             value = self.returned[0][1]
             try:
                 if type(value) is type(self.actual) and bool(value == self.actual):
@@ -131,7 +143,7 @@ class Observation(Shown):
             "passed": self.passed,
             "actual": to_jsonable(self.actual),
             "expected": to_jsonable(self.expected),
-            "actual_repr": safe_repr(self.actual, 10_000) if self.status in (PASS, FAIL) else None,
+            "actual_repr": safe_repr(self.actual, 10_000) if self.status in COMPARED else None,
             "expected_repr": safe_repr(self.expected, 10_000),
             "call": self.call,
             "compared": self.expression,
@@ -143,6 +155,7 @@ class Observation(Shown):
             "elapsed_ms": round(self.elapsed_ms, 3),
             "mutation": self.mutation,
             "verdict_note": self.verdict_note,
+            "judged_in_solve_process": self.judged_in_solve_process,
         }
 
 
@@ -168,6 +181,7 @@ class RunResult(Shown):
     """A failure outside every check (the fixture code itself), which stopped the run."""
     elapsed_ms: float = 0.0
     notes: tuple[str, ...] = field(default=())
+    """What happened to the workers that the run's checks do not show (a stopped worker server replaced, say)."""
 
     def __post_init__(self) -> None:
         if self.isolation not in ISOLATIONS:

@@ -19,6 +19,7 @@ from typing import Any
 
 __all__ = [
     "Opaque",
+    "Reported",
     "clip",
     "error_payload",
     "is_not_computed",
@@ -389,12 +390,24 @@ def _type_name(kind: type) -> str:
     return name if module in ("builtins", "__main__", "") else f"{module}.{name}"
 
 
+class Reported(Exception):
+    """An exception raised in another process and described there: `error_payload` gives that description."""
+
+    def __init__(self, error: dict) -> None:
+        super().__init__(error.get("message", ""))
+        self.__fm_reported__ = dict(error)
+
+
 def error_payload(exc: BaseException, *, program_filename: str | None = None) -> dict:
     """Describe an exception as plain data, with the traceback trimmed to user frames.
 
     Frames of this package are dropped. When the error came from inside `solve`,
-    only frames from the solve call inward are kept: the learner's own code.
+    only frames from the solve call inward are kept: the learner's own code. An
+    exception described in another process (`Reported`) keeps that description.
     """
+    reported = getattr(exc, "__fm_reported__", None)
+    if type(reported) is dict:
+        return dict(reported)
     frames = traceback.extract_tb(exc.__traceback__)
     cut = None
     for i, frame in enumerate(frames):

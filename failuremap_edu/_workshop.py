@@ -4,8 +4,8 @@
 Binder or by an nbgitpuller link to a JupyterHub: learner notebooks, a
 start-here notebook, a ``binder/`` configuration and a copy of this package for
 Binder to install. Nothing in DIR reveals an answer: no instructor notebook, and
-the package holds no reference solution (they are in the repository's
-``references/``, or ``--solutions DIR``). The instructor notebooks, the
+the package holds no reference solution (instructor notebooks take them from
+``--solutions DIR`` only, say the repository's ``references/``). The instructor notebooks, the
 reference solutions and the notes go to a separate folder (``DIR-instructor``),
 unless the instructor asks for a self-study folder (``with_solutions``).
 
@@ -37,7 +37,8 @@ from urllib.parse import quote, urlencode, urlsplit
 
 from ._atomic import WriteError
 from ._errors import InputError
-from ._notebook import build_notebook, build_start_here, keep_work, md, reference_path
+from ._hub import HUB_CONFIG, LEARNERS_ENV_SCRIPT, Z2JH_CONFIG, hub_config, learners_env_script, z2jh_config
+from ._notebook import build_notebook, build_start_here, keep_work, md
 from ._output import check_target, folder_files, install
 from ._records import Record, list_records, load_record, packaged_records_dir
 from ._solution import load_solution
@@ -140,12 +141,12 @@ def binder_pull_url(env_repo: str, repo: str, path: str, branch: str | None = No
 # ------------------------------------------------------------------ records
 
 
-def _load_all(refs: list[str]) -> tuple[list[tuple[str, Record, bool]], list[str]]:
-    """Each record with whether it is exactly a packaged record; warnings for edited copies of packaged ones.
+def _load_all(refs: list[str]) -> tuple[list[tuple[str, Record]], list[str]]:
+    """Each record with how it was given; warnings for edited copies of packaged ones.
 
     Two records with one id would give one notebook two sources: refused.
     """
-    loaded: list[tuple[str, Record, bool]] = []
+    loaded: list[tuple[str, Record]] = []
     warnings: list[str] = []
     seen: dict[str, str] = {}
     packaged = set(list_records())
@@ -154,16 +155,13 @@ def _load_all(refs: list[str]) -> tuple[list[tuple[str, Record, bool]], list[str
         if record.id in seen:
             raise WorkshopError(f"{record.id} is given twice ({seen[record.id]} and {ref}): a workshop takes one record per id")
         seen[record.id] = ref
-        same_as_packaged = record.packaged
         if not record.packaged and record.id in packaged:
             differing = _differing_fields(Path(ref), packaged_records_dir() / f"{record.id}.json")
             if differing:
                 warnings.append(f"{ref} differs from the packaged {record.id} ({', '.join(differing)}): using {ref}")
                 # Its top-level sha256 cannot be checked, so its "verified" claim cannot be either.
                 record = dataclasses.replace(record, verified=False)
-            else:
-                same_as_packaged = True
-        loaded.append((ref, record, same_as_packaged))
+        loaded.append((ref, record))
     return loaded, warnings
 
 
@@ -281,12 +279,10 @@ def write_workshop(
     license_text = _license()
     records, warnings = _load_all(list(refs))
     solutions = {}
-    for _, record, same_as_packaged in records:
+    for _, record in records:
         given = Path(solutions_dir) / f"{record.id}.py" if solutions_dir else None
-        if given is not None and given.is_file():
+        if given is not None and given.is_file():  # only from there: nothing is looked up beside the package (a learner may run this too)
             solutions[record.id] = load_solution(given)
-        elif same_as_packaged and (ours := reference_path(record.id)) is not None and ours.is_file():
-            solutions[record.id] = load_solution(ours)  # from the repository's references/: the package holds none
 
     parent = out_dir.resolve().parent
     parent.mkdir(parents=True, exist_ok=True)
@@ -295,7 +291,7 @@ def write_workshop(
         learners = _Folder(Path(staging) / "learners", "hub" if hub and not env_repo else "binder" if repo and not hub else "server", out_dir)
         teacher = _Folder(Path(staging) / "instructor", destination=instructor_dir)
         learner_nbs, instructor_nbs, copied, entries, record_refs = [], [], [], [], []
-        for done, (ref, record, _) in enumerate(records):
+        for done, (ref, record) in enumerate(records):
             if progress is not None:
                 progress(done, len(records))
             path = learners.notebook("notebooks", ref, record)
@@ -324,12 +320,13 @@ def write_workshop(
         learners.write("binder/runtime.txt", "python-3.11\n")
         learners.write(".gitignore", GITIGNORE)
         learners.write("LICENSE", license_text)
-        skipped = tuple(record.id for _, record, _ in records if record.id not in solutions)
+        skipped = tuple(record.id for _, record in records if record.id not in solutions)
         links = _links(entries, repo, branch, hub, env_repo)
         learners.write("README.md", _learner_readme(title, entries, repo, branch, links, with_solutions, learners.platform))
         teacher.write("README.md", _instructor_notes(title, out_dir, entries, solutions, skipped, links, hub))
         if hub:
             teacher.write(HUB_CONFIG, hub_config(hub, title=title))
+            teacher.write(LEARNERS_ENV_SCRIPT, learners_env_script(out_dir))
             teacher.write(Z2JH_CONFIG, z2jh_config(title=title))
             # A hub started here leaves its database and secrets beside the config: never commit them.
             teacher.write(".gitignore", "jupyterhub.sqlite\njupyterhub_cookie_secret\njupyterhub-proxy.pid\n*.pid\njupyterhub_config_local.py\nfailuremap-runs.sqlite*\n")
@@ -347,7 +344,7 @@ def write_workshop(
             warnings += _left_with_learners(out_dir, learners.files)
 
     return Workshop(
-        out_dir, instructor_dir, tuple(record.id for _, record, _ in records), tuple(learner_nbs), tuple(instructor_nbs),
+        out_dir, instructor_dir, tuple(record.id for _, record in records), tuple(learner_nbs), tuple(instructor_nbs),
         tuple(copied), skipped, tuple(warnings), with_solutions,
     )
 
@@ -440,7 +437,9 @@ def _instructor_notes(title, out_dir, entries, solutions, skipped, links, hub) -
         lines += ["## Links for the learners", "", "The same links are in the learners' README."]
         if hub:
             lines += [
-                "The hub needs `nbgitpuller` and `failuremap-edu` in its single-user environment. "
+                f"The learners' servers run the environment `sh {LEARNERS_ENV_SCRIPT}` builds: `failuremap-edu` from a wheel of the "
+                "learners' folder (no reference solution in it) and `nbgitpuller`, never your own, whose editable install has "
+                "the reference solutions beside it. "
                 f"`{HUB_CONFIG}` here is a JupyterHub configuration for one machine (the one failuremap_edu's hub test runs; "
                 f"change the lines marked CHANGE), and `{Z2JH_CONFIG}` the Helm values for Zero to JupyterHub on Kubernetes, "
                 "past one machine: about 60 MB of memory per learner, measured."
@@ -485,108 +484,6 @@ packages = ["failuremap_edu"]
 [tool.hatch.build.targets.wheel.shared-data]
 "failuremap_edu/_jupyter/page_config.json" = "etc/jupyter/labconfig/page_config.d/failuremap_edu.json"
 "failuremap_edu/_jupyter/widgets_settings.json" = "share/jupyter/lab/settings/overrides.d/failuremap_edu.json"
-"""
-
-
-HUB_CONFIG = "jupyterhub_config.py"
-Z2JH_CONFIG = "z2jh-config.yaml"
-COLLECTOR_PORT = 10101
-"""Where the generated hub configuration runs the class collector (`failuremap-edu serve`), on the hub's loopback."""
-MEMORY_GUARANTEE, MEMORY_LIMIT = "128M", "1G"
-"""Per learner. `make bench` measured 58-63 MB (PSS) for a learner's kernel, worker server and workers on a
-JupyterHub; the limit leaves room for the learner's own data and a notebook or two more."""
-
-
-def hub_config(hub_url: str, *, title: str = "Failure Map workshop", env_bin: str | None = None, homes: str = "/srv/workshop/homes/{username}",
-               collector_port: int = COLLECTOR_PORT) -> str:
-    """A JupyterHub configuration for one machine, as `tests/test_hub.py` runs it (it appends only its ports and files).
-
-    The lines marked CHANGE are the ones real use needs changed: anyone can log in with the
-    dummy authenticator, and the simple spawner runs every learner as the hub's own user.
-    """
-    import sys
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(hub_url)
-    port = parts.port or (443 if parts.scheme == "https" else 80)
-    host = parts.hostname or "0.0.0.0"
-    host = host if host in ("127.0.0.1", "localhost", "::1") else "0.0.0.0"  # a trial on this machine stays on loopback
-    env_bin = env_bin or str(Path(sys.executable).parent)
-    return f"""# JupyterHub configuration for {title!r}, written by `failuremap-edu workshop --hub`.
-# Start it with: jupyterhub -f /path/to/{HUB_CONFIG}, from a folder OUTSIDE any git repository: JupyterHub
-# writes its database (jupyterhub.sqlite), its cookie secret and pid files into the folder it runs in.
-# failuremap_edu's own tests run a hub with this configuration on one machine (tests/test_hub.py).
-# A rebuild of the workshop (--force) writes this file again: keep your changes in a copy, or in
-# jupyterhub_config_local.py beside it, which the last line below loads when it exists.
-import os
-
-c = get_config()  # noqa: F821 - JupyterHub provides it
-
-# The environment where jupyterhub-singleuser, failuremap-edu and nbgitpuller are installed.
-ENV_BIN = {env_bin!r}
-
-c.JupyterHub.bind_url = "http://{host}:{port}/"  # CHANGE: the address learners open; in real use, https in front (a reverse proxy, or ssl_cert/ssl_key)
-# JupyterHub's proxy, configurable-http-proxy, comes from npm (npm install configurable-http-proxy); if it is not on the PATH:
-# c.ConfigurableHTTPProxy.command = ["/path/to/node_modules/.bin/configurable-http-proxy"]
-c.JupyterHub.authenticator_class = "dummy"  # CHANGE: any user name and any password log in; use your site's authenticator
-c.Authenticator.allow_all = True  # every user who can log in may start a server (else nobody but admins can)
-c.JupyterHub.spawner_class = "simple"  # CHANGE: SimpleLocalProcessSpawner runs every learner as this user, for a trial only;
-#   real use: jupyterhub.spawner.LocalProcessSpawner (a system user each), or dockerspawner / kubespawner
-c.SimpleLocalProcessSpawner.home_dir_template = {homes!r}  # CHANGE: a home folder per learner (their notebooks and progress log)
-c.Spawner.cmd = [os.path.join(ENV_BIN, "jupyterhub-singleuser")]
-c.Spawner.args = ["--allow-root"] if os.geteuid() == 0 else []  # jupyter-server refuses to run as root without it
-c.Spawner.environment = {{"PATH": ENV_BIN + os.pathsep + os.environ.get("PATH", "/usr/bin:/bin")}}  # failuremap-edu in a terminal
-c.Spawner.default_url = "/lab"
-c.Spawner.mem_guarantee = {MEMORY_GUARANTEE!r}  # per learner; spawners that support it enforce it (not the simple one)
-c.Spawner.mem_limit = {MEMORY_LIMIT!r}
-
-# The class collector (`failuremap-edu serve`): learners' kernels send each run to it with their own hub token, and
-# `failuremap-edu report --service http://HUB/services/failuremap/ --token TOKEN` (a hub admin's token) reads the class.
-# Its runs are kept in failuremap-runs.sqlite beside this file (any SQLAlchemy URL works with --db).
-FAILUREMAP_PORT = {collector_port}  # CHANGE if this port is taken on the hub's machine
-c.JupyterHub.services = [{{
-    "name": "failuremap",
-    "url": f"http://127.0.0.1:{{FAILUREMAP_PORT}}",
-    "command": [os.path.join(ENV_BIN, "failuremap-edu"), "serve", "--db",
-                "sqlite:///" + os.path.join(os.path.dirname(os.path.abspath(__file__)), "failuremap-runs.sqlite")],
-}}]
-c.JupyterHub.load_roles = [{{"name": "failuremap-collector", "services": ["failuremap"], "scopes": ["read:users"]}}]  # who is an admin
-c.Spawner.environment.update({{"FAILUREMAP_SERVICE_URL": f"http://127.0.0.1:{{FAILUREMAP_PORT}}/services/failuremap/"}})  # where kernels send runs
-
-_local = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jupyterhub_config_local.py")
-if os.path.exists(_local):  # your own changes, kept across rebuilds
-    exec(open(_local, encoding="utf-8").read())  # noqa: S102 - your own file
-"""
-
-
-def z2jh_config(*, title: str = "Failure Map workshop") -> str:
-    """Helm values for Zero to JupyterHub (Kubernetes): the route past one machine."""
-    return f"""# Zero to JupyterHub values for {title!r}, written by `failuremap-edu workshop --hub`.
-# helm upgrade --install workshop jupyterhub/jupyterhub --values {Z2JH_CONFIG}
-# The single-user image is the learners' folder built by repo2docker (its binder/ installs
-# failuremap-edu and nbgitpuller):
-#   jupyter-repo2docker --no-run --image-name REGISTRY/IMAGE:TAG LEARNERS_FOLDER && docker push REGISTRY/IMAGE:TAG
-hub:
-  config:
-    JupyterHub:
-      authenticator_class: dummy  # CHANGE: your site's authenticator
-    Authenticator:
-      allow_all: true
-singleuser:
-  image:
-    name: REGISTRY/IMAGE  # CHANGE
-    tag: TAG  # CHANGE
-  defaultUrl: /lab
-  memory:
-    guarantee: {MEMORY_GUARANTEE}  # measured 58-63 MB per learner (PSS), see the README's "Past one machine"
-    limit: {MEMORY_LIMIT}
-  cpu:
-    guarantee: 0.05
-    limit: 1
-cull:
-  enabled: true  # end servers idle for an hour; their home folders (and progress logs) stay
-  timeout: 3600
-  every: 300
 """
 
 

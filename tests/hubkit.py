@@ -4,7 +4,8 @@ Shared by tests/test_hub.py and benchmarks/bench_hub.py. Nothing here is a
 stand-in: the hub is ``jupyterhub`` with ``DummyAuthenticator`` and
 ``SimpleLocalProcessSpawner`` (a home folder per user), the proxy is
 ``configurable-http-proxy`` from ``node_modules/`` (``make`` installs it), and
-the single-user servers run ``nbgitpuller`` from this environment.
+the single-user servers run in a learners' environment with failuremap-edu from
+its wheel (`learners_env`) and ``nbgitpuller``.
 
 A learner (`Learner`) logs in through the login form, follows an nbgitpuller
 link, does what nbgitpuller's status page does in a browser (its ``git-pull/api``
@@ -90,12 +91,13 @@ class Hub:
         self.collector_port = free_port()
         self.collector = f"{self.url}/services/failuremap/"
         """The class collector, through the hub's proxy (the generated configuration starts it)."""
+        self.env = self.root / "learners-env"
+        """The learners' environment the hub runs (`learners_env`): failuremap-edu from its wheel."""
 
     def config(self) -> str:
         from failuremap_edu._workshop import hub_config
 
-        bin_dir = Path(sys.executable).parent
-        base = hub_config(self.url, title="hub test", env_bin=str(bin_dir), homes=str(self.homes / "{username}"), collector_port=self.collector_port)
+        base = hub_config(self.url, title="hub test", env_bin=str(self.env / "bin"), homes=str(self.homes / "{username}"), collector_port=self.collector_port)
         return base + _CONFIG.format(
             bind_url=self.url + "/",
             hub_port=free_port(),
@@ -114,6 +116,7 @@ class Hub:
             raise RuntimeError(f"{PROXY} is missing: run `make test` (it installs configurable-http-proxy with npm)")
         self.root.mkdir(parents=True, exist_ok=True)
         self.homes.mkdir(exist_ok=True)
+        learners_env(self.env, self.root / "wheel")
         config = self.root / "jupyterhub_config.py"
         config.write_text(self.config(), encoding="utf-8")
         env = {k: v for k, v in os.environ.items() if not k.startswith(("FAILUREMAP_", "XDG_", "JUPYTER"))}
@@ -166,6 +169,48 @@ class Hub:
 
     def home(self, name: str) -> Path:
         return self.homes / name
+
+
+def learners_env(env: Path, wheel_dir: Path) -> None:
+    """The learners' environment at `env`, as `learners-env.sh` builds it but with nothing downloaded.
+
+    failuremap-edu goes in from its wheel (built here from this checkout; it holds no
+    reference solution). The other packages (JupyterLab, the single-user server,
+    nbgitpuller) are this environment's: its site-packages is one plain line of a
+    ``.pth``, so its own ``.pth`` files, the editable install's included, are never read,
+    and what the wheel did not install under ``etc/jupyter`` and ``share/jupyter`` is
+    linked in. The single-user server's script runs this environment's Python.
+    """
+    import sysconfig
+
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True, timeout=120)
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(wheel_dir), str(REPO)],
+                   check=True, timeout=300, capture_output=True)
+    wheel = next(wheel_dir.glob("failuremap_edu-*.whl"))
+    python = env / "bin" / "python"
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps", "--no-index", str(wheel)],
+                   check=True, timeout=300, capture_output=True)
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], capture_output=True, text=True,
+                          check=True, timeout=60).stdout.strip()
+    Path(site, "_test_environment.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
+    for part in ("etc/jupyter", "share/jupyter"):
+        _link_missing(Path(sys.prefix) / part, env / part)
+    script = Path(sys.executable).parent / "jupyterhub-singleuser"
+    lines = script.read_text(encoding="utf-8").splitlines(keepends=True)
+    target = env / "bin" / script.name
+    target.write_text(f"#!{python}\n" + "".join(lines[1:]), encoding="utf-8")
+    target.chmod(0o755)
+
+
+def _link_missing(source: Path, target: Path) -> None:
+    """Symbolic links in `target` to what `source` has and `target` lacks, merging folders both have."""
+    target.mkdir(parents=True, exist_ok=True)
+    for child in source.iterdir():
+        there = target / child.name
+        if not there.exists() and not there.is_symlink():
+            there.symlink_to(child)
+        elif child.is_dir() and there.is_dir() and not there.is_symlink():
+            _link_missing(child, there)
 
 
 class LearnerError(AssertionError):
@@ -407,6 +452,30 @@ class Learner:
         self.step(f"ran {label[:40]!r}" + (f": {run.summary}" if run.summary else ""))
         return run
 
+    def terminal(self, command: str, timeout: float = 300) -> tuple[str, int]:
+        """Type `command` into a new terminal of the learner's server, as JupyterLab's terminal does (the terminals
+        API and its websocket); returns what the terminal showed and the command's exit code."""
+        import websocket
+
+        name = self.server_api("POST", "terminals")["name"]
+        url = self.base.replace("http://", "ws://", 1) + f"terminals/websocket/{name}"
+        cookies = "; ".join(f"{c.name}={c.value}" for c in self.session.cookies if c.path == "/" or c.path.startswith(f"/user/{self.name}"))
+        ws = websocket.create_connection(url, cookie=cookies, header=[f"X-XSRFToken: {self._xsrf()}"], timeout=timeout)
+        marker, shown, deadline = uuid.uuid4().hex, "", time.monotonic() + timeout
+        try:
+            ws.send(json.dumps(["stdin", f"{command}; echo {marker}:$?\r"]))
+            while (done := re.search(marker + r":(\d+)", shown)) is None:  # the typed line shows ':$?', not digits
+                if time.monotonic() > deadline:
+                    raise LearnerError(f"{self.name}: the terminal did not finish {command!r}: {shown[-2000:]}")
+                message = json.loads(ws.recv())
+                if message[0] == "stdout":
+                    shown += message[1]
+        finally:
+            ws.close()
+            self.server_api("DELETE", f"terminals/{name}")
+        self.step(f"terminal: {command[:40]!r}")
+        return shown, int(done.group(1))
+
     def close(self) -> None:
         if self.ws is not None:
             try:
@@ -497,9 +566,7 @@ def publish_workshop(base: Path, hub: Hub, records: tuple[str, ...]) -> tuple[st
 
 def reference_cell(record_id: str, name: str, solve_cell: str) -> str:
     """Our reference solution typed into the solve cell, marked (inside solve, so the log keeps it) with the learner's name."""
-    from failuremap_edu._notebook import reference_path
-
-    source = reference_path(record_id).read_text(encoding="utf-8")
+    source = (REPO / "references" / f"{record_id}.py").read_text(encoding="utf-8")
     body = source[source.index("def solve(") :].split("\n", 1)[1]
     return with_body(solve_cell, f"    # learner {name}\n{body}")
 

@@ -35,3 +35,15 @@ def test_the_collector_benchmark_runs_at_a_tiny_size():
     found = bench_collector.measure(learners=3, rounds=1)
     assert found["stored"] == 3 * 2  # the warm-up round and the measured one
     assert found["ratio"] > 0 and found["memory_mb"] > 0
+
+
+@pytest.mark.skipif(not __import__("shutil").which("bwrap"), reason="needs bubblewrap (apt-get install bubblewrap)")
+def test_bench_judge_runs_check_sandbox_both_ways_and_restores_the_split():
+    """A tiny run of `make bench`'s judge-split benchmark: both sides pass the reference solution (timings are not judged here)."""
+    import bench_judge
+
+    from failuremap_edu.runner import _judge
+
+    measured = bench_judge.measure(rounds=1)
+    assert set(measured) == {"split_s", "joint_s", "ratio"} and measured["split_s"] > 0 and measured["joint_s"] > 0
+    assert _judge.SPLIT is True

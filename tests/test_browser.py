@@ -51,7 +51,7 @@ def lab(tmp_path_factory):
     assert Path(CHROMIUM).is_file(), f"{CHROMIUM} is missing: `make test` installs Debian's chromium package"
     home = tmp_path_factory.mktemp("home")
     work = home / "work"
-    write_all(work)  # the committed notebooks, generated here: their language_info matches this kernel's Python
+    write_all(work, ROOT / "references")  # the committed notebooks, generated here: their language_info matches this kernel's Python
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     env = {
         **os.environ,

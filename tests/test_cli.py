@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import LONE, alive_with as _alive_with, record_path, solution_path, with_lone_surrogates
+from conftest import LONE, REFERENCES, alive_with as _alive_with, record_path, solution_path, with_lone_surrogates
 from failuremap_edu import load_record, run_checks
 from failuremap_edu._cli import main
 
 from failuremap_edu._notebook import reference_path
 
-REFERENCE = reference_path("FA-100786").read_text()
+REFERENCE = reference_path("FA-100786", REFERENCES).read_text()
 
 
 @pytest.fixture
@@ -99,6 +99,7 @@ def test_check_json_schema(capsys, solution):
     assert set(obs) == {
         "index", "check", "status", "passed", "actual", "expected", "actual_repr", "expected_repr", "call",
         "compared", "returned", "line", "error", "stdout", "stdout_dropped", "elapsed_ms", "mutation", "verdict_note",
+        "judged_in_solve_process",
     }
     assert (obs["check"], obs["status"], obs["actual"], obs["expected"]) == ("replay same id", "fail", None, ["a1", "b1"])
     assert data["runs"][2]["observations"][0]["expected"] == ["a3", "b3"]
@@ -556,7 +557,7 @@ def test_nothing_a_solve_starts_outlives_the_check_command(solution):
 
 def test_check_never_prints_a_traceback_at_exit():
     """The standby's launcher thread is joined at exit: a child half-started prints EOFError otherwise."""
-    argv = [sys.executable, "-m", "failuremap_edu", "check", "FA-100786", str(reference_path("FA-100786"))]
+    argv = [sys.executable, "-m", "failuremap_edu", "check", "FA-100786", str(reference_path("FA-100786", REFERENCES))]
     for _ in range(10):
         out = subprocess.run(argv, capture_output=True, text=True, timeout=120)
         assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
@@ -590,8 +591,7 @@ def solve(text, stops):
 '''
 
 
-@pytest.mark.skipif(not shutil.which("bwrap"), reason="needs bubblewrap (apt-get install bubblewrap)")
-def test_check_sandbox_has_a_read_only_file_system_and_no_network(capsys, solution):
+def test_check_sandbox_has_a_read_only_file_system_and_no_network(capsys, solution, bwrap):
     import uuid
     from pathlib import Path
 
@@ -603,7 +603,8 @@ def test_check_sandbox_has_a_read_only_file_system_and_no_network(capsys, soluti
         probe.unlink(missing_ok=True)
     result = json.loads(out)["runs"][0]
     assert result["isolation"] == "sandbox"
-    assert {o["actual"][0] for o in result["observations"]} == {"Read-only file system; Network is unreachable; pid 2"}
+    # pid 3: solve runs in a process of its own, beside the judge (pid 2), in the sandbox's own PID namespace
+    assert {o["actual"][0] for o in result["observations"]} == {"No such file or directory; Network is unreachable; pid 3"}  # its folder is not in the sandbox at all
     assert "FAILUREMAP_ISOLATION" not in os.environ, "the command's setting does not leak into its caller"
 
 
@@ -693,3 +694,63 @@ def test_check_json_names_the_compared_expression_and_what_solve_returned(capsys
     assert last["returned"] == [{"call": "solve(5, pad=1)", "value_repr": repr([[1] * 5] * 5)}]
     whole = obs["mask of 4"]
     assert whole["compared"] == whole["call"] == "solve(4)" and whole["returned"] == []
+
+
+FORGES_ITS_VERDICT = '''
+import sys
+
+
+def solve(text, stops):
+    frame = sys._getframe(1)
+    while frame is not None and "observations" not in frame.f_globals:
+        frame = frame.f_back
+    g = frame.f_globals
+
+    def check(label, actual, expected):
+        g["observations"].append({"check": label, "actual": actual, "expected": expected, "passed": True})
+
+    g["check"] = check
+    return "not it", ""
+'''
+
+
+def test_check_of_an_unconfirmed_verdict_exits_1_and_says_unconfirmed(capsys, solution):
+    """A patched harness reports pass; the caller cannot confirm it: never a pass, in the exit code, the text or --json."""
+    path = solution(FORGES_ITS_VERDICT)
+    code, out, _ = run(capsys, "check", "FA-100786", path)
+    assert code == 1 and out.splitlines()[0] == "0/6 checks pass (6 unconfirmed)"
+    assert "? unconfirmed: partial marker held" in out
+    code, out, _ = run(capsys, "check", "FA-100786", path, "--json")
+    result = json.loads(out)["runs"][0]
+    assert code == 1 and result["passed"] is False
+    assert {(o["status"], o["passed"]) for o in result["observations"]} == {("unconfirmed", False)}
+
+
+ALWAYS_EQUAL = '''
+class Anything(tuple):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = tuple.__hash__
+
+
+def solve(text, stops):
+    return Anything(("not", "it"))
+'''
+
+
+def test_check_text_labels_a_pass_decided_by_a_class_own_eq(capsys, solution):
+    """The text lists only the checks that did not pass: a note says these passes are the class's __eq__'s, as --json does."""
+    code, out, _ = run(capsys, "check", "FA-100786", solution(ALWAYS_EQUAL))
+    lines = out.splitlines()
+    assert lines[0] == "6/6 checks pass"
+    assert lines[1].startswith("note: 6 checks pass, compared by solution.Anything's own == (__eq__)")
+
+
+@pytest.mark.skipif(not shutil.which("bwrap"), reason="needs bubblewrap (apt-get install bubblewrap)")
+def test_check_sandbox_gives_a_forging_hand_in_its_real_verdicts(capsys, solution):
+    """How an instructor re-checks a hand-in: its patched harness is in solve's process, never in the judge's."""
+    source = FORGES_ITS_VERDICT.replace("    g = frame.f_globals", "    if frame is None:\n        return text, ''\n    g = frame.f_globals")
+    code, out, _ = run(capsys, "check", "FA-100786", solution(source.replace('return "not it", ""', "return text, ''")), "--sandbox", "--json")
+    result = json.loads(out)["runs"][0]
+    assert code == 1 and result["summary"] == "4/6 checks pass (2 fail)"

@@ -237,3 +237,48 @@ def test_the_class_report_and_live_view_over_the_learners_homes(hub, course):
     assert lines[start + 3].startswith("    1 learner times out: "), out
     assert lines[start + 4].startswith("    Why the attempt fails: Holding a fixed maximum marker length"), out
     assert "learner class" not in out  # the reference cells are marked with the learner's name: no code without --with-code
+
+
+REFERENCE_LINES = ("Hold back the longest suffix that is still a proper prefix", "if any(stop.startswith(tail) and tail != stop for stop")
+"""Lines of our reference solution for FA-100786 (references/): a learner must reach neither, by any route."""
+
+
+def _split(line: str) -> tuple[str, str]:
+    """A line in two halves: typed as two, so the learner's own shell or kernel history never holds it whole."""
+    return line[: len(line) // 2], line[len(line) // 2 :]
+
+
+def test_no_learner_reaches_a_reference_solution(hub, course):
+    """Issue 31: a learner's terminal and kernel run the learners' environment, which holds no reference solution."""
+    reference = (hubkit.REPO / "references" / "FA-100786.py").read_text(encoding="utf-8")
+    assert all(line in reference for line in REFERENCE_LINES)
+    repo, links = course
+    learner = hubkit.Learner(hub, "curious")
+    try:
+        learner.login()
+        learner.follow(links["00-start-here.ipynb"])
+        shown, code = learner.terminal("failuremap-edu notebook FA-100786 --instructor -o x && cat x/FA-100786.ipynb")
+        assert code != 0 and "FA-100786: no reference solution" in shown, shown
+        searched = " ".join(f"-e \"$(printf '%s%s' '{a}' '{b}')\"" for a, b in map(_split, REFERENCE_LINES))
+        shown, code = learner.terminal(f"grep -rIlF {searched} ~ \"$(dirname \"$(dirname \"$(which failuremap-edu)\")\")\" "
+                                       "$(python -c 'import os, sys; print(*(p for p in sys.path if p and os.path.isdir(p)))')")
+        assert code == 1, shown  # grep: nothing found, in the home, the environment, or anywhere on Python's path
+
+        learner.open_notebook("from-a-kernel.ipynb")
+        run = learner.execute(
+            "import os, subprocess, sys\n"
+            "done = subprocess.run(['failuremap-edu', 'notebook', 'FA-100786', '--instructor', '-o', 'y'], capture_output=True, text=True)\n"
+            "print('exit', done.returncode, done.stderr)\n"
+            f"lines = [a + b for a, b in {[_split(line) for line in REFERENCE_LINES]!r}]\n"
+            "roots = [p for p in sys.path if p and os.path.isdir(p)] + [sys.prefix]\n"
+            "found = subprocess.run(['grep', '-rIlF', *(x for line in lines for x in ('-e', line)), *roots], capture_output=True, text=True)\n"
+            "print('found', found.returncode, repr(found.stdout))\n"
+            "from failuremap_edu import _notebook\n"
+            "print('beside', os.path.isdir(os.path.join(os.path.dirname(os.path.dirname(_notebook.__file__)), 'references')))\n"
+        )
+        assert run.status == "ok" and run.error is None, run.error
+        assert "exit 2 failuremap-edu: error: FA-100786: no reference solution" in run.stdout, run.stdout
+        assert "found 1 ''" in run.stdout and "beside False" in run.stdout, run.stdout
+        assert not any(line in run.stdout + run.display for line in REFERENCE_LINES)
+    finally:
+        learner.close()

@@ -77,11 +77,12 @@ def test_a_class_defined_in_the_notebook_comes_back_described(kernel):
 
 
 def test_a_cell_defined_solve_runs_in_a_worker_and_the_kernel_never_forks(kernel):
+    from conftest import REFERENCES
     from failuremap_edu._notebook import reference_path
 
     setup = execute(kernel, "forks = []\nos.register_at_fork(before=lambda: forks.append(1))")
     assert setup["status"] == "ok", setup
-    defined = execute(kernel, reference_path("FA-100786").read_text(encoding="utf-8"))  # as a learner types it in a cell
+    defined = execute(kernel, reference_path("FA-100786", REFERENCES).read_text(encoding="utf-8"))  # as a learner types it in a cell
     assert defined["status"] == "ok", defined
     out = execute(
         kernel,

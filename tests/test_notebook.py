@@ -153,7 +153,7 @@ def test_generated_notebooks_of_other_records_pass_nbval(tmp_path):
     assert " passed" in proc.stdout and "failed" not in proc.stdout
 
 
-WHERE = ("reference solutions are not part of the installed package, so pass --solution FILE, or --references DIR with DIR/{id}.py "
+WHERE = ("reference solutions are never looked up on their own, so pass --solution FILE, or --references DIR with DIR/{id}.py "
          "(the references/ folder of the failuremap_edu repository, or a workshop's instructor folder's solutions/)")
 
 
@@ -164,11 +164,8 @@ def test_instructor_without_reference_is_a_clear_error(capsys, tmp_path):
     assert err == f"failuremap-edu: error: TR-000101: no reference solution; {WHERE.format(id='TR-000101')}\n"
 
 
-def test_an_installed_package_has_no_reference_and_says_where_to_get_one(capsys, tmp_path, monkeypatch):
-    """As a learner on a hub would run it: the installed package holds no reference solution to print."""
-    from failuremap_edu import _notebook
-
-    monkeypatch.setattr(_notebook, "references_dir", lambda: None)  # an installed wheel: no repository around it
+def test_no_reference_is_looked_up_on_its_own_and_the_error_says_where_to_get_one(capsys, tmp_path):
+    """As a learner on a hub would run it, also from an editable install of a checkout with references/ beside the package."""
     assert main(["notebook", "FA-100786", "-o", str(tmp_path), "--instructor"]) == 2
     assert capsys.readouterr().err == f"failuremap-edu: error: FA-100786: no reference solution; {WHERE.format(id='FA-100786')}\n"
     assert not list(tmp_path.iterdir())
@@ -178,6 +175,9 @@ def test_an_installed_package_has_no_reference_and_says_where_to_get_one(capsys,
     assert "def solve" in (tmp_path / "FA-100786.ipynb").read_text()
     assert main(["notebook", "FA-100786", "-o", str(tmp_path), "--references", str(ROOT / "references")]) == 2
     assert "--references only applies with --instructor or --all-packaged" in capsys.readouterr().err
+    assert main(["notebook", "--all-packaged", "-o", str(tmp_path / "all")]) == 2
+    assert "--all-packaged writes instructor notebooks too: pass --references DIR" in capsys.readouterr().err
+    assert not (tmp_path / "all").exists()
 
 
 def test_reference_solutions_live_outside_the_package():

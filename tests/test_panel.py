@@ -449,3 +449,22 @@ def test_the_hints_line_after_a_pass_offers_a_comparison_not_advice():
     assert "hints for your latest run, one at a time: try again before you open the next" in panel(learner).hints.value
     learner.check(reference)
     assert "for comparison: you pass every check, and they show where the attempt fails and why." in panel(learner).hints.value
+
+
+def _forges_its_verdict(text, stops):
+    """Replaces the record's harness with one that passes everything, then returns a wrong answer."""
+    import sys
+
+    frame = sys._getframe(1)
+    while frame is not None and "observations" not in frame.f_globals:
+        frame = frame.f_back
+    g = frame.f_globals
+    g["check"] = lambda label, actual, expected: g["observations"].append({"check": label, "passed": True})
+    return "not it", ""
+
+
+def test_an_unconfirmed_verdict_is_shown_as_such_not_as_a_pass(stopping):
+    stopping.check(_forges_its_verdict)
+    ui = panel(stopping)
+    assert "0/6 checks pass (6 unconfirmed)" in ui.status.value and '<span class="fm-mark">✗</span>' in ui.status.value
+    assert ui.checks.value.count("fm-badge fm-unconfirmed") == 6 and "fm-badge fm-pass" not in ui.checks.value

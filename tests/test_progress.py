@@ -494,3 +494,29 @@ def test_a_run_cut_short_by_the_writer_is_said_not_saved_and_the_next_run_is_who
     assert log_run(run_result(["fail", "fail"]), PASSING, log) is None
     entries, skipped = read_progress_lines(log)
     assert [e["passed"] for e in entries] == [1, 0] and skipped == [(3, "not JSON")]
+
+
+def _forges_its_verdict(text, stops):
+    """Replaces the record's harness with one that passes everything, then returns a wrong answer."""
+    import sys
+
+    frame = sys._getframe(1)
+    while frame is not None and "observations" not in frame.f_globals:
+        frame = frame.f_back
+    g = frame.f_globals
+
+    def check(label, actual, expected):
+        g["observations"].append({"check": label, "actual": actual, "expected": expected, "passed": True})
+
+    g["check"] = check
+    return "not it", ""
+
+
+def test_an_unconfirmed_verdict_is_logged_as_not_passed(exercise):
+    from failuremap_edu import progress_overview
+
+    exercise.check(_forges_its_verdict)
+    entry = read_progress()[0][-1]  # read back: a valid entry
+    assert (entry["passed"], entry["total"]) == (0, 6)
+    assert entry["statuses"] == ["unconfirmed"] * 6 and entry["reasons"] == ["unconfirmed"] * 6
+    assert "FA-100786    ✗ 0/6 (N=1)" in repr(progress_overview())

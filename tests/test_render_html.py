@@ -114,13 +114,13 @@ def test_colours_follow_the_theme():
     """A light palette, and a dark one under JupyterLab's marker: no fixed colour on a badge, muted text or link."""
     assert CSS.startswith(
         ".fm-root,.fm-panel{--fm-pass:#116329;--fm-fail:#a40e26;--fm-error:#7d4e00;--fm-timeout:#6639ba;"
-        "--fm-muted:#595959;--fm-link:#0d47a1;--fm-focus:#1565c0}\n"
+        "--fm-unconfirmed:#0b5394;--fm-muted:#595959;--fm-link:#0d47a1;--fm-focus:#1565c0}\n"
         'body[data-jp-theme-light="false"] .fm-root,body[data-jp-theme-light="false"] .fm-panel{--fm-pass:#3fb950;'
-        "--fm-fail:#ff7b72;--fm-error:#d29922;--fm-timeout:#bc8cff;--fm-muted:#b3b3b3;--fm-link:#8cc8ff;--fm-focus:#64b5f6}\n"
+        "--fm-fail:#ff7b72;--fm-error:#d29922;--fm-timeout:#bc8cff;--fm-unconfirmed:#79c0ff;--fm-muted:#b3b3b3;--fm-link:#8cc8ff;--fm-focus:#64b5f6}\n"
     )
     for rule in (
         ".fm-root .fm-pass{color:var(--fm-pass)}.fm-root .fm-fail{color:var(--fm-fail)}"
-        ".fm-root .fm-error{color:var(--fm-error)}.fm-root .fm-timeout{color:var(--fm-timeout)}",
+        ".fm-root .fm-error{color:var(--fm-error)}.fm-root .fm-timeout{color:var(--fm-timeout)}.fm-root .fm-unconfirmed{color:var(--fm-unconfirmed)}",
         ".fm-root .fm-muted{color:var(--fm-muted)}\n",  # was opacity:.6, 4.29:1 on white
         ".fm-root a{color:var(--fm-link);text-decoration:underline;text-underline-offset:2px}\n",  # links look like links
         ".fm-root a:focus-visible,.fm-root summary:focus-visible{outline:2px solid var(--fm-focus);outline-offset:2px}\n",

@@ -29,9 +29,9 @@ def test_grid_has_one_cell_per_check_and_run(comparison):
     assert [t.get_text() for t in ax.get_yticklabels()][0] == "partial marker held"
     assert [t.get_text() for t in ax.get_xticklabels()] == ["broken\n0/6 pass", "attempt\n1/6 pass", "yours\n3/6 pass"]
     assert ax.get_title() == "" and [t.get_text() for t in fig.texts] == ["<stop> title"]
-    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["pass", "fail", "error", "timeout"]
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["pass", "fail", "error", "timeout", "unconfirmed"]
     # Colour is never the only signal: every status has its own hatch or word.
-    assert len({(hatch, word) for _, hatch, word in STATUS_STYLE.values()}) == 4
+    assert len({(hatch, word) for _, hatch, word in STATUS_STYLE.values()}) == 5
 
 
 def test_saves_png_and_svg(comparison, tmp_path):

@@ -7,6 +7,7 @@ import subprocess
 
 import pytest
 
+from failuremap_edu._results import STATUSES
 from failuremap_edu.render._style import STATUS_CSS, STATUS_STYLE, STATUS_SYMBOLS
 
 
@@ -20,4 +21,4 @@ def test_every_status_mark_is_in_dejavu_sans(status):
 
 
 def test_every_status_has_a_mark_a_badge_colour_and_a_plot_style():
-    assert set(STATUS_SYMBOLS) == set(STATUS_CSS) == set(STATUS_STYLE) == {"pass", "fail", "error", "timeout"}
+    assert set(STATUS_SYMBOLS) == set(STATUS_CSS) == set(STATUS_STYLE) == set(STATUSES) == {"pass", "fail", "error", "timeout", "unconfirmed"}

@@ -139,7 +139,7 @@ def test_html_page_is_standalone_escaped_and_has_the_heatmap(klass, tmp_path, ca
     assert ax.images[0].get_array().shape == (2, 4)  # checks × learners
     assert [t.get_text() for t in ax.get_xticklabels()] == sorted(ids.values())
     assert ax.get_yticklabels()[1].get_text() == LABELS[1] and not ax.get_yticklabels()[1].get_parse_math()
-    assert figure.legends and {t.get_text() for t in figure.legends[0].get_texts()} == {"passed", "fail", "error", "timeout", "not run"}
+    assert figure.legends and {t.get_text() for t in figure.legends[0].get_texts()} == {"passed", "fail", "error", "timeout", "unconfirmed", "not run"}
 
 
 def test_bad_files_are_one_line_each_and_the_rest_is_reported(klass, capsys):
@@ -546,3 +546,20 @@ def test_the_report_counts_and_names_the_lines_it_skipped_in_text_html_and_json(
     export_progress(tmp_path / "ann.json", log)  # an export says how many lines its log lost
     assert build_report([tmp_path / "ann.json"]).problems == (
         f"{tmp_path / 'ann.json'}: the learner's progress log had 5 unreadable lines, left out of this export",)
+
+
+def test_an_unconfirmed_verdict_is_never_a_pass_in_the_report(tmp_path):
+    """From a log (status ``unconfirmed``) and from a download from before that status (``pass`` with the note)."""
+    log = tmp_path / "ann.jsonl"
+    log_run(run(("pass", "unconfirmed")), CODE.format(1, "ann"), log)
+    (tmp_path / "in").mkdir()
+    export_progress(tmp_path / "in" / "ann.json", log)
+    note = "the verdict could not be confirmed: the check process reported pass, but the values it sent back are not equal"
+    data = {"record": "FA-1", "learner": "b" * 16, "solve": "x = 2\n",
+            "runs": [{"variant": 1, "observations": [{"index": 0, "check": LABELS[0], "status": "pass", "verdict_note": None},
+                                                     {"index": 1, "check": LABELS[1], "status": "pass", "verdict_note": note}]}]}
+    (tmp_path / "in" / "bob.json").write_text(json.dumps(data))
+    (e,) = build_report([tmp_path / "in"]).exercises
+    assert e.learners == 2 and e.reached_pass == 0 and len(e.stuck) == 2
+    assert e.checks[0].reached_pass == 2 and e.checks[1].reached_pass == 0
+    assert [(g.kind, len(g.learners)) for g in e.checks[1].groups] == [("unconfirmed", 2)]

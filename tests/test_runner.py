@@ -896,9 +896,12 @@ def _forges_its_verdict(text, stops):
 def test_a_forged_verdict_is_reported_as_unconfirmed(stopping, isolation):
     """The caller recomputes the verdict from the plain values it received; a patched harness cannot hide."""
     result = run_checks(stopping, _forges_its_verdict, isolation=isolation)
-    assert all(o.status == "pass" and o.unconfirmed for o in result.observations)
+    assert [o.status for o in result.observations] == ["unconfirmed"] * 6 and all(o.unconfirmed and not o.passed for o in result.observations)
+    assert result.passed_count == 0 and not result.passed and result.counts()["unconfirmed"] == 6
+    assert result.summary() == "0/6 checks pass (6 unconfirmed)"
+    assert [o["status"] for o in result.to_json()["observations"]] == ["unconfirmed"] * 6
     assert "the verdict could not be confirmed: the check process reported pass" in str(result)
-    assert "could not be confirmed" in result._repr_html_()
+    assert "could not be confirmed" in result._repr_html_() and "fm-unconfirmed" in result._repr_html_()
     assert all(o.verdict_note is None for o in run_checks(stopping, reference_solve("FA-100786")).observations)
 
 
@@ -927,15 +930,17 @@ def test_a_value_compared_by_its_own_eq_is_labelled(stopping):
     assert all(o.status == "pass" for o in result.observations)
     assert all(o.verdict_note.startswith("compared by") and "_EqualsAnything" in o.verdict_note for o in result.observations)
     assert "own == (__eq__)" in str(result.observations[0])
+    # The text of the run, which lists only the checks that did not pass, says so too (as --json's verdict_note does).
+    assert "note: 6 checks pass, compared by test_runner._EqualsAnything's own == (__eq__)" in str(result)
     result = run_checks(stopping, lambda text, stops: _LoosePair((text, "")))
     assert all("_LoosePair" in o.verdict_note for o in result.observations)
+    assert "checks pass, compared by test_runner._LoosePair's own ==" in str(result)
     # A subclass that keeps tuple's == (a named tuple) is compared as the tuple it shows: no note.
     result = run_checks(stopping, lambda text, stops: _Pair((text, "")))
     assert [o.verdict_note for o in result.observations] == [None] * 6
 
 
-@pytest.mark.skipif(not __import__("shutil").which("bwrap"), reason="needs bubblewrap (apt-get install bubblewrap)")
-def test_a_sandboxed_run_ends_everything_it_started(stopping, tmp_path):
+def test_a_sandboxed_run_ends_everything_it_started(stopping, tmp_path, bwrap):
     """In the sandbox a run has its own PID namespace: killing bwrap ends all of it, detached or not."""
     import subprocess
     import uuid

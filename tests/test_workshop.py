@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import nbformat
 import pytest
 
-from conftest import TEST_RECORDS, record_path
+from conftest import REFERENCES, TEST_RECORDS, record_path
 from failuremap_edu._cli import main
 from failuremap_edu._notebook import reference_path
 from failuremap_edu._records import packaged_records_dir
@@ -24,9 +24,11 @@ ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = TEST_RECORDS / "solutions"
 
 
-def build(capsys, *argv) -> tuple[int, str, str]:
+def build(capsys, *argv, solutions: bool = True) -> tuple[int, str, str]:
+    """`workshop ARGV`, with our reference solutions (``--solutions references``) unless `argv` names some or `solutions` is False."""
     capsys.readouterr()
-    code = main(["workshop", *map(str, argv)])
+    given = ["--solutions", REFERENCES] if solutions and "--solutions" not in argv else []
+    code = main(["workshop", *map(str, [*argv, *given])])
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -67,16 +69,19 @@ def leaks(folder: Path, bodies: dict[str, str]) -> list[str]:
 def workshop(tmp_path_factory):
     """One workshop from a packaged and a path record, with solutions for both, built once for the module."""
     base = tmp_path_factory.mktemp("ws")
-    out = base / "ws"
+    out, solutions = base / "ws", base / "solutions"
+    solutions.mkdir()
+    for path in [*SOLUTIONS.glob("*.py"), *REFERENCES.glob("*.py")]:
+        shutil.copyfile(path, solutions / path.name)
     code = main(["workshop", "FA-100786", str(record_path("TR-000101")), "-o", str(out), "--title", "Day <1> & more",
-                 "--solutions", str(SOLUTIONS)])
+                 "--solutions", str(solutions)])
     assert code == 0
     return out
 
 
 BODIES = {
-    "FA-100786 reference": solve_body(reference_path("FA-100786")),
-    "FA-100061 reference": solve_body(reference_path("FA-100061")),
+    "FA-100786 reference": solve_body(reference_path("FA-100786", REFERENCES)),
+    "FA-100061 reference": solve_body(reference_path("FA-100061", REFERENCES)),
     "TR-000101 solution": solve_body(SOLUTIONS / "TR-000101.py"),
 }
 
@@ -253,15 +258,15 @@ def test_an_edited_copy_of_a_packaged_record_is_named_and_not_called_verified(tm
     assert data["verified"] is True
     data["title"] = "My own take on stop strings"
     Path("my-record.json").write_text(json.dumps(data), encoding="utf-8")
-    code, _, err = build(capsys, "my-record.json", "-o", "ws")
+    code, _, err = build(capsys, "my-record.json", "-o", "ws", solutions=False)
     assert code == 0
     assert err == "failuremap-edu: warning: my-record.json differs from the packaged FA-100786 (title): using my-record.json\n"
     text = markdown("ws/notebooks/FA-100786.ipynb")
     assert "My own take on stop strings" in text and re.search(r"\| verified[^|]* \| no \|", text)
-    assert not list(Path("ws-instructor").rglob("*.ipynb"))  # our reference was written for the packaged record
+    assert not list(Path("ws-instructor").rglob("*.ipynb"))  # no --solutions: no instructor notebook
     shutil.copy(packaged_records_dir() / "FA-100786.json", "same.json")
     code, _, err = build(capsys, "same.json", "-o", "ws2")
-    assert code == 0 and err == ""  # an exact copy is the packaged record: no warning, and its reference applies
+    assert code == 0 and err == ""  # an exact copy is the packaged record: no warning
     assert re.search(r"\| verified[^|]* \| yes \|", markdown("ws2/notebooks/FA-100786.ipynb"))
     assert Path("ws2-instructor/notebooks/FA-100786.ipynb").is_file()
 
@@ -327,7 +332,7 @@ def test_rebuilds_are_safe_until_someone_edits_a_file(tmp_path, capsys):
     (teacher / "solutions" / "FA-100786.py").write_text("# my notes\n")
     code, _, err = build(capsys, "FA-100786", "-o", out, "--force")
     assert code == 0 and "Room 101" not in (out / "README.md").read_text()
-    assert (teacher / "solutions" / "FA-100786.py").read_text() == reference_path("FA-100786").read_text()
+    assert (teacher / "solutions" / "FA-100786.py").read_text() == reference_path("FA-100786", REFERENCES).read_text()
 
 
 def test_an_edited_instructor_folder_is_refused_too(tmp_path, capsys):
@@ -527,6 +532,33 @@ def test_a_hub_workshop_gives_the_instructor_a_hub_config_and_zero_to_jupyterhub
     assert not (out / HUB_CONFIG).exists() and not (out / Z2JH_CONFIG).exists()  # the learners' repository holds no hub secrets or settings
 
 
+def test_a_hub_runs_a_learners_environment_built_from_the_wheel_and_refuses_one_beside_references(tmp_path, capsys):
+    """Issue 31: the hub config pointed the learners' servers at the instructor's editable install, references/ beside it."""
+    from traitlets.config import Config
+
+    from failuremap_edu._hub import LEARNERS_ENV, LEARNERS_ENV_SCRIPT
+    from failuremap_edu._workshop import HUB_CONFIG, hub_config
+
+    out = tmp_path / "ws"
+    assert build(capsys, "FA-100786", "-o", out, "--repo", "https://github.com/me/course", "--hub", "https://hub.example.org")[0] == 0
+    teacher = out.with_name("ws-instructor")
+    config = (teacher / HUB_CONFIG).read_text()
+    assert f"ENV_BIN = '{LEARNERS_ENV}/bin'" in config and str(Path(sys.executable).parent) not in config
+    script = (teacher / LEARNERS_ENV_SCRIPT).read_text()
+    assert subprocess.run(["sh", "-n", teacher / LEARNERS_ENV_SCRIPT]).returncode == 0
+    install = next(line for line in script.splitlines() if "pip install" in line)
+    assert '"$LEARNERS"' in install and " -e " not in install and f'LEARNERS="${{2:-{out.resolve()}}}"' in script
+    assert f"`sh {LEARNERS_ENV_SCRIPT}` builds" in (teacher / "README.md").read_text()
+
+    def load(env_bin) -> None:
+        exec(compile(hub_config("http://127.0.0.1:18300", env_bin=str(env_bin)), HUB_CONFIG, "exec"), {"get_config": Config, "__file__": str(tmp_path / HUB_CONFIG)})
+
+    with pytest.raises(SystemExit, match=r"runs failuremap-edu from .*, beside its references/ \(reference solutions\)"):
+        load(Path(sys.executable).parent)  # this environment: an editable install of a checkout
+    with pytest.raises(SystemExit, match="no failuremap-edu in .*: build the learners' environment first: sh learners-env.sh"):
+        load(tmp_path / "nowhere")
+
+
 def test_a_hub_on_this_machine_is_configured_to_stay_on_loopback():
     """The instructor trial gave --hub http://127.0.0.1:18300 and got a hub listening on every interface."""
     from failuremap_edu._workshop import hub_config
@@ -541,12 +573,9 @@ def test_without_a_hub_no_hub_config_and_no_nbgitpuller(tmp_path, capsys):
     assert build(capsys, "FA-100786", "-o", out)[0] == 0
     assert not (out.with_name("ws-instructor") / HUB_CONFIG).exists()
     assert "nbgitpuller" not in (out / "binder" / "requirements.txt").read_text()
-def test_from_an_installed_package_the_references_come_from_the_instructors_folder(tmp_path, capsys, monkeypatch):
-    """The installed package holds no reference solution: --solutions DIR gives them, and only the instructor's folder gets them."""
-    from failuremap_edu import _notebook
-
-    monkeypatch.setattr(_notebook, "references_dir", lambda: None)  # an installed wheel: no repository around it
-    code, stdout, _ = build(capsys, "FA-100786", "-o", tmp_path / "bare")
+def test_the_references_come_only_from_the_solutions_folder_given(tmp_path, capsys):
+    """None is looked up beside the package (an editable install's references/, say): --solutions DIR gives them, to the instructor's folder."""
+    code, stdout, _ = build(capsys, "FA-100786", "-o", tmp_path / "bare", solutions=False)
     assert code == 0 and "no instructor notebook for FA-100786 (no reference solution: pass --solutions DIR with DIR/ID.py)" in stdout
     assert not (tmp_path / "bare-instructor" / "solutions").exists()
     code, stdout, _ = build(capsys, "FA-100786", "-o", tmp_path / "ws", "--solutions", ROOT / "references")

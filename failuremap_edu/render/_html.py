@@ -20,7 +20,7 @@ from .._records import Record
 from .._patterns import pattern
 from ._grid import GRID_CSS, picture_html
 from ._text import RETURNED_LIMIT, expected_text, omitted_items_text, grouped, paths_text, expression_label, line_rows, outcome_text, printed_summary, run_notes, story_reasons, story_sentences, visible
-from .._results import FAIL, PASS, CallResult, Observation, RunResult, check_labels, repeated_failures
+from .._results import COMPARED, FAIL, JUDGED_IN_SOLVE_PROCESS, PASS, CallResult, Observation, RunResult, check_labels, repeated_failures
 from .._values import safe_repr, text_safe
 from ._style import DARK_THEME, PLAYGROUND_UNCHECKED, STATUS_CSS, STATUS_CSS_DARK, STATUS_SYMBOLS, UI_CSS, UI_CSS_DARK
 
@@ -261,7 +261,7 @@ def _observation_body(o: Observation, budget: Budget, missing_return: bool = Fal
     if o.compared:
         rows += [(f"{call_text} returned", folded_value(value)) for call_text, value in o.shown_returns()]
     rows.append(("expected", _code(expected_text(o, budget.max_repr * 4))))
-    if o.status in (PASS, FAIL):
+    if o.status in COMPARED:
         rows.append(("got", _code(safe_repr(o.actual, budget.max_repr * 4))))
     if o.error is not None:
         rows.append(("error", _code(str(o.error))))
@@ -276,6 +276,8 @@ def _observation_body(o: Observation, budget: Budget, missing_return: bool = Fal
         body += f'<p class="fm-note">note: {_e(o.mutation)}</p>'
     if o.verdict_note:
         body += f'<p class="fm-note">note: {_e(o.verdict_note)}</p>'
+    if o.judged_in_solve_process and not o.unconfirmed:
+        body += f'<p class="fm-note">note: {_e(JUDGED_IN_SOLVE_PROCESS)}</p>'
     if traceback and o.error is not None and o.error.traceback:
         body += f"<details><summary>traceback</summary><pre>{_pre(o.error.traceback)}</pre></details>"
     if o.stdout:

@@ -16,7 +16,7 @@ from .._diff import Budget, Diff, LineDetail, TextDetail, diff
 from .._fixtures import FixtureScript
 from .._patterns import pattern
 from .._records import Record
-from .._results import FAIL, PASS, TIMEOUT, Observation, RunResult, check_labels
+from .._results import COMPARED, FAIL, JUDGED_IN_SOLVE_PROCESS, PASS, TIMEOUT, Observation, RunResult, check_labels
 from .._values import clip, is_not_computed, safe_repr
 from ._grid import picture_text
 from ._style import STATUS_SYMBOLS
@@ -239,7 +239,7 @@ def render_observation(o: Observation, budget: Budget | None = None, *, missing_
     elif o.call:
         lines.append(terminal_safe(f"  call:     {o.call}", 600))
     lines.append(terminal_safe(f"  expected: {expected_text(o, budget.max_repr * 4)}", 1_000))
-    if o.status in (PASS, FAIL):
+    if o.status in COMPARED:
         lines.append(terminal_safe(f"  got:      {safe_repr(o.actual, budget.max_repr * 4)}", 1_000))
     if o.status == FAIL:
         lines += ["    " + terminal_safe(text, 1_000) for text in picture_text(o.expected, o.actual)]
@@ -256,6 +256,8 @@ def render_observation(o: Observation, budget: Budget | None = None, *, missing_
         lines.append(terminal_safe(f"  note:     {o.mutation}", 600))
     if o.verdict_note:
         lines.append(terminal_safe(f"  note:     {o.verdict_note}", 600))
+    if o.judged_in_solve_process and not o.unconfirmed:  # an unconfirmed verdict's note says so already
+        lines.append(f"  note:     {JUDGED_IN_SOLVE_PROCESS}")
     if o.stdout:
         printed = o.stdout.splitlines()
         lines.append(f"  {printed_summary(o)}:")
@@ -293,15 +295,22 @@ def run_notes(result: RunResult) -> list[str]:
     unconfirmed = [o for o in result.observations if o.unconfirmed]
     if unconfirmed:
         notes.append(f"{unconfirmed[0].verdict_note} (in {len(unconfirmed)} check{'s' if len(unconfirmed) > 1 else ''})")
+    own_eq = [o for o in result.observations if o.status == PASS and o.verdict_note]  # passes are not listed below: say it here
+    if own_eq:
+        where = f"{len(own_eq)} checks pass" if len(own_eq) > 1 else f"the check '{clip(own_eq[0].check, 60)}' passes"
+        notes.append(f"{where}, {own_eq[0].verdict_note}")
     loose = _passes_by_equality_alone(result)
     if loose:
         o, d = loose
         where = f"{d.path}: " if d.path else ""
         notes.append(f"the check '{clip(o.check, 60)}' passes because == holds (as the record's own harness judges it), "
                      f"but the values differ in type: {where}{d.message}")
+    there = [o for o in result.observations if o.judged_in_solve_process and not o.unconfirmed]
+    if there:
+        notes.append(f"{len(there)} check{'s were' if len(there) > 1 else ' was'} {JUDGED_IN_SOLVE_PROCESS.replace('its values are', 'their values are' if len(there) > 1 else 'its values are')}")
     if result.isolation_note:
         notes.append(result.isolation_note)
-    return notes
+    return notes + list(result.notes)
 
 
 def _passes_by_equality_alone(result: RunResult):
@@ -362,7 +371,7 @@ def omitted_items_text(count: int) -> str:
 
 def outcome_text(o: Observation, limit: int = 300) -> str:
     """What one implementation did on a check, in a few words: returned X, raised E, ran out of time."""
-    if o.status in (PASS, FAIL):
+    if o.status in COMPARED:
         if o.compared:  # the value is an expression of what solve returned, not the return value
             returns = "".join(f"; {call} returned {safe_repr(value, min(limit, 120))}" for call, value in o.shown_returns())
             return f"gave {safe_repr(o.actual, limit)}{returns}"

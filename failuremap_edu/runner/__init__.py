@@ -4,6 +4,7 @@ In the caller (a kernel, the CLI):
   _api       the public calls (`run_checks`, `replay`, `try_call`, `compare`; `run_script`, a whole script in a fresh interpreter), time limits,
              supervision of workers, and the in-process fallback where there is no fork
   _warm      the worker server (a private forkserver), the standby worker, the sweep
+  _sandbox   workers in a bubblewrap sandbox (``--sandbox``): what the sandbox holds, and how one starts
   _platform  which isolation this platform has
 
 In the worker, next to learner code (the server preloads `_serve` and what it imports):
@@ -40,8 +41,8 @@ _EXPORTS = {
     "INPROCESS": "._platform",
     "PROCESS": "._platform",
     "SANDBOX": "._platform",
-    "BWRAP": "._warm",
-    "MISSING_BWRAP": "._warm",
+    "BWRAP": "._sandbox",
+    "MISSING_BWRAP": "._sandbox",
     "global_names": "._byvalue",
 }
 """What the rest of the package may use of the runner: nothing outside runner/ imports its modules."""

@@ -36,12 +36,12 @@ import time
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from . import _byvalue
+from . import _byvalue, _judge
 from ._channel import Undecodable
 from ._platform import INPROCESS, PROCESS, SANDBOX, isolation_available
 from .._fixtures import VARIANTS, CheckSite, FixtureScript, compared_expression, is_bare_call, read_fixtures
 from .._records import Record, as_record
-from .._results import ERROR, FAIL, PASS, STATUSES, TIMEOUT, UNCONFIRMED, CallResult, Comparison, ErrorInfo, Observation, RunResult
+from .._results import COMPARED, ERROR, FAIL, NOT_CONFIRMED, PASS, TIMEOUT, UNCONFIRMED, CallResult, Comparison, ErrorInfo, Observation, RunResult
 from ._session import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, DEFAULT_TIMEOUT, CheckTimeout, OutputCapture, Plan, Session, import_timeout_message
 from .._signature import Params, mismatch
 from .._solution import Solution, SolutionError, load_solution
@@ -169,9 +169,12 @@ class ScriptRun:
     """It did not finish within the limit: it was interrupted (so stderr shows where it was), then killed."""
     output_exceeded: bool = False
     """It wrote more than the output limit and was stopped."""
+    not_started: str | None = None
+    """Why the sandbox never started the script (bwrap's own error line), so that nothing of it ran; None if it started."""
 
 
-def run_script(source: str, timeout: float = 10.0, *, memory_mb: int = DEFAULT_MEMORY_MB, output_bytes: int = SCRIPT_OUTPUT_BYTES) -> ScriptRun:
+def run_script(source: str, timeout: float = 10.0, *, memory_mb: int = DEFAULT_MEMORY_MB, output_bytes: int = SCRIPT_OUTPUT_BYTES,
+               isolation: str | None = None) -> ScriptRun:
     """Run `source` as ``python -c SOURCE`` would, in a fresh interpreter, never in the caller.
 
     For a record's standalone check script: its exit code, stdout and stderr are
@@ -183,28 +186,43 @@ def run_script(source: str, timeout: float = 10.0, *, memory_mb: int = DEFAULT_M
     it was), then killed `SCRIPT_INTERRUPT_GRACE` s later. On Linux its address
     space is capped at `memory_mb` plus 1 GiB for the interpreter, and what it
     writes at `output_bytes` (set right after it starts, before Python has read
-    the script).
+    the script). With `isolation` ``sandbox`` (or ``FAILUREMAP_ISOLATION=sandbox``, as
+    ``--sandbox`` sets it) it runs in a bubblewrap sandbox (`_sandbox`), its
+    working folder the sandbox's empty ``/tmp``, its environment cleared.
     """
     import subprocess
     import tempfile
 
     if not isinstance(timeout, (int, float)) or not timeout > 0:
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    sandbox = _mode(isolation) == SANDBOX
     env = dict(os.environ, PYTHONIOENCODING="utf-8")
     with tempfile.TemporaryDirectory(prefix="failuremap-script-") as cwd, tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.perf_counter()
-        proc = subprocess.Popen(
-            [sys.executable, "-c", source], stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd, env=env, start_new_session=True
-        )
+        if sandbox:
+            from ._sandbox import script_command
+
+            proc = subprocess.Popen(script_command(source, memory_mb, output_bytes), stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd,
+                                    env=env, start_new_session=True)
+        else:
+            proc = subprocess.Popen(
+                [sys.executable, "-c", source], stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd, env=env, start_new_session=True
+            )
         timed_out = False
         try:
-            _limit_script(proc.pid, memory_mb, output_bytes)
+            if not sandbox:  # in the sandbox the launcher has set them (`_sandbox.script_command`)
+                _limit_script(proc.pid, memory_mb, output_bytes)
             try:
                 proc.wait(timeout)
             except subprocess.TimeoutExpired:
                 timed_out = True
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(proc.pid, signal.SIGINT)
+                if sandbox:
+                    from ._sandbox import interrupt_inside
+
+                    interrupt_inside(proc.pid)  # bwrap passes no signal on: to the script itself
+                else:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(proc.pid, signal.SIGINT)
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     proc.wait(SCRIPT_INTERRUPT_GRACE)
         finally:
@@ -215,7 +233,13 @@ def run_script(source: str, timeout: float = 10.0, *, memory_mb: int = DEFAULT_M
             exceeded = exceeded or os.fstat(stream.fileno()).st_size >= output_bytes  # Python ignores SIGXFSZ: its write failed
             stream.seek(0)
             texts.append(stream.read(output_bytes).decode("utf-8", "replace"))
-    return ScriptRun(proc.returncode, texts[0], texts[1], round(elapsed_ms, 3), timed_out, exceeded)
+    code, not_started = proc.returncode, None
+    if sandbox:
+        from ._sandbox import started
+
+        code = -(code - 128) if code > 128 else code  # bwrap reports a signal as 128 + its number
+        texts[1], not_started = started(texts[1])
+    return ScriptRun(code, texts[0], texts[1], round(elapsed_ms, 3), timed_out, exceeded, not_started)
 
 
 def _limit_script(pid: int, memory_mb: int, output_bytes: int) -> None:
@@ -309,7 +333,7 @@ def try_call(
     if not collector.observations:
         return CallResult(call, ERROR, None, collector.problem or ErrorInfo("NotRun", "the call did not run"), solver=implementation or "yours", function=function)
     o = collector.observations[0]
-    status = "returned" if o.status in ("pass", "fail") else o.status
+    status = "returned" if o.status in COMPARED else o.status
     error = o.error
     if error is not None and error.type == "NotRun" and collector.problem is not None:
         error = collector.problem  # why it did not run (solve could not be sent): "this check did not run" is a check's words
@@ -377,7 +401,7 @@ def _run(fixtures: FixtureScript, record: Record, solver: str, solve, variant: i
     _execute(plan, collector, mode)
     isolated = mode if mode in (PROCESS, SANDBOX) else INPROCESS
     elapsed_ms = (time.perf_counter() - started) * 1000
-    return RunResult(record.id, solver, variant, collector.finish(fixtures), plan.timeout, isolated, collector.problem, elapsed_ms)
+    return RunResult(record.id, solver, variant, collector.finish(fixtures), plan.timeout, isolated, collector.problem, elapsed_ms, collector.notes)
 
 
 def _mode(isolation: str | None) -> str:
@@ -388,7 +412,7 @@ def _mode(isolation: str | None) -> str:
     if mode == SANDBOX:
         import shutil
 
-        from ._warm import BWRAP, MISSING_BWRAP
+        from ._sandbox import BWRAP, MISSING_BWRAP
 
         if shutil.which(BWRAP) is None:
             raise ValueError(MISSING_BWRAP)
@@ -402,6 +426,8 @@ def _execute(plan: Plan, collector: "_Collector", mode: str) -> None:
         _run_in_process(plan, collector)
 
 
+_SENT_STATUSES = (PASS, FAIL, ERROR, TIMEOUT)
+"""What a check process may report; ``unconfirmed`` is decided here, by the caller, never by it."""
 _RESULT_FIELDS = {
     "index": int, "site": int, "check": str, "status": str, "passed": bool, "call": str, "stdout": str,
     "stdout_dropped": int, "elapsed_ms": float, "mutation": (str, type(None)), "error": (dict, type(None)),
@@ -425,6 +451,10 @@ class _Collector:
         """A solution file is being imported (between ``load`` and ``loaded``): the check limit applies."""
         self.timeouts: list[str] = []
         """The checks of this run that timed out, as ``check 2 ('label')``."""
+        self.notes: tuple[str, ...] = ()
+        """What the run's result should say about the workers (`RunResult.notes`)."""
+        self.restarts = 0
+        """Times the run started over on a new worker because the pool had stalled (`_warm.Pool.stalled`)."""
 
     @property
     def next_ordinal(self) -> int:
@@ -534,16 +564,22 @@ def _error(data: dict) -> ErrorInfo:
 
 
 def _observation(data: dict, current) -> Observation:
-    _require(type(data) is dict and current is not None and data.get("index") == current[0] and data.get("status") in STATUSES)
+    _require(type(data) is dict and current is not None and data.get("index") == current[0] and data.get("status") in _SENT_STATUSES)
     _require(all(isinstance(data.get(k), kind) for k, kind in _RESULT_FIELDS.items()))
     error = None if data["error"] is None else _error(data["error"])
     fields = {k: data[k] for k in _RESULT_FIELDS if k != "error"}
     returned = data.get("returned", [])  # what solve returned, beside a compared expression (optional: shown, never judged)
     _require(type(returned) is list and all(type(pair) is list and len(pair) == 2 and type(pair[0]) is int for pair in returned))
     (actual, actual_plain), (expected, expected_plain) = received(data.get("actual")), received(data.get("expected"))
+    _require(data.get("judged_in_solve_process", False) in (True, False))
+    fields["judged_in_solve_process"] = there = data.get("judged_in_solve_process", False) is True
     note = None
     if data["status"] in (PASS, FAIL):
         note = _verdict_note(data["passed"], actual, expected) if actual_plain and expected_plain else _own_eq_note(actual, expected)
+        if there and data["passed"]:  # solve's process said pass: there it can forge any value, plain or not (wrap the sink)
+            note = f"{UNCONFIRMED}: {_judge.JUDGED_THERE}"
+        if note is not None and note.startswith(UNCONFIRMED):  # never counted as a pass (nor as a fail): a status of its own
+            fields.update(status=NOT_CONFIRMED, passed=False)
     return Observation(**fields, actual=actual, expected=expected, error=error, verdict_note=note,
                        returned=tuple((entered, received(value)[0]) for entered, value in returned))
 
@@ -600,20 +636,24 @@ def _opaques(value, limit: int = 10_000) -> list[Opaque]:
 def _supervise(plan: Plan, collector: _Collector, sandbox: bool = False) -> None:
     """Run the plan in worker processes until every check is reported; then line up the next worker.
 
-    With `sandbox`, each worker runs in a bubblewrap sandbox of its own (`_warm.SandboxPool`).
+    With `sandbox`, each worker runs in a bubblewrap sandbox of its own (`_sandbox.SandboxPool`).
     """
     from . import _warm  # here, not at the top: platforms without fork never import multiprocessing
+    from ._sandbox import sandbox_pool
     from ._worker import Start
 
-    pool, not_run, unsent = _warm.sandbox_pool() if sandbox else _warm.pool(), None, 0
+    pool, not_run, unsent = sandbox_pool(plan) if sandbox else _warm.pool(), None, 0
     try:
         payload, modules = _byvalue.dumps(plan)
+        if sandbox and plan.solve is not None and _judge.SPLIT:  # judged apart from solve (`_judge`)
+            payload = _byvalue.dumps(_judge.judged(plan))[0]
     except _byvalue.Unshippable as exc:
         not_run = f"this check did not run: solve cannot be sent to the worker process that runs the checks ({exc})"
         collector.problem = ErrorInfo("CannotSend", f"solve cannot be sent to the worker process that runs the checks: {exc}. {CANNOT_SEND_WAY}")
         payload, modules = _byvalue.dumps(replace(plan, solve=None))  # still list the checks, without solve
+    first = True
     while True:
-        worker = pool.take()
+        worker, first = (pool.take(first) if not sandbox else pool.take()), False
         try:
             if not worker.send(collector.next_ordinal, not_run or collector.not_run(), payload, time.monotonic() + SETUP_TIMEOUT):
                 unsent += 1  # a standby that died before it could start (killed from outside, say)
@@ -627,6 +667,7 @@ def _supervise(plan: Plan, collector: _Collector, sandbox: bool = False) -> None
         if collector.done:
             break
         pool.stop(worker)
+    collector.notes += getattr(pool, "pop_notes", tuple)()  # a stopped server replaced, say
     rehearsal = replace(plan, solve=None, extra_globals=None)  # the record's code only: nothing of the learner's
     pool.finish(worker, Start(tuple(sorted(m for m in modules if _byvalue.installed(m))), plan.path, plan.cwd, rehearsal))
 
@@ -661,7 +702,7 @@ def _drain(worker, plan: Plan, collector: _Collector, pool) -> None:
                     started, limit = stamp, collector.limit()
                 last_event = stamp
         except (WorkerDied, Undecodable, ValueError, TypeError, KeyError, IndexError) as exc:
-            what = _describe_exit(worker.exitcode) if isinstance(exc, WorkerDied) else (
+            what = _describe_exit(worker.exitcode, worker.exit_note) if isinstance(exc, WorkerDied) else (
                 "sent bytes that are not a message of ours (does solve write to a file it did not open?), so it was stopped")
             if collector.current is None:
                 collector.problem, collector.done = ErrorInfo("WorkerDied", f"the check process ended outside any check: {what}"), True
@@ -687,6 +728,9 @@ def _drain(worker, plan: Plan, collector: _Collector, pool) -> None:
         if collector.current is None:
             if collector.loading:
                 collector.problem = ErrorInfo("Timeout", import_timeout_message(plan.solve.path, plan.timeout))
+            elif not collector.restarts and getattr(pool, "stalled", lambda w, s: False)(worker, setup_limit):
+                collector.restarts += 1  # the server's fault, not the record's: replaced, and the run goes on with a new worker
+                return
             else:
                 collector.problem = ErrorInfo("Timeout", f"the fixture code outside the checks took longer than {setup_limit:g} s")
             collector.done = True
@@ -703,7 +747,10 @@ _SIGNAL_HINTS = {
 }
 
 
-def _describe_exit(exitcode: int | None) -> str:
+def _describe_exit(exitcode: int | None, note: str | None = None) -> str:
+    """How a worker ended, for a run's message; `note` (the worker's `exit_note`) says it never started, and so blames no one's solve."""
+    if note is not None:
+        return note
     if exitcode is None:
         return "its exit status is unknown"
     if exitcode >= 0:

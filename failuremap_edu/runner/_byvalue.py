@@ -427,9 +427,14 @@ def _install_roots() -> tuple[str, ...]:
     return tuple(os.path.realpath(root) + os.sep for root in roots if root)
 
 
+SOURCE_LINES_LIMIT = 1 << 18
+"""Characters of a function's file sent along with it, at most: larger files are quoted from disk, where seen."""
+
+
 def _source_lines(filename: str) -> list[str] | None:
-    """A notebook cell's lines, so tracebacks on the other side can still quote them."""
-    if os.path.exists(filename):
-        return None
+    """The lines of the file (or notebook cell) that defines a function, so tracebacks on the other side can quote them.
+
+    Sent for files on disk too: a sandboxed worker does not see the caller's files.
+    """
     lines = linecache.getlines(filename)
-    return lines or None
+    return lines if lines and sum(map(len, lines)) <= SOURCE_LINES_LIMIT else None

@@ -35,6 +35,7 @@ import queue
 import select
 import signal
 import struct
+import sys
 import threading
 import time
 
@@ -43,7 +44,7 @@ try:
 except ImportError:  # pragma: no cover - Pyodide: no processes at all (the runner never gets here)
     forkserver = None  # type: ignore[assignment]
 
-from . import _byvalue
+from . import _byvalue, _health
 from ._channel import Reader
 from ._platform import PROCESS, isolation_available
 from ._worker import REQUEST, Start
@@ -74,6 +75,8 @@ class Worker:
         self.gone = self.closed = False
         self.hung_up = False
         """The wake pipe has closed: nothing will wake us any more but the exit status."""
+        self.exit_note: str | None = None
+        """Why it ended before it could run anything, where that is known (a sandbox that did not start: `_sandbox`)."""
         self.unread: list = []
         """Messages read but not yet handed out: those after a run's end, of the next (`_runner.replay_many`)."""
 
@@ -165,13 +168,12 @@ class Worker:
                     os.close(fd)
 
 
-class Pool:
+class Pool(_health.Watched):
     """This process's worker server, its standby, and the sweep after each worker."""
 
     def __init__(self) -> None:
         self.owner = os.getpid()
-        self.server = forkserver.ForkServer()
-        self.server.set_forkserver_preload(["failuremap_edu.runner._serve"])
+        self.server = _new_server()
         self.started = False
         self.standby: Worker | None = None
         self.workers: set[Worker] = set()
@@ -181,15 +183,25 @@ class Pool:
         self.closing = False
         """Set at exit: no new standby is lined up from then on."""
         self.lock = threading.Lock()
+        self.replacing = threading.RLock()
+        """Held while a stopped server is ended and a new one started (`stop` of its standby re-enters)."""
+        self.notes: list[str] = []
+        """What runs should say about the pool (a stopped server replaced), until `pop_notes` hands them to one."""
 
-    def take(self) -> Worker:
-        """The standby if it is still there, else a fresh worker."""
+    def take(self, first: bool = True) -> Worker:
+        """The standby if it is still there and not stopped, else a fresh worker; a stopped server is replaced first.
+
+        `first`: the run's first worker (what went wrong before it, an earlier run did).
+        """
+        self.check_server("an earlier solve" if first else "this run's solve")
         with self.lock:
             worker, self.standby = self.standby, None
         if worker is not None:
             worker._wait_status(False, 0)
-            if not worker.gone:
+            if not worker.gone and not _health.stopped(worker.pid):
                 return worker
+            if not worker.gone:
+                self._note(_health.STANDBY_STOPPED)
             self.stop(worker)
         return self.launch(Start())
 
@@ -234,7 +246,9 @@ class Pool:
                 return
             worker, start = errand
             with contextlib.suppress(OSError):  # no standby this time (the server restarting, say): runs start fresh
-                if errands.empty() and not self.closing:  # first the next run's worker, then the sweep (which waits for the old one to end)
+                # First the next run's worker, then the sweep (which waits for the old one to end). Never on a stopped
+                # server, nor is one replaced here: a run may be using one of its workers now (the next `take` does it).
+                if errands.empty() and not self.closing and not _health.stopped(getattr(self.server, "_forkserver_pid", None)):
                     self.line_up(start)
             with contextlib.suppress(OSError):
                 self.stop(worker)
@@ -252,6 +266,14 @@ class Pool:
 
     def stop(self, worker: Worker) -> None:
         """Kill the worker's process group, then, once it has gone, whatever of it escaped."""
+        if threading.current_thread() is not self.errand_thread:  # a stopped server reports no pid and no exit: replaced first
+            self.check_server("this run's solve")
+        elif _health.stopped(getattr(self.server, "_forkserver_pid", None)):  # not waited for: the next `take` (or the exit)
+            if worker.pid is not None:  # ends the server with everything below it
+                _kill_group(worker.pid)
+            with self.lock:
+                self.workers.discard(worker)
+            return worker.close()
         if worker.wait_pid() is not None and not worker.gone:
             if not _kill_group(worker.pid):  # it has not made its group yet
                 with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -274,6 +296,8 @@ class Pool:
         with self.lock:
             self.closing = True
             thread, errands = self.errand_thread, self.errands
+        self.check_server("")  # a stopped server would never see us go: ended now
+        with self.lock:
             standby, self.standby = self.standby, None
         if thread is not None and errands is not None and thread.is_alive():
             errands.put(None)
@@ -317,108 +341,11 @@ class Pool:
             time.sleep(0.002)
 
 
-BWRAP = "bwrap"
-MISSING_BWRAP = "--sandbox needs bubblewrap (the bwrap command), which is not installed here: apt-get install bubblewrap"
-
-
-def sandbox_command() -> list[str]:
-    """bubblewrap's options: the file system read-only but for an empty /tmp, no network, its own PIDs.
-
-    What the run needs from under /tmp (its working folder, a folder on sys.path)
-    is bound in again, read-only. `--die-with-parent`: nothing in it outlives us.
-    """
-    import sys
-
-    binds: list[str] = []
-    for folder in dict.fromkeys([os.getcwd(), _PACKAGE_PARENT, *sys.path]):
-        real = os.path.realpath(folder or ".")
-        if (real == "/tmp" or real.startswith("/tmp/")) and os.path.isdir(real):
-            binds += ["--ro-bind", real, real]
-    env = ["--clearenv", "--setenv", "HOME", "/tmp"]  # no tokens of the caller's (JUPYTERHUB_API_TOKEN, say)
-    for name in ("PATH", "PYTHONPATH", "LANG", "LC_ALL", "VIRTUAL_ENV"):
-        if name in os.environ:
-            env += ["--setenv", name, os.environ[name]]
-    return [BWRAP, "--ro-bind", "/", "/", "--tmpfs", "/tmp", *binds, "--proc", "/proc", "--dev", "/dev", *env,
-            "--unshare-pid", "--unshare-net", "--die-with-parent", "--chdir", os.path.realpath(os.getcwd())]
-
-
-class SandboxPool:
-    """Workers in a bubblewrap sandbox (``check --sandbox``): for code that is not the caller's own.
-
-    Each worker is a fresh interpreter in a sandbox of its own (`sandbox_command`),
-    so there is no server and no standby, and a run costs a start of Python. Its
-    pid is that of ``bwrap``, killed whole with its group: its PID namespace then
-    ends, and with it everything the run started. The same `Worker` reads it; a
-    thread reports the pid and then the exit code on its status pipe, as the
-    server does (a signal comes back from bwrap as 128 + its number).
-    """
-
-    def __init__(self) -> None:
-        self.owner = os.getpid()
-        self.workers: set[Worker] = set()
-        self.lock = threading.Lock()
-
-    def take(self) -> Worker:
-        import shutil
-        import subprocess
-        import sys
-
-        if shutil.which(BWRAP) is None:
-            raise OSError(MISSING_BWRAP)
-        (plan_r, plan_w), (log_r, log_w), (wake_r, wake_w), (status_r, status_w) = os.pipe(), os.pipe(), os.pipe(), os.pipe()
-        code = f"from failuremap_edu.runner._worker import sandboxed; sandboxed({plan_r}, {log_w}, {wake_w})"
-        try:
-            with _package_importable():  # before `sandbox_command`, which passes PYTHONPATH on
-                process = subprocess.Popen([*sandbox_command(), sys.executable, "-B", "-c", code], pass_fds=(plan_r, log_w, wake_w),
-                                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        except BaseException:
-            for fd in (plan_w, log_r, wake_r, status_r, status_w):
-                os.close(fd)
-            raise
-        finally:
-            for fd in (plan_r, log_w, wake_w):
-                os.close(fd)
-        worker = Worker(status_r, plan_w, log_r, wake_r)
-        for fd in (status_r, plan_w, log_r, wake_r):
-            os.set_blocking(fd, False)
-        with self.lock:
-            self.workers.add(worker)
-        threading.Thread(target=_report_status, args=(process, status_w), daemon=True).start()
-        return worker
-
-    def stop(self, worker: Worker) -> None:
-        if worker.wait_pid() is not None and not worker.gone:
-            if not _kill_group(worker.pid):
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(worker.pid, signal.SIGKILL)
-            worker._wait_status(False, SWEEP_LIMIT)
-        with self.lock:
-            self.workers.discard(worker)
-        worker.close()
-
-    def finish(self, worker: Worker, start: Start) -> None:
-        self.stop(worker)
-
-    def crowded(self, limit: int) -> bool:
-        with self.lock:
-            pids = [w.pid for w in self.workers if w.pid is not None]
-        return sum(_tree_size(pid, limit) for pid in pids) > limit
-
-    def close(self) -> None:
-        with self.lock:
-            workers = list(self.workers)
-        for worker in workers:
-            self.stop(worker)
-
-
-def _report_status(process, status_w: int) -> None:
-    """What the server says of its children, said of a sandbox: the pid, then how it ended."""
-    with contextlib.suppress(OSError):
-        os.write(status_w, _SIGNED.pack(process.pid))
-        code = process.wait()
-        os.write(status_w, _SIGNED.pack(-(code - 128) if code > 128 else code))
-    with contextlib.suppress(OSError):
-        os.close(status_w)
+def _new_server():
+    """A private forkserver (not yet started) that preloads the worker side."""
+    server = forkserver.ForkServer()
+    server.set_forkserver_preload(["failuremap_edu.runner._serve"])
+    return server
 
 
 def _ready(fds: list[int], timeout: float, events: int = select.POLLIN) -> list[int]:
@@ -484,7 +411,6 @@ def _package_importable():
 
 
 _POOL: Pool | None = None
-_SANDBOX: SandboxPool | None = None
 
 
 def pool() -> Pool:
@@ -493,14 +419,6 @@ def pool() -> Pool:
     if _POOL is None or _POOL.owner != os.getpid():
         _POOL = Pool()
     return _POOL
-
-
-def sandbox_pool() -> SandboxPool:
-    """This process's sandboxed workers (`SandboxPool`)."""
-    global _SANDBOX
-    if _SANDBOX is None or _SANDBOX.owner != os.getpid():
-        _SANDBOX = SandboxPool()
-    return _SANDBOX
 
 
 def warm_up() -> None:
@@ -516,5 +434,6 @@ def _shutdown() -> None:
     ends itself when we close our end (also when we are killed: `_worker.end_everything_below`)."""
     if _POOL is not None and _POOL.owner == os.getpid():
         _POOL.close()
-    if _SANDBOX is not None and _SANDBOX.owner == os.getpid():
-        _SANDBOX.close()
+    sandbox = sys.modules.get(f"{__package__}._sandbox")  # sandboxed workers, if any ran (never imported here at exit)
+    if sandbox is not None:
+        sandbox.close_all()

@@ -165,10 +165,16 @@ class Start:
             pass
 
 
+SANDBOX_STARTED = b"failuremap-edu: the sandboxed worker started\n"
+"""What a sandboxed worker writes on stderr first: what is there before it is bwrap's or the interpreter's, never solve's."""
+
+
 def sandboxed(plan_r: int, log_w: int, wake_w: int) -> None:  # pragma: no cover - runs inside bubblewrap
-    """A worker started in a sandbox (`_warm.SandboxPool`): a fresh interpreter, not a fork of the server."""
+    """A worker started in a sandbox (`_sandbox.SandboxPool`): a fresh interpreter, not a fork of the server."""
     code = 0
     try:
+        with contextlib.suppress(OSError):
+            os.write(2, SANDBOX_STARTED)  # from here on stderr is ours, then /dev/null (`harden`)
         _keep_only(plan_r, log_w, wake_w)
         with contextlib.suppress(OSError):
             os.setsid()
@@ -213,10 +219,14 @@ def run(skip: int, not_run: str | None, payload: bytes, sink: _Sink, capture: Ou
     """Rebuild the plan (solve arrives by value), adopt the caller's settings, run the session.
 
     A tuple of plans (`_runner.replay_many`: records' own scripts) runs one session after another.
+    A `_judge.Judged` (a sandboxed run) runs its session here with solve in a process of its own.
     """
+    from ._judge import Judged
+
     try:
         loaded = _byvalue.loads(payload)
-        plans: tuple[Plan, ...] = loaded if type(loaded) is tuple else (loaded,)
+        job = loaded if type(loaded) is Judged else None
+        plans: tuple[Plan, ...] = (job.plan,) if job is not None else loaded if type(loaded) is tuple else (loaded,)
         plan = plans[0]
         sys.path[:] = plan.path
         sys.setrecursionlimit(plan.recursion_limit)
@@ -231,9 +241,19 @@ def run(skip: int, not_run: str | None, payload: bytes, sink: _Sink, capture: Ou
         capture = OutputCapture(plan.output_chars)
         capture.install()
     for plan in plans:
+        solve = plan.solve
+        if job is not None:
+            from . import _judge
+
+            solve = _judge.start(job, sink, capture)  # forks solve's process first: nothing of the judge's is in it yet
+            if solve is None:
+                return
+            sink = solve.reporting(sink)
         session = Session(sink, plan, capture, skip=skip)
         session.not_run, skip = not_run, 0
-        session.run(plan.solve)
+        if job is not None:
+            solve.namespace = session.globals  # what solve returns is rebuilt as the program's classes
+        session.run(solve)
 
 
 def _read(fd: int, size: int) -> bytes:  # pragma: no cover - child process

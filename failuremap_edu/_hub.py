@@ -1,0 +1,165 @@
+"""A workshop's hub: the JupyterHub configuration for one machine, the learners' environment it runs, Zero to JupyterHub values.
+
+The learners' servers run in an environment of their own, with failuremap-edu
+installed from a wheel of the learners' folder (`learners_env_script`): a wheel
+holds no reference solution, while the instructor's editable install of a
+checkout has ``references/`` beside the package. The configuration refuses to
+start a hub whose learners' environment runs failuremap-edu from such a checkout.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+HUB_CONFIG = "jupyterhub_config.py"
+Z2JH_CONFIG = "z2jh-config.yaml"
+COLLECTOR_PORT = 10101
+"""Where the generated hub configuration runs the class collector (`failuremap-edu serve`), on the hub's loopback."""
+MEMORY_GUARANTEE, MEMORY_LIMIT = "128M", "1G"
+"""Per learner. `make bench` measured 58-63 MB (PSS) for a learner's kernel, worker server and workers on a
+JupyterHub; the limit leaves room for the learner's own data and a notebook or two more."""
+
+
+def hub_config(hub_url: str, *, title: str = "Failure Map workshop", env_bin: str | None = None, homes: str = "/srv/workshop/homes/{username}",
+               collector_port: int = COLLECTOR_PORT) -> str:
+    """A JupyterHub configuration for one machine, as `tests/test_hub.py` runs it (it appends only its ports and files).
+
+    The lines marked CHANGE are the ones real use needs changed: anyone can log in with the
+    dummy authenticator, and the simple spawner runs every learner as the hub's own user.
+    `env_bin` is the learners' environment's ``bin`` (default: `LEARNERS_ENV`'s, which
+    `learners_env_script` builds); loading the configuration fails, in one line, where that
+    environment has no failuremap-edu or runs it from a checkout beside ``references/``.
+    """
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(hub_url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    host = parts.hostname or "0.0.0.0"
+    host = host if host in ("127.0.0.1", "localhost", "::1") else "0.0.0.0"  # a trial on this machine stays on loopback
+    env_bin = env_bin or f"{LEARNERS_ENV}/bin"
+    return f"""# JupyterHub configuration for {title!r}, written by `failuremap-edu workshop --hub`.
+# Start it with: jupyterhub -f /path/to/{HUB_CONFIG}, from a folder OUTSIDE any git repository: JupyterHub
+# writes its database (jupyterhub.sqlite), its cookie secret and pid files into the folder it runs in.
+# failuremap_edu's own tests run a hub with this configuration on one machine (tests/test_hub.py).
+# A rebuild of the workshop (--force) writes this file again: keep your changes in a copy, or in
+# jupyterhub_config_local.py beside it, which the last line below loads when it exists.
+import os
+
+c = get_config()  # noqa: F821 - JupyterHub provides it
+
+# The learners' environment, where jupyterhub-singleuser, failuremap-edu and nbgitpuller are installed:
+# build it with `sh {LEARNERS_ENV_SCRIPT}` (beside this file). Never the instructor's own environment: an editable
+# install of the failuremap_edu repository puts its references/ (the reference solutions) on every learner's path.
+ENV_BIN = {env_bin!r}  # CHANGE if you built it elsewhere
+import subprocess
+try:
+    _where = subprocess.run([os.path.join(ENV_BIN, "python"), "-c", "import failuremap_edu, os; print(os.path.dirname(os.path.dirname(os.path.abspath(failuremap_edu.__file__))))"],
+                            capture_output=True, text=True, timeout=120)
+except OSError:  # no such environment
+    _where = subprocess.CompletedProcess([], 1)
+if _where.returncode != 0:
+    raise SystemExit(f"{HUB_CONFIG}: no failuremap-edu in {{ENV_BIN}}: build the learners' environment first: sh {LEARNERS_ENV_SCRIPT}")
+if os.path.isdir(os.path.join(_where.stdout.strip(), "references")):
+    raise SystemExit(f"{HUB_CONFIG}: {{ENV_BIN}} runs failuremap-edu from {{_where.stdout.strip()}}, beside its references/ (reference solutions), "
+                     f"which every learner could then read: build the learners' environment from the wheel: sh {LEARNERS_ENV_SCRIPT}")
+
+c.JupyterHub.bind_url = "http://{host}:{port}/"  # CHANGE: the address learners open; in real use, https in front (a reverse proxy, or ssl_cert/ssl_key)
+# JupyterHub's proxy, configurable-http-proxy, comes from npm (npm install configurable-http-proxy); if it is not on the PATH:
+# c.ConfigurableHTTPProxy.command = ["/path/to/node_modules/.bin/configurable-http-proxy"]
+c.JupyterHub.authenticator_class = "dummy"  # CHANGE: any user name and any password log in; use your site's authenticator
+c.Authenticator.allow_all = True  # every user who can log in may start a server (else nobody but admins can)
+c.JupyterHub.spawner_class = "simple"  # CHANGE: SimpleLocalProcessSpawner runs every learner as this user, for a trial only
+#   (a learner can then read whatever this user can, the instructor's folder included);
+#   real use: jupyterhub.spawner.LocalProcessSpawner (a system user each), or dockerspawner / kubespawner
+c.SimpleLocalProcessSpawner.home_dir_template = {homes!r}  # CHANGE: a home folder per learner (their notebooks and progress log)
+c.Spawner.cmd = [os.path.join(ENV_BIN, "jupyterhub-singleuser")]
+c.Spawner.args = ["--allow-root"] if os.geteuid() == 0 else []  # jupyter-server refuses to run as root without it
+c.Spawner.environment = {{"PATH": ENV_BIN + os.pathsep + os.environ.get("PATH", "/usr/bin:/bin")}}  # failuremap-edu in a terminal
+# A terminal's shell is otherwise a login shell, whose /etc/profile sets PATH anew: the learners' environment would be lost.
+import shutil
+c.Spawner.args += [f"--ServerApp.terminado_settings=shell_command={{shutil.which('bash') or '/bin/sh'}}"]
+c.Spawner.default_url = "/lab"
+c.Spawner.mem_guarantee = {MEMORY_GUARANTEE!r}  # per learner; spawners that support it enforce it (not the simple one)
+c.Spawner.mem_limit = {MEMORY_LIMIT!r}
+
+# The class collector (`failuremap-edu serve`): learners' kernels send each run to it with their own hub token, and
+# `failuremap-edu report --service http://HUB/services/failuremap/ --token TOKEN` (a hub admin's token) reads the class.
+# Its runs are kept in failuremap-runs.sqlite beside this file (any SQLAlchemy URL works with --db).
+FAILUREMAP_PORT = {collector_port}  # CHANGE if this port is taken on the hub's machine
+c.JupyterHub.services = [{{
+    "name": "failuremap",
+    "url": f"http://127.0.0.1:{{FAILUREMAP_PORT}}",
+    "command": [os.path.join(ENV_BIN, "failuremap-edu"), "serve", "--db",
+                "sqlite:///" + os.path.join(os.path.dirname(os.path.abspath(__file__)), "failuremap-runs.sqlite")],
+}}]
+c.JupyterHub.load_roles = [{{"name": "failuremap-collector", "services": ["failuremap"], "scopes": ["read:users"]}}]  # who is an admin
+c.Spawner.environment.update({{"FAILUREMAP_SERVICE_URL": f"http://127.0.0.1:{{FAILUREMAP_PORT}}/services/failuremap/"}})  # where kernels send runs
+
+_local = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jupyterhub_config_local.py")
+if os.path.exists(_local):  # your own changes, kept across rebuilds
+    exec(open(_local, encoding="utf-8").read())  # noqa: S102 - your own file
+"""
+
+
+LEARNERS_ENV = "/srv/workshop/env"
+"""Where `learners_env_script` builds the learners' environment by default (beside the default homes)."""
+LEARNERS_ENV_SCRIPT = "learners-env.sh"
+
+
+def learners_env_script(learners_dir: Path) -> str:
+    """A shell script that builds the learners' environment: failuremap-edu from a wheel of `learners_dir`, nbgitpuller, the hub's server.
+
+    pip builds the wheel from the learners' folder (its ``pyproject.toml`` and copy of the
+    package), so what it installs holds no reference solution. The single-user server is
+    the hub's own JupyterHub version where that is installed here.
+    """
+    from importlib import metadata
+
+    try:
+        hub = f"jupyterhub=={metadata.version('jupyterhub')}"
+    except metadata.PackageNotFoundError:
+        hub = "jupyterhub"
+    return f"""#!/bin/sh
+# The learners' environment that {HUB_CONFIG} runs (its ENV_BIN is ENV/bin), written by `failuremap-edu workshop --hub`.
+# failuremap-edu is installed from the learners' folder as a wheel (pip builds it; it holds no reference solution),
+# never as an editable install, which would put a repository, its references/ included, on every learner's path.
+# Usage: sh {LEARNERS_ENV_SCRIPT} [ENV] [LEARNERS_FOLDER]
+set -eu
+ENV="${{1:-{LEARNERS_ENV}}}"
+LEARNERS="${{2:-{shlex.quote(str(Path(learners_dir).resolve()))}}}"
+python3 -m venv "$ENV"
+"$ENV/bin/python" -m pip install --quiet "$LEARNERS" {shlex.quote(hub)} nbgitpuller
+"$ENV/bin/failuremap-edu" --version
+"""
+
+
+def z2jh_config(*, title: str = "Failure Map workshop") -> str:
+    """Helm values for Zero to JupyterHub (Kubernetes): the route past one machine."""
+    return f"""# Zero to JupyterHub values for {title!r}, written by `failuremap-edu workshop --hub`.
+# helm upgrade --install workshop jupyterhub/jupyterhub --values {Z2JH_CONFIG}
+# The single-user image is the learners' folder built by repo2docker (its binder/ installs
+# failuremap-edu and nbgitpuller):
+#   jupyter-repo2docker --no-run --image-name REGISTRY/IMAGE:TAG LEARNERS_FOLDER && docker push REGISTRY/IMAGE:TAG
+hub:
+  config:
+    JupyterHub:
+      authenticator_class: dummy  # CHANGE: your site's authenticator
+    Authenticator:
+      allow_all: true
+singleuser:
+  image:
+    name: REGISTRY/IMAGE  # CHANGE
+    tag: TAG  # CHANGE
+  defaultUrl: /lab
+  memory:
+    guarantee: {MEMORY_GUARANTEE}  # measured 58-63 MB per learner (PSS), see the README's "Past one machine"
+    limit: {MEMORY_LIMIT}
+  cpu:
+    guarantee: 0.05
+    limit: 1
+cull:
+  enabled: true  # end servers idle for an hour; their home folders (and progress logs) stay
+  timeout: 3600
+  every: 300
+"""
