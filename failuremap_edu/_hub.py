@@ -14,6 +14,8 @@ from pathlib import Path
 
 HUB_CONFIG = "jupyterhub_config.py"
 Z2JH_CONFIG = "z2jh-config.yaml"
+SPAWN_TIMEOUT = 240
+"""Seconds a learner's server may take to start and to answer: a first spawn took 66-80 s on a busy 2-core machine."""
 COLLECTOR_PORT = 10101
 """Where the generated hub configuration runs the class collector (`failuremap-edu serve`), on the hub's loopback."""
 MEMORY_GUARANTEE, MEMORY_LIMIT = "128M", "1G"
@@ -80,6 +82,8 @@ c.Spawner.environment = {{"PATH": ENV_BIN + os.pathsep + os.environ.get("PATH", 
 import shutil
 c.Spawner.args += [f"--ServerApp.terminado_settings=shell_command={{shutil.which('bash') or '/bin/sh'}}"]
 c.Spawner.default_url = "/lab"
+c.Spawner.start_timeout = {SPAWN_TIMEOUT}  # seconds; a first spawn on a busy 2-core machine took 66-80 s, past JupyterHub's default
+c.Spawner.http_timeout = {SPAWN_TIMEOUT}  # seconds for the started server to answer (JupyterHub's default, 30 s, failed a first spawn there)
 c.Spawner.mem_guarantee = {MEMORY_GUARANTEE!r}  # per learner; spawners that support it enforce it (not the simple one)
 c.Spawner.mem_limit = {MEMORY_LIMIT!r}
 
