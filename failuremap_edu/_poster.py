@@ -88,12 +88,16 @@ def send_pending(url: str, token: str, log: Path | None = None, *, timeout: floa
     """Post every run of `log` the service has not stored yet, oldest first, `BATCH` at a time; stop at the first failure.
 
     A batch counts as stored only when the service answers 200 with the ids it holds;
-    those are then listed in ``LOG.sent``. Instructor notebooks' runs are never sent.
+    those are then listed in ``LOG.sent``. Instructor notebooks' runs are never sent, nor lines that name another
+    hub user than ``JUPYTERHUB_USER``.
     """
     log = log or progress_path()
     entries, _ = read_progress(log)
     done = _sent_ids(log)
-    pending = [e for e in entries if not e.get("instructor") and run_id(e) not in done]
+    me = os.environ.get("JUPYTERHUB_USER")
+    # A line of another hub user (a log copied from another home) is not this learner's run: the collector would refuse
+    # it, and every run after it would wait behind it.
+    pending = [e for e in entries if not e.get("instructor") and run_id(e) not in done and e.get("hub_user") in (None, me)]
     sent = 0
     for start in range(0, len(pending), BATCH):
         batch = pending[start:start + BATCH]

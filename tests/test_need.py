@@ -178,3 +178,14 @@ def test_watch_with_html_before_anyone_ran_says_so_on_the_page(tmp_path, capsys,
     assert main(["report", "--homes", str(tmp_path / "homes" / "*"), "--watch", "--watch-rounds", "1", "--html", str(page)]) == 0
     text = page.read_text(encoding="utf-8")
     assert '<meta http-equiv="refresh" content="5">' in text and "no progress log in any of the 1 homes" in text
+
+
+def test_the_html_report_has_who_needs_help_most_first(homes, tmp_path, capsys):
+    page = tmp_path / "class.html"
+    assert main(["report", "--homes", str(homes / "*"), "--html", str(page)]) == 0
+    text = page.read_text(encoding="utf-8")
+    table = text[text.index("<h2>Who needs help, most first</h2>"):]
+    table = table[:table.index("</table>")]
+    assert table.index("<td>bob</td>") < table.index("<td>cy</td>") and "<td>ann</td>" not in table
+    assert "repeats the attempt&#x27;s mistake 3 runs in a row" in table
+    assert "this page holds real names" in text  # hub user names: for the instructor only

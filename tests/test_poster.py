@@ -137,6 +137,17 @@ def test_lines_from_before_ids_are_sent_under_a_stable_id(stub, tmp_path):
     assert len(stub.posts) == 1 and stub.posts[0][0].startswith("sha-") and stub.posts[0][0] == run_id(old)
 
 
+def test_a_line_of_another_hub_user_is_never_sent_and_does_not_hold_up_the_rest(stub, tmp_path, monkeypatch):
+    log = tmp_path / "progress.jsonl"
+    monkeypatch.setenv("JUPYTERHUB_USER", "bob")
+    log_run(_result(0), path=log)
+    monkeypatch.setenv("JUPYTERHUB_USER", "ann")  # the log was copied into ann's home
+    log_run(_result(1), path=log)
+    result = send_pending(stub.url, "learner-token", log)
+    ids = [run_id(e) for e in read_progress(log)[0]]
+    assert (result.sent, result.pending) == (1, 0) and stub.posts == [ids[1:]]
+
+
 def test_instructor_runs_are_never_sent(stub, tmp_path):
     log = tmp_path / "progress.jsonl"
     log_run(_result(1), path=log, instructor=True)
