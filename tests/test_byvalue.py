@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+from pathlib import Path
 import math
 import re
 
@@ -285,7 +286,7 @@ def test_an_enum_from_a_module_beside_the_notebook_travels_by_name_with_its_memb
     (tmp_path / f"{name}.py").write_text(COLORS)
     monkeypatch.syspath_prepend(str(tmp_path))  # the notebook's folder: the kernel's working folder, on sys.path
     colors = importlib.import_module(name)
-    cell = f"import {name} as palette\nfrom {name} import Color\nDEFAULT = Color.GREEN\n" + reference_path("FA-100786").read_text().replace(
+    cell = f"import {name} as palette\nfrom {name} import Color\nDEFAULT = Color.GREEN\n" + reference_path("FA-100786", Path(__file__).resolve().parent.parent / "references").read_text().replace(
         "def solve(text, stops):\n", "def solve(text, stops):\n    assert palette.Color.RED is Color.RED and DEFAULT is Color.GREEN\n")
     namespace = {"__name__": "__main__"}
     exec(compile(cell, "<cell>", "exec"), namespace)

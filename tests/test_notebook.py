@@ -383,12 +383,12 @@ def test_notebook_o_refuses_to_overwrite_an_edited_notebook_naming_it_and_force_
 
 def test_notebook_all_packaged_checks_every_file_before_writing_any(tmp_path, capsys):
     out = tmp_path / "notebooks"
-    write_all(out)
+    write_all(out, references=ROOT / "references")
     edited = out / "instructor" / "FA-100786.ipynb"
     edited.write_text("{}")
     start = out / "00-start-here.ipynb"
     start.write_text("{}\n")
     capsys.readouterr()
-    assert main(["notebook", "--all-packaged", "-o", str(out)]) == 2
+    assert main(["notebook", "--all-packaged", "-o", str(out), "--references", str(ROOT / "references")]) == 2
     err = capsys.readouterr().err
     assert "00-start-here.ipynb" in err and edited.read_text() == "{}" and start.read_text() == "{}\n"

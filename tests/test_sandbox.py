@@ -133,7 +133,7 @@ def test_a_venv_under_tmp_runs_the_reference_in_the_sandbox(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     work = tmp_path / "work"  # beside the venv, not above it
     work.mkdir()
-    out = subprocess.run([python, "-m", "failuremap_edu", "check", "FA-100786", str(reference_path("FA-100786")), "--sandbox", "--json"],
+    out = subprocess.run([python, "-m", "failuremap_edu", "check", "FA-100786", str(reference_path("FA-100786", ROOT / "references")), "--sandbox", "--json"],
                          capture_output=True, text=True, cwd=work, env=env, timeout=180)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     run = json.loads(out.stdout)["runs"][0]
