@@ -11,7 +11,8 @@ order; the service stores a run once by its id, so a resend never duplicates.
 Sending happens on one daemon thread: `notify` returns at once, and a service
 that is down or slow never delays or changes the panel's result. Standard
 library only (`urllib.request`, a short timeout); it never imports the
-instructor side (the service, tornado, SQLAlchemy). Nothing happens at import.
+instructor side (the service, tornado, SQLAlchemy); `urllib` is imported only to send (a browser-only Pyodide kernel
+never does). Nothing happens at import.
 """
 
 from __future__ import annotations
@@ -19,8 +20,6 @@ from __future__ import annotations
 import json
 import os
 import threading
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -91,6 +90,9 @@ def send_pending(url: str, token: str, log: Path | None = None, *, timeout: floa
     those are then listed in ``LOG.sent``. Instructor notebooks' runs are never sent, nor lines that name another
     hub user than ``JUPYTERHUB_USER``.
     """
+    import urllib.error
+    import urllib.request
+
     log = log or progress_path()
     entries, _ = read_progress(log)
     done = _sent_ids(log)
