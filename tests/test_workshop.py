@@ -581,6 +581,21 @@ def test_the_hub_config_runs_the_class_collector_and_waits_for_a_slow_first_spaw
     assert (c.Spawner.start_timeout, c.Spawner.http_timeout) == (240, 240)
 
 
+def test_the_readmes_hub_commands_match_the_generated_config():
+    """Issue 36: the README's --homes glob for the hub is the config's home_dir_template, and the start command is there."""
+    import re
+
+    from failuremap_edu._workshop import hub_config
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### A hub to start from"):]
+    section = section[:section.index("\n### ")]
+    template = re.search(r"home_dir_template = '([^']+)'", hub_config("http://127.0.0.1:18300")).group(1)
+    globs = re.findall(r"--homes '([^']+)'", section)
+    assert globs == [template.replace("{username}", "*")]
+    assert "jupyterhub -f /path/to/ws-instructor/jupyterhub_config.py" in section and "npm install configurable-http-proxy" in section
+
+
 def test_a_hub_on_this_machine_is_configured_to_stay_on_loopback():
     """The instructor trial gave --hub http://127.0.0.1:18300 and got a hub listening on every interface."""
     from failuremap_edu._workshop import hub_config
