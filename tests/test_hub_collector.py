@@ -86,7 +86,7 @@ def _collector_process(hub):
 
     for proc in psutil.process_iter(["cmdline"]):
         cmd = proc.info.get("cmdline") or []
-        if "serve" in cmd and any(str(hub.root) in part or "failuremap-runs.sqlite" in part for part in cmd):
+        if "serve" in cmd and f"sqlite:///{hub.root / 'failuremap-runs.sqlite'}" in cmd:  # this hub's collector, no other
             return proc
     return None
 
