@@ -137,11 +137,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--homes", metavar="GLOB", help="also read every learner's progress log under these home folders, e.g. '/home/*'")
     p.add_argument("--workshop", metavar="DIR", help="the learners' folder `workshop` wrote: list its every exercise, started or not")
     p.add_argument("--names", metavar="CSV", help="show learners by name: lines of 'learner id (or a unique prefix of 6+),name'; only in this output")
-    p.add_argument("--html", metavar="FILE", help="also write a standalone HTML page with a heatmap of checks by learners")
+    p.add_argument("--service", metavar="URL", help="also read every learner's runs from the class collector (failuremap-edu serve) at URL")
+    p.add_argument("--token", metavar="TOKEN", help="an instructor's hub token for --service (default: $JUPYTERHUB_API_TOKEN)")
+    p.add_argument("--anonymise", action="store_true", help="show learners by stable pseudonyms (for a projector), not by name or id")
+    p.add_argument("--html", metavar="FILE", help="also write a standalone HTML page with a heatmap (with --watch: a live page that refreshes itself)")
+    p.add_argument("--csv", metavar="FILE", help="also write learner × exercise as CSV (passed, checks passed, runs, first-pass time)")
     p.add_argument("--with-code", action="store_true", help="include each learner's solve (left out by default)")
     p.add_argument("--watch", nargs="?", const=5.0, type=_positive_float, metavar="SECONDS",
                    help="a live view: re-read everything every SECONDS (default 5) until Ctrl-C")
     p.add_argument("--watch-rounds", type=int, default=None, help=argparse.SUPPRESS)
+
+    p = commands.add_parser("serve", help="the class collector: a JupyterHub service that learners' kernels send their runs to")
+    p.add_argument("--db", metavar="URL", help="an SQLAlchemy database URL (default: sqlite:///failuremap-runs.sqlite in the current folder)")
+    p.add_argument("--url", metavar="URL", help="where to listen (default: $JUPYTERHUB_SERVICE_URL, which JupyterHub sets)")
+    p.add_argument("--instructor", action="append", default=[], metavar="USER", help="a hub user who may read every learner's runs (hub admins may)")
+    p.add_argument("--instructor-group", action="append", default=[], metavar="GROUP", help="a hub group whose members may read every learner's runs")
+    p.add_argument("--reader-service", action="append", default=[], metavar="NAME", help="a hub service whose token may read every learner's runs")
 
     p = commands.add_parser("record", help="write your own exercise: a source folder, built into a record")
     record_commands = p.add_subparsers(dest="record_command", required=True, metavar="new|build|edit", parser_class=_Parser)
@@ -517,9 +528,16 @@ def _report_inputs(args) -> dict:
     """What every round of the report reads: the same for the report and its live view."""
     from ._report import ReportError, home_logs, read_names, workshop_exercises
 
-    if not args.paths and not args.homes:
-        raise ReportError("give the files or folders to read, or --homes GLOB")
-    paths, without = list(args.paths), []
+    if not args.paths and not args.homes and not args.service:
+        raise ReportError("give the files or folders to read, --homes GLOB, or --service URL")
+    paths, without, handins, problems = list(args.paths), [], [], []
+    if args.service:
+        from ._remote import service_handins
+
+        token = args.token or os.environ.get("JUPYTERHUB_API_TOKEN")
+        if not token:
+            raise ReportError(f"--service {args.service}: give an instructor's hub token with --token or $JUPYTERHUB_API_TOKEN")
+        handins, problems = service_handins(args.service, token)
     if args.homes:
         logs, without = home_logs(args.homes)
         if not logs and not without:
@@ -531,6 +549,9 @@ def _report_inputs(args) -> dict:
         "exercises": workshop_exercises(args.workshop) if args.workshop else None,
         "names": read_names(args.names) if args.names else None,
         "homes_without_log": without,
+        "handins": handins,
+        "problems": problems,
+        "anonymise": args.anonymise,
     }
 
 
@@ -547,6 +568,11 @@ def _cmd_report(args) -> int:
         from ._atomic import write_text
 
         write_text(args.html, report_page(report))
+    if args.csv:
+        from ._atomic import write_text
+        from .render._need import needs_csv
+
+        write_text(args.csv, needs_csv(report))
     if args.json:
         _emit_json(report.to_json())
     else:
@@ -601,6 +627,20 @@ def _cmd_record(args) -> int:
     return EXIT_OK
 
 
+def _cmd_serve(args) -> int:
+    try:
+        from ._service import Access, serve
+    except ImportError as exc:  # jupyterhub (and with it SQLAlchemy and tornado) is on the hub, not in every install
+        print(f"failuremap-edu: error: serve needs JupyterHub installed here (pip install jupyterhub): {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    access = Access(frozenset(args.instructor), frozenset(args.instructor_group), frozenset(args.reader_service))
+    try:
+        serve(args.db, url=args.url, access=access)
+    except KeyboardInterrupt:
+        pass
+    return EXIT_OK
+
+
 def _watch(args) -> int:
     """``report --watch``: re-read the logs every few seconds and show the live view (in place on a terminal)."""
     import time
@@ -619,9 +659,16 @@ def _watch(args) -> int:
             rounds += 1
             stamp = time.strftime("%H:%M:%S")
             try:
-                text = watch_text(build_report(**_report_inputs(args)), stamp)
-            except ReportError as exc:  # nobody has run anything yet: keep watching
-                text = _terminal(f"Class live view at {stamp}: {exc}")
+                report = build_report(**_report_inputs(args))
+                text = watch_text(report, stamp)
+            except ReportError as exc:  # nobody has run anything yet (or the service is restarting): keep watching
+                report, text = None, _terminal(f"Class live view at {stamp}: {exc}")
+            if args.html:  # the live page for a projector: rewritten every round, it reloads itself
+                from ._atomic import write_text
+                from .render._need import live_page
+
+                write_text(args.html, live_page(report, stamp, seconds, text))
+                text += "\n" + _terminal(f"live page: {args.html} (reloads itself every {seconds:g} s)")
             if tty:
                 sys.stdout.write("\x1b[H\x1b[2J" + text + "\n")  # every line of it is terminal-safe already
             else:
@@ -634,4 +681,4 @@ def _watch(args) -> int:
         return EXIT_OK
 
 
-_COMMANDS = {"record": _cmd_record, "lite": _cmd_lite, "workshop": _cmd_workshop, "export": _cmd_export, "report": _cmd_report, "notebook": _cmd_notebook, "list": _cmd_list, "show": _cmd_show, "check": _cmd_check, "verify": _cmd_verify}
+_COMMANDS = {"serve": _cmd_serve, "record": _cmd_record, "lite": _cmd_lite, "workshop": _cmd_workshop, "export": _cmd_export, "report": _cmd_report, "notebook": _cmd_notebook, "list": _cmd_list, "show": _cmd_show, "check": _cmd_check, "verify": _cmd_verify}

@@ -35,6 +35,7 @@ from ._download import solve_source
 from ._fixtures import VARIANTS, FixtureScript, read_fixtures
 from ._hints import Hint, HintLadder, hint_ladder, mistake_note, same_outcome
 from ._live import LIVE
+from ._poster import notify as _notify_collector
 from ._progress import learner_id, log_run, outcomes, short_id, shown_path
 from ._records import Record, load_record
 from ._results import CallResult, Comparison, Observation, RunResult
@@ -269,6 +270,7 @@ class Exercise:
             for result in self.runs:
                 note = log_run(result, self.solve_source, title=self.record.title, replays=self.replays(result.variant), run=self._cell_run)
                 self.log_note = self.log_note or note or ""
+            _notify_collector()  # on a hub: the class collector gets these runs on a background thread, never in the way
         self.mistake = mistake_note(self.record, self.runs, self._replays)
         self.hints  # noqa: B018
         if self.playground_input.strip():

@@ -14,12 +14,17 @@ from pathlib import Path
 
 HUB_CONFIG = "jupyterhub_config.py"
 Z2JH_CONFIG = "z2jh-config.yaml"
+SPAWN_TIMEOUT = 240
+"""Seconds a learner's server may take to start and to answer: a first spawn took 66-80 s on a busy 2-core machine."""
+COLLECTOR_PORT = 10101
+"""Where the generated hub configuration runs the class collector (`failuremap-edu serve`), on the hub's loopback."""
 MEMORY_GUARANTEE, MEMORY_LIMIT = "128M", "1G"
 """Per learner. `make bench` measured 58-63 MB (PSS) for a learner's kernel, worker server and workers on a
 JupyterHub; the limit leaves room for the learner's own data and a notebook or two more."""
 
 
-def hub_config(hub_url: str, *, title: str = "Failure Map workshop", env_bin: str | None = None, homes: str = "/srv/workshop/homes/{username}") -> str:
+def hub_config(hub_url: str, *, title: str = "Failure Map workshop", env_bin: str | None = None, homes: str = "/srv/workshop/homes/{username}",
+               collector_port: int = COLLECTOR_PORT) -> str:
     """A JupyterHub configuration for one machine, as `tests/test_hub.py` runs it (it appends only its ports and files).
 
     The lines marked CHANGE are the ones real use needs changed: anyone can log in with the
@@ -77,8 +82,23 @@ c.Spawner.environment = {{"PATH": ENV_BIN + os.pathsep + os.environ.get("PATH", 
 import shutil
 c.Spawner.args += [f"--ServerApp.terminado_settings=shell_command={{shutil.which('bash') or '/bin/sh'}}"]
 c.Spawner.default_url = "/lab"
+c.Spawner.start_timeout = {SPAWN_TIMEOUT}  # seconds; a first spawn on a busy 2-core machine took 66-80 s, past JupyterHub's default
+c.Spawner.http_timeout = {SPAWN_TIMEOUT}  # seconds for the started server to answer (JupyterHub's default, 30 s, failed a first spawn there)
 c.Spawner.mem_guarantee = {MEMORY_GUARANTEE!r}  # per learner; spawners that support it enforce it (not the simple one)
 c.Spawner.mem_limit = {MEMORY_LIMIT!r}
+
+# The class collector (`failuremap-edu serve`): learners' kernels send each run to it with their own hub token, and
+# `failuremap-edu report --service http://HUB/services/failuremap/ --token TOKEN` (a hub admin's token) reads the class.
+# Its runs are kept in failuremap-runs.sqlite beside this file (any SQLAlchemy URL works with --db).
+FAILUREMAP_PORT = {collector_port}  # CHANGE if this port is taken on the hub's machine
+c.JupyterHub.services = [{{
+    "name": "failuremap",
+    "url": f"http://127.0.0.1:{{FAILUREMAP_PORT}}",
+    "command": [os.path.join(ENV_BIN, "failuremap-edu"), "serve", "--db",
+                "sqlite:///" + os.path.join(os.path.dirname(os.path.abspath(__file__)), "failuremap-runs.sqlite")],
+}}]
+c.JupyterHub.load_roles = [{{"name": "failuremap-collector", "services": ["failuremap"], "scopes": ["read:users"]}}]  # who is an admin
+c.Spawner.environment.update({{"FAILUREMAP_SERVICE_URL": f"http://127.0.0.1:{{FAILUREMAP_PORT}}/services/failuremap/"}})  # where kernels send runs
 
 _local = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jupyterhub_config_local.py")
 if os.path.exists(_local):  # your own changes, kept across rebuilds

@@ -52,6 +52,7 @@ __all__ = [
     "progress_path",
     "read_progress",
     "read_progress_lines",
+    "run_id",
     "short_id",
 ]
 
@@ -66,6 +67,8 @@ _notices: dict[str, str] = {}
 """Log path -> a one-line notice for the next `log_run` to return (a damaged first line got a new id)."""
 _LEARNER = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """What a learner id may be (ours are 16 hex digits): it goes into file names and terminals."""
+HUB_USER = re.compile(r"[\w.@+-]{1,255}")
+"""What a hub user name in a log line may be (JupyterHub's names: letters, digits and ``.@+-_``)."""
 
 
 def progress_path() -> Path:
@@ -294,6 +297,9 @@ def log_run(
     one run, and the panel's re-runs of the same solve, share it, so the progress
     table counts runs of the cell (lines without it count one each).
 
+    Each line gets a random ``id`` (`run_id`): the class collector stores a run once however often it is sent.
+    On a hub, the line names the hub user (``hub_user``, from ``JUPYTERHUB_USER``).
+
     `instructor` marks the runs of an instructor notebook (a demo in front of the
     room, not learning): `failuremap-edu report` skips them. `replays` (the record's
     attempt and broken for this variant) name the checks where the learner returned
@@ -301,6 +307,7 @@ def log_run(
     """
     target = path or progress_path()
     entry = {
+        "id": secrets.token_hex(8),
         "record": result.record_id,
         "title": title,
         "variant": result.variant,
@@ -317,6 +324,9 @@ def log_run(
     }
     if run:
         entry["run"] = run
+    hub_user = os.environ.get("JUPYTERHUB_USER")
+    if hub_user and HUB_USER.fullmatch(hub_user):
+        entry["hub_user"] = hub_user  # the hub's name for the learner: a report on the hub names them without a --names file
     if instructor:
         entry["instructor"] = True
     line = (text_safe(json.dumps(entry, ensure_ascii=False)) + "\n").encode("utf-8")
@@ -326,6 +336,14 @@ def log_run(
     except OSError as exc:  # said for every run that is not saved: the run's own result stays as it is
         return f"progress is not being saved: cannot write {target} ({exc.strerror or exc}); set FAILUREMAP_PROGRESS to a writable file"
     return _notices.pop(str(target), None)
+
+
+def run_id(entry: dict) -> str:
+    """A logged run's id: the ``id`` `log_run` wrote, else (a line from before ids) a hash of the line's content."""
+    given = entry.get("id")
+    if isinstance(given, str) and _LEARNER.fullmatch(given):
+        return given
+    return "sha-" + hashlib.sha256(json.dumps(entry, sort_keys=True).encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def read_progress(path: Path | None = None) -> tuple[list[dict], int]:
@@ -392,9 +410,11 @@ def _is_entry(entry: Any) -> bool:
     found = entry.get("outcomes")
     if found is not None and (not isinstance(found, list) or not all(o is None or _is_outcome(o) for o in found)):
         return False
-    for key in ("title", "time", "solve_sha256", "solve_source"):
+    for key in ("id", "hub_user", "title", "time", "solve_sha256", "solve_source"):
         if entry.get(key) is not None and not isinstance(entry[key], str):
             return False
+    if entry.get("hub_user") is not None and not HUB_USER.fullmatch(entry["hub_user"]):
+        return False
     variant = entry.get("variant")
     return variant is None or (type(variant) is int)
 

@@ -329,7 +329,7 @@ def write_workshop(
             teacher.write(LEARNERS_ENV_SCRIPT, learners_env_script(out_dir))
             teacher.write(Z2JH_CONFIG, z2jh_config(title=title))
             # A hub started here leaves its database and secrets beside the config: never commit them.
-            teacher.write(".gitignore", "jupyterhub.sqlite\njupyterhub_cookie_secret\njupyterhub-proxy.pid\n*.pid\njupyterhub_config_local.py\n")
+            teacher.write(".gitignore", "jupyterhub.sqlite\njupyterhub_cookie_secret\njupyterhub-proxy.pid\n*.pid\njupyterhub_config_local.py\nfailuremap-runs.sqlite*\n")
 
         # Both checked before either is touched: a refusal leaves both as they were.
         learners_target = check_target(out_dir, learners.files, force, MANIFEST, "workshop")

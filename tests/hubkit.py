@@ -67,8 +67,9 @@ c.Spawner.http_timeout = {spawn_timeout}
 c.JupyterHub.init_spawners_timeout = 60
 c.JupyterHub.concurrent_spawn_limit = 0
 # An observer that only reads: is the hub up, which servers run. Learners never use it.
-c.JupyterHub.services = [{{"name": "observer", "api_token": {token!r}}}]
-c.JupyterHub.load_roles = [{{"name": "observer", "scopes": ["list:users", "read:users", "read:servers"], "services": ["observer"]}}]
+c.JupyterHub.services.append({{"name": "observer", "api_token": {token!r}}})
+c.JupyterHub.load_roles.append({{"name": "observer", "scopes": ["list:users", "read:users", "read:servers"], "services": ["observer"]}})
+c.Authenticator.admin_users = {{"teacher"}}  # the instructor, who reads the class collector
 """
 """Appended to the configuration `workshop --hub` writes for instructors (`_workshop.hub_config`), so the
 hub under test is the one instructors get."""
@@ -87,13 +88,16 @@ class Hub:
         self.spawn_timeout = spawn_timeout
         self.process: subprocess.Popen | None = None
         self.log_path = self.root / "hub.log"
+        self.collector_port = free_port()
+        self.collector = f"{self.url}/services/failuremap/"
+        """The class collector, through the hub's proxy (the generated configuration starts it)."""
         self.env = self.root / "learners-env"
         """The learners' environment the hub runs (`learners_env`): failuremap-edu from its wheel."""
 
     def config(self) -> str:
         from failuremap_edu._workshop import hub_config
 
-        base = hub_config(self.url, title="hub test", env_bin=str(self.env / "bin"), homes=str(self.homes / "{username}"))
+        base = hub_config(self.url, title="hub test", env_bin=str(self.env / "bin"), homes=str(self.homes / "{username}"), collector_port=self.collector_port)
         return base + _CONFIG.format(
             bind_url=self.url + "/",
             hub_port=free_port(),

@@ -28,6 +28,15 @@ def test_the_bare_loop_of_bench_core_gives_the_attempts_recorded_verdicts(record
     assert verdicts == [(o.check, o.passed) for o in record.verification["attempt"].observations]
 
 
+def test_the_collector_benchmark_runs_at_a_tiny_size():
+    """`bench_collector` with 3 learners and one round: both servers start, every post is stored, the numbers are there."""
+    import bench_collector
+
+    found = bench_collector.measure(learners=3, rounds=1)
+    assert found["stored"] == 3 * 2  # the warm-up round and the measured one
+    assert found["ratio"] > 0 and found["memory_mb"] > 0
+
+
 @pytest.mark.skipif(not __import__("shutil").which("bwrap"), reason="needs bubblewrap (apt-get install bubblewrap)")
 def test_bench_judge_runs_check_sandbox_both_ways_and_restores_the_split():
     """A tiny run of `make bench`'s judge-split benchmark: both sides pass the reference solution (timings are not judged here)."""

@@ -479,7 +479,7 @@ def test_report_survives_lone_surrogates_and_shows_no_terminal_escape(tmp_path):
     assert "\\ud800bad-i" in page and "keeps \\ud800 order" in page
     code, out, err = cli("report", folder, "--json")
     assert code == 2 and "Traceback" not in err and "\x1b" not in err
-    assert sorted(json.loads(out)["learners"]) == sorted(["\x1b[2J\x1b]", f"{LONE}bad-i"])  # JSON holds the data, escaped by JSON
+    assert sorted(x["name"] for x in json.loads(out)["learners"]) == sorted(["\x1b[2J\x1b]", f"{LONE}bad-i"])  # JSON holds the data, escaped by JSON
 
 
 def test_export_of_a_log_with_lines_of_the_wrong_shape(tmp_path):
@@ -670,7 +670,11 @@ def test_report_watch_waits_for_the_first_log_and_holds_100_learners(tmp_path, c
     out = capsys.readouterr().out
     assert "FA-1: 100 started, 34 pass every check" in out and " 34 of 100 pass" in out
     assert "33 learners return ('a', '0') (value)" in out and "33 learners return ('a', '1') (value)" in out
-    assert len(out.splitlines()) < 15  # a glance: the groups, not the names
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("Who needs help"))
+    block = lines[start:next(i for i, line in enumerate(lines) if line.startswith("FA-1: 100 started"))]
+    assert len(lines) - len(block) < 15  # a glance: the groups, not the names
+    assert len(block) == 2 + 5 + 1 and block[-1] == "  … 61 more"  # who needs help: the first few, most first
     bad = tmp_path / "ids.csv"
     bad.write_text("abc,Ann\n")
     assert main(["report", "--homes", str(homes / "*"), "--watch", "--watch-rounds", "1", "--names", str(bad)]) == 2  # said once, not watched forever

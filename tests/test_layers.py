@@ -22,12 +22,12 @@ LAYERS = [
     ("fixtures", {"_fixtures", "_solution"}),
     ("results", {"_results"}),
     ("runner", {"runner"}),
-    ("data", {"_parity", "_diff", "_patterns", "_progress", "_report", "_authoring"}),
+    ("data", {"_parity", "_diff", "_patterns", "_progress", "_poster", "_store", "_need", "_handin", "_remote", "_report", "_authoring"}),
     ("renderers", {"render"}),
     ("teaching", {"_hints", "_story", "_download"}),
     ("model", {"_exercise", "_live"}),
     ("view", {"_panel"}),
-    ("fronts", {"_cell", "_output", "_notebook", "_workshop", "_hub", "_lite", "_catalog", "_cli", "__main__", "__init__"}),
+    ("fronts", {"_cell", "_output", "_notebook", "_workshop", "_hub", "_lite", "_catalog", "_service", "_cli", "__main__", "__init__"}),
 ]
 RANK = {name: rank for rank, (_, names) in enumerate(LAYERS) for name in names}
 

@@ -291,6 +291,16 @@ def workshop_folder(root: Path, ids: tuple[str, ...]) -> Path:
     return root / "ws"
 
 
+def test_a_workshops_exercises_come_in_its_order_not_by_name(tmp_path, capsys):
+    """The order `workshop` was given, as its README lists them (FA-900 first here), not alphabetical."""
+    ws = workshop_folder(tmp_path, ("FA-1", "FA-100786", "FA-900"))
+    (ws / "README.md").write_text("| [FA-900](notebooks/FA-900.ipynb) | x |\n| [FA-1](notebooks/FA-1.ipynb) | y |\n"
+                                  "| [FA-100786](notebooks/FA-100786.ipynb) | z |\n")
+    learner(tmp_path, "ann", [(("pass", "fail"), CODE.format(1, "ann"))])
+    assert main(["report", str(tmp_path / "handed-in"), "--workshop", str(ws), "--json"]) == 0
+    assert [e["record"] for e in json.loads(capsys.readouterr().out)["exercises"]] == ["FA-900", "FA-1", "FA-100786"]
+
+
 def test_a_workshop_lists_every_exercise_started_or_not(tmp_path, capsys):
     ws = workshop_folder(tmp_path, ("FA-1", "FA-100786", "FA-900"))
     learner(tmp_path, "ann", [(("pass", "fail"), CODE.format(1, "ann"))])
@@ -354,7 +364,7 @@ def test_names_map_ids_for_the_instructor_only(tmp_path, capsys):
     out = capsys.readouterr().out
     assert f"stuck: Bob Ode ({bob[:6]})" in out and "--names: 1 id matches no learner" in out
     assert main(["report", str(tmp_path / "handed-in"), "--names", str(names), "--json"]) == 0
-    assert sorted(json.loads(capsys.readouterr().out)["learners"]) == [f"Ann Lee ({ann[:6]})", f"Bob Ode ({bob[:6]})"]
+    assert sorted(x["name"] for x in json.loads(capsys.readouterr().out)["learners"]) == [f"Ann Lee ({ann[:6]})", f"Bob Ode ({bob[:6]})"]
     after = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file() and p != names}
     assert after == before and not any(b"Ann Lee" in data for data in after.values())  # in the output only
     for bad, why in (("id,name,extra\n", "line 1 has 3 fields"), (f"{ann[:5]},Ann\n", "at least 6 characters"),

@@ -559,6 +559,43 @@ def test_a_hub_runs_a_learners_environment_built_from_the_wheel_and_refuses_one_
         load(tmp_path / "nowhere")
 
 
+def test_the_hub_config_runs_the_class_collector_and_waits_for_a_slow_first_spawn(tmp_path):
+    """Issue 36: the collector is a managed service whose URL the learners' kernels get; spawns may take 240 s."""
+    from traitlets.config import Config
+
+    from failuremap_edu._workshop import HUB_CONFIG, hub_config
+
+    env_bin = tmp_path / "env" / "bin"
+    env_bin.mkdir(parents=True)
+    (env_bin / "python").write_text("#!/bin/sh\necho /an-environment-without-references\n")
+    (env_bin / "python").chmod(0o755)
+    c = Config()
+    exec(compile(hub_config("http://127.0.0.1:18300", env_bin=str(env_bin), collector_port=18301), HUB_CONFIG, "exec"),
+         {"get_config": lambda: c, "__file__": str(tmp_path / HUB_CONFIG)})
+    (service,) = c.JupyterHub.services
+    assert service["name"] == "failuremap" and service["url"] == "http://127.0.0.1:18301"
+    assert service["command"][:3] == [str(env_bin / "failuremap-edu"), "serve", "--db"]
+    assert service["command"][3] == f"sqlite:///{tmp_path / 'failuremap-runs.sqlite'}"  # beside the config
+    assert c.Spawner.environment["FAILUREMAP_SERVICE_URL"] == "http://127.0.0.1:18301/services/failuremap/"
+    assert c.JupyterHub.load_roles == [{"name": "failuremap-collector", "services": ["failuremap"], "scopes": ["read:users"]}]
+    assert (c.Spawner.start_timeout, c.Spawner.http_timeout) == (240, 240)
+
+
+def test_the_readmes_hub_commands_match_the_generated_config():
+    """Issue 36: the README's --homes glob for the hub is the config's home_dir_template, and the start command is there."""
+    import re
+
+    from failuremap_edu._workshop import hub_config
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### A hub to start from"):]
+    section = section[:section.index("\n### ")]
+    template = re.search(r"home_dir_template = '([^']+)'", hub_config("http://127.0.0.1:18300")).group(1)
+    globs = re.findall(r"--homes '([^']+)'", section)
+    assert globs == [template.replace("{username}", "*")]
+    assert "jupyterhub -f /path/to/ws-instructor/jupyterhub_config.py" in section and "npm install configurable-http-proxy" in section
+
+
 def test_a_hub_on_this_machine_is_configured_to_stay_on_loopback():
     """The instructor trial gave --hub http://127.0.0.1:18300 and got a hub listening on every interface."""
     from failuremap_edu._workshop import hub_config

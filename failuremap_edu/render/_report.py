@@ -119,6 +119,8 @@ def _teaching_lines(e: ExerciseStats, c: CheckStats) -> list[tuple[str, str]]:
 
 def report_text(report: ClassReport) -> str:
     """For the terminal: one block per exercise, one row per check."""
+    from ._need import need_lines
+
     lines = [f"Class report: {_summary(report)}"]
     lines += [terminal_safe(note, 400) for note in report.notes]
     if _covers_less(report):
@@ -149,6 +151,7 @@ def report_text(report: ClassReport) -> str:
         if report.with_code:
             for name, source in sorted(e.code.items()):
                 lines += [terminal_safe(f"  -- code of {name}:", 400)] + ["    " + line for line in terminal_safe(source, 20_000).splitlines()]
+    lines += ["", *need_lines(report)]
     return "\n".join(lines)
 
 
@@ -182,8 +185,8 @@ def report_page(report: ClassReport, title: str = "Class report") -> str:
     parts = [
         f"<h1>{escape(title)}</h1>",
         f"<p>{escape(_summary(report))}. "
-        + ("Learners are shown by the names from --names, with their pseudonymous ids: this page holds real names, "
-           "keep it to yourself.</p>" if report.named else "Learners are shown by the pseudonymous id of their progress log.</p>"),
+        + ("Learners are shown by their names (hub user names, or from --names): this page holds real names, "
+           "keep it to yourself.</p>" if report.named else "Learners are shown by pseudonyms (the id of their progress log, or --anonymise).</p>"),
     ]
     parts += [f"<p>{escape(note)}</p>" for note in report.notes]
     if _covers_less(report):
@@ -191,6 +194,9 @@ def report_page(report: ClassReport, title: str = "Class report") -> str:
     if report.problems:
         items = "".join(f"<li>{escape(p)}</li>" for p in report.problems)
         parts.append(f'<div class="problems"><p>Left out (files that could not be used, lines that could not be read):</p><ul>{items}</ul></div>')
+    from ._need import needs_html
+
+    parts.append(needs_html(report))
     png = base64.b64encode(_png(heatmap_figure(report))).decode("ascii")
     left_out = heatmap_left_out(report)
     parts.append(
@@ -303,6 +309,8 @@ def _png(fig) -> bytes:
 
 WATCH_GROUPS = 3
 """Groups of the same mistake shown per check in the live view."""
+WATCH_NEEDS = 5
+"""Learners × exercises shown under "who needs help" in the terminal's live view (most first; the live page shows more)."""
 
 
 def watch_text(report: ClassReport, when: str = "") -> str:
@@ -311,8 +319,11 @@ def watch_text(report: ClassReport, when: str = "") -> str:
     Short by design (a projector, a glance during the session): one line per check,
     one line per group, every learner file read as the report reads it.
     """
+    from ._need import need_lines
+
     lines = [f"Class live view{(' at ' + when) if when else ''}: {_summary(report)}"]
     lines += [terminal_safe(note, 300) for note in report.notes]
+    lines += need_lines(report, WATCH_NEEDS)
     for e in report.exercises:
         if not e.learners:
             lines.append(terminal_safe(f"{e.record}: nobody started it", 300))
