@@ -283,6 +283,11 @@ def write_workshop(
         given = Path(solutions_dir) / f"{record.id}.py" if solutions_dir else None
         if given is not None and given.is_file():  # only from there: nothing is looked up beside the package (a learner may run this too)
             solutions[record.id] = load_solution(given)
+    if with_solutions and len(solutions) < len(records):
+        missing = ", ".join(record.id for _, record in records if record.id not in solutions)
+        where = f"no {missing}.py in {solutions_dir}" if solutions_dir else "no --solutions DIR given"
+        raise WorkshopError(f"--with-solutions puts a reference solution beside every exercise, and there is none for {missing} ({where}): "
+                            "pass --solutions DIR with DIR/ID.py")
 
     parent = out_dir.resolve().parent
     parent.mkdir(parents=True, exist_ok=True)
@@ -421,13 +426,20 @@ def _instructor_notes(title, out_dir, entries, solutions, skipped, links, hub) -
         "",
         "## Instructor notebooks",
         "",
-        "`notebooks/` holds one instructor notebook per exercise with a reference solution (`solutions/`): the reference "
-        "filled in, every hint open, and presenter aids in the panel: reveal or hide everything at once. For the back of "
-        "the room, JupyterLab's *View → Appearance → Presentation Mode* and *Settings → Theme → Increase Content Font Size* "
-        "enlarge the notebook. Run them where `failuremap-edu` is installed (for example `pip install -e` of the learners' folder). "
-        "Runs marked as an instructor's are left out of the class report.",
-        "",
     ]
+    if not solutions:
+        lines += ["None: no reference solution was given (pass `--solutions DIR` with `DIR/ID.py` to get one instructor notebook "
+                  "per exercise: the reference filled in, every hint open, and presenter aids in the panel).", ""]
+        skipped = ()
+    else:
+        lines += [
+            "`notebooks/` holds one instructor notebook per exercise with a reference solution (`solutions/`): the reference "
+            "filled in, every hint open, and presenter aids in the panel: reveal or hide everything at once. For the back of "
+            "the room, JupyterLab's *View → Appearance → Presentation Mode* and *Settings → Theme → Increase Content Font Size* "
+            "enlarge the notebook. Run them where `failuremap-edu` is installed (for example `pip install -e` of the learners' folder). "
+            "Runs marked as an instructor's are left out of the class report.",
+            "",
+        ]
     lines += [f"- {md(record_id)}: `notebooks/{record_id}.ipynb`, `solutions/{record_id}.py`" for record_id, _, _ in entries if record_id in solutions]
     if skipped:
         lines += ["", "No instructor notebook for " + ", ".join(md(s) for s in skipped) + ": no reference solution was given "

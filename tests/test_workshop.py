@@ -644,3 +644,21 @@ def test_a_full_disk_is_one_line_naming_the_destination_and_the_old_build_stays(
         assert err.split(": cannot write")[0].startswith(f"failuremap-edu: error: {small_disk.root}/ws")  # the destination, not our source
     assert _contents(out) == before and _contents(small_disk.root / "ws-instructor") == before_teacher
     assert [p.name for p in small_disk.root.iterdir() if p.name.startswith(".failuremap")] == []  # no staging folder left
+
+
+def test_with_solutions_needs_a_solution_for_every_exercise(tmp_path, capsys):
+    """No folder, or one without ID.py: refused in one line, nothing written (a self-study folder without solutions said it had them)."""
+    out = tmp_path / "self"
+    code, stdout, err = build(capsys, "FA-100786", "-o", out, "--with-solutions", solutions=False)
+    assert code == 2 and err.count("\n") == 1 and "none for FA-100786 (no --solutions DIR given)" in err
+    (tmp_path / "empty").mkdir()
+    code, _, err = build(capsys, "FA-100786", "-o", out, "--with-solutions", "--solutions", tmp_path / "empty")
+    assert code == 2 and f"no FA-100786.py in {tmp_path / 'empty'}" in err
+    assert not out.exists() and not tmp_path.joinpath("self-instructor").exists()
+
+
+def test_instructor_notes_without_solutions_say_there_are_no_instructor_notebooks(tmp_path, capsys):
+    code, stdout, _ = build(capsys, "FA-100786", "-o", tmp_path / "ws", solutions=False)
+    notes = (tmp_path / "ws-instructor" / "README.md").read_text()
+    assert code == 0 and "None: no reference solution was given" in notes
+    assert "holds one instructor notebook per exercise" not in notes and not (tmp_path / "ws-instructor" / "notebooks").exists()
