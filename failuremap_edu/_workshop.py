@@ -427,11 +427,7 @@ def _instructor_notes(title, out_dir, entries, solutions, skipped, links, hub) -
         "## Instructor notebooks",
         "",
     ]
-    if not solutions:
-        lines += ["None: no reference solution was given (pass `--solutions DIR` with `DIR/ID.py` to get one instructor notebook "
-                  "per exercise: the reference filled in, every hint open, and presenter aids in the panel).", ""]
-        skipped = ()
-    else:
+    if solutions:
         lines += [
             "`notebooks/` holds one instructor notebook per exercise with a reference solution (`solutions/`): the reference "
             "filled in, every hint open, and presenter aids in the panel: reveal or hide everything at once. For the back of "

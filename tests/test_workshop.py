@@ -660,5 +660,5 @@ def test_with_solutions_needs_a_solution_for_every_exercise(tmp_path, capsys):
 def test_instructor_notes_without_solutions_say_there_are_no_instructor_notebooks(tmp_path, capsys):
     code, stdout, _ = build(capsys, "FA-100786", "-o", tmp_path / "ws", solutions=False)
     notes = (tmp_path / "ws-instructor" / "README.md").read_text()
-    assert code == 0 and "None: no reference solution was given" in notes
+    assert code == 0 and "No instructor notebook for FA-100786: no reference solution was given" in notes
     assert "holds one instructor notebook per exercise" not in notes and not (tmp_path / "ws-instructor" / "notebooks").exists()
