@@ -251,7 +251,9 @@ class Panel:
 
     def _on_export(self, _=None) -> None:
         self._exported = self.exercise.runs
-        self.export_link.value = _html(export_link_html() or '<p class="fm-muted">Nothing is logged yet: run the exercise cell first.</p>')
+        nothing = ("Nothing is in the progress log to export: it could not be written (the note under the result says why)."
+                   if self.exercise.log_note else "Nothing is logged yet: run the exercise cell first.")
+        self.export_link.value = _html(export_link_html() or f'<p class="fm-muted">{nothing}</p>')
 
     def _export_went_stale(self) -> None:
         """A link made before the latest run holds the runs up to then: say so, rather than offer the old file (a trial handed one in)."""

@@ -334,7 +334,7 @@ def log_run(
         target.parent.mkdir(parents=True, exist_ok=True)
         _append(target, line)
     except OSError as exc:  # said for every run that is not saved: the run's own result stays as it is
-        return f"progress is not being saved: cannot write {target} ({exc.strerror or exc}); set FAILUREMAP_PROGRESS to a writable file"
+        return unsaved_note(target, exc)
     return _notices.pop(str(target), None)
 
 
@@ -582,6 +582,13 @@ def export_data(path: Path | None = None) -> dict:
 
 EXPORT_LINK_BYTES = 8 * 1024 * 1024
 """An export larger than this gets no download link (a notebook output that size slows the browser): the terminal command instead."""
+
+
+def unsaved_note(target: Path, exc: OSError) -> str:
+    """The line said beside a run the progress log could not take: why, that the result stands, and how to save the next runs."""
+    return (f"progress is not being saved: cannot write {target} ({exc.strerror or exc}); this run's result above is unaffected. "
+            "To save the next runs, set FAILUREMAP_PROGRESS to a writable file: in a notebook, a cell "
+            "%env FAILUREMAP_PROGRESS=/tmp/failuremap-progress.jsonl before the exercise cell")
 
 
 def export_link_html(path: Path | None = None) -> str:

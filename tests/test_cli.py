@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -16,6 +17,7 @@ from failuremap_edu import load_record, run_checks
 from failuremap_edu._cli import main
 
 from failuremap_edu._notebook import reference_path
+from failuremap_edu._progress import unsaved_note
 
 REFERENCE = reference_path("FA-100786", REFERENCES).read_text()
 
@@ -510,7 +512,7 @@ def test_a_progress_log_that_is_a_fifo_never_blocks_a_run(tmp_path, solution):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=90)
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     lines = [line[3:] for line in proc.stdout.splitlines() if line.startswith("=> ")]  # outside IPython the panel is printed too
-    unsaved = f"progress is not being saved: cannot write {log} (not a regular file); set FAILUREMAP_PROGRESS to a writable file"
+    unsaved = unsaved_note(log, OSError(errno.EINVAL, "not a regular file"))
     assert lines == ["4/6 checks pass (2 fail)", unsaved] * 2  # the result stays; every run not saved says so
     code, out, err = cli("export", "--out", tmp_path / "x.json", env={"FAILUREMAP_PROGRESS": str(log)}, timeout=60)
     assert code == 0 and "Traceback" not in err and out.startswith(f"{tmp_path / 'x.json'}: 0 runs")

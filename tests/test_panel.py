@@ -424,6 +424,18 @@ def test_an_out_of_range_variant_is_said_not_silently_changed():
     assert pairs.variant == 3 and ui.variant_note.value == ""
 
 
+def test_export_with_an_unwritable_log_says_the_log_could_not_be_written(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("FAILUREMAP_PROGRESS", str(blocker / "p.jsonl"))  # a file where a folder should be: never writable
+    learner = Exercise("FA-100786", timeout=0.5)
+    panel_for(learner)
+    learner.check(reference)
+    ui = panel(learner)
+    ui.export.click()
+    assert "it could not be written" in ui.export_link.value and "Nothing is logged yet" not in ui.export_link.value
+
+
 def test_an_export_link_made_before_the_latest_run_says_it_is_old(tmp_path, monkeypatch):
     """A trial exported, ran twice more, and downloaded the old file again: nothing said it was old."""
     monkeypatch.setenv("FAILUREMAP_PROGRESS", str(tmp_path / "progress.jsonl"))

@@ -91,6 +91,7 @@ def test_an_unwritable_progress_log_is_said_at_every_run_beside_the_result_never
         exercise.check(reference)
         assert exercise.message == "" and exercise.summary() == "6/6 checks pass"  # the headline stays
         assert exercise.log_note.startswith("progress is not being saved: cannot write")
+        assert "%env FAILUREMAP_PROGRESS=" in exercise.log_note  # how to save the next runs from a notebook
         lines = exercise.text().splitlines()
         assert lines[1] == "6/6 checks pass" and f"  {exercise.log_note}" in lines[2:4]  # its own line
         assert '<span class="fm-mark">✓</span>' in status_line(exercise) and "fm-log-note" in log_note_html(exercise)
