@@ -282,3 +282,22 @@ def test_the_server_imports_the_package_the_caller_imported():
     import failuremap_edu
 
     assert Path(_warm._PACKAGE_PARENT, "failuremap_edu", "__init__.py").samefile(failuremap_edu.__file__)
+
+
+def test_a_slow_record_leaves_no_standby_that_holds_up_the_next_run(raw_record, write_record, monkeypatch):
+    """The standby rehearses the last run's record code for at most REHEARSAL_LIMIT: a record that sleeps there delays nothing after it."""
+    from conftest import reseal
+    from failuremap_edu import replay
+    from failuremap_edu.runner import _api
+
+    for impl in raw_record["implementations"].values():
+        impl["source"] = "import time\ntime.sleep(30)\n" + impl["source"]
+    slow = load_record(write_record(reseal(raw_record)))
+    monkeypatch.setattr(_api, "SETUP_TIMEOUT", 0.5)
+    assert run_checks(slow, reference_solve("FA-100786"), timeout=0.5).problem is not None
+    monkeypatch.undo()
+    pairs = load_record("FA-100061")
+    result = replay(pairs, "attempt", timeout=2.0)
+    recorded = [o.passed for o in pairs.verification["attempt"].observations]
+    assert [o.passed for o in result.observations] == recorded and result.problem is None
+    assert all(o.status != "timeout" for o in result.observations)
