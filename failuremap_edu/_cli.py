@@ -335,7 +335,7 @@ def _record_json(record, fixtures) -> dict:
 def _cmd_check(args) -> int:
     from ._code import can_fall_off_end
     from ._records import load_record
-    from .render._text import render_run
+    from .render._text import render_run, render_variants_summary
     from .runner import run_checks
     from ._solution import SolutionError, load_solution
 
@@ -353,12 +353,15 @@ def _cmd_check(args) -> int:
         from ._fixtures import read_fixtures
 
         depends_on_n = read_fixtures(record).uses_variant
+        said: set[str] = set()  # a note that holds for every variant (the sandbox's, say) is printed once
         for run in runs:
             if len(runs) > 1:
                 print(f"== variant N={run.variant}")
-            elif depends_on_n:  # which N ran: a trial's terminal printed a count and no N (--variant is optional)
+            elif depends_on_n:
                 print(f"== variant N={run.variant} (the checks depend on N: --variant N or --all-variants for the others)")
-            print(render_run(run, missing_return=can_fall_off_end(solution)))
+            print(render_run(run, missing_return=can_fall_off_end(solution), said=said))
+        if len(runs) > 1:
+            print(render_variants_summary(runs))
     return EXIT_OK if all(run.passed for run in runs) else EXIT_FAILED
 
 

@@ -176,7 +176,16 @@ def test_check_own_record_by_path_all_variants(capsys):
     assert code == 0
     assert [l for l in out.splitlines() if "checks pass" in l] == [
         "5/5 checks pass", "6/6 checks pass", "7/7 checks pass", "8/8 checks pass", "9/9 checks pass",
+        "== all 5 variants: 35/35 checks pass: every variant passes",
     ]
+
+
+def test_check_all_variants_sandboxed_says_the_sandbox_once_and_which_variants_fail(bwrap, tmp_path):
+    path = tmp_path / "wrong.py"
+    path.write_text(solution_path("TR-000202").read_text().replace("unicodedata.normalize('NFC', text)", "text"))
+    code, out, _ = cli("check", record_path("TR-000202"), path, "--all-variants", "--sandbox")
+    assert code == 1 and out.count("note: checks ran in a sandbox") == 1
+    assert out.splitlines()[-1] == "== all 5 variants: 30/35 checks pass; not every check passes for N = 1, 2, 3, 4, 5"
 
 
 def test_python_dash_m_entry_point():

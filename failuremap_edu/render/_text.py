@@ -328,10 +328,16 @@ def _passes_by_equality_alone(result: RunResult):
     return None
 
 
-def render_run(result: RunResult, *, missing_return: bool = False) -> str:
-    """`K/N checks pass`, notes, then each check that did not pass, with why."""
+def render_run(result: RunResult, *, missing_return: bool = False, said: set[str] | None = None) -> str:
+    """`K/N checks pass`, notes, then each check that did not pass, with why.
+
+    `said`: notes already shown (for the runs of other variants), left out here; this run's are added to it.
+    """
     lines = [result.summary()]
-    lines += [terminal_safe(f"note: {note}", 1_000) for note in run_notes(result)]
+    notes = [note for note in run_notes(result) if said is None or note not in said]
+    if said is not None:
+        said.update(notes)
+    lines += [terminal_safe(f"note: {note}", 1_000) for note in notes]
     for o in result.observations:
         if o.status != PASS:
             lines += ["", render_observation(o, missing_return=missing_return)]
@@ -343,6 +349,14 @@ def render_run(result: RunResult, *, missing_return: bool = False) -> str:
 COMPARISON_NOTE = (
     "broken and attempt are the record's two implementations, run here by the same runner that checks your solve."
 )
+
+
+def render_variants_summary(runs) -> str:
+    """One line over the runs of several variants: the checks that pass in all, and the variants with a check that does not."""
+    passed, total = sum(r.passed_count for r in runs), sum(len(r.observations) for r in runs)
+    failing = [str(r.variant) for r in runs if not r.passed]
+    where = f"; not every check passes for N = {', '.join(failing)}" if failing else ": every variant passes"
+    return f"== all {len(runs)} variants: {passed}/{total} checks pass{where}"
 
 
 def render_comparison(runs, names) -> str:
