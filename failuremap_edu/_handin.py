@@ -337,12 +337,16 @@ def runs_from_entries(learner: str, entries: list[dict]) -> tuple[list[Run], dic
 
 
 def _skipped_lines(skipped: list[tuple[int, str]], read: int, shown: int = 8) -> str | None:
-    """``2 of 6 lines skipped as unreadable: line 3 (not JSON), line 5 (cut short)``: what a report leaves out of a log, or None."""
+    """``2 unreadable lines skipped (4 runs read): line 3 (not JSON), line 5 (cut short)``: what a report leaves out of a log, or None.
+
+    Line numbers count every line of the file, its first (the learner's id) included.
+    """
     if not skipped:
         return None
     lines = ", ".join(f"line {number} ({why})" for number, why in skipped[:shown])
     more = f" and {len(skipped) - shown} more" if len(skipped) > shown else ""
-    return f"{len(skipped)} of {len(skipped) + read} lines skipped as unreadable: {lines}{more}"
+    unreadable = f"{len(skipped)} unreadable line{'s' if len(skipped) != 1 else ''}"
+    return f"{unreadable} skipped ({read} run{'s' if read != 1 else ''} read): {lines}{more}"
 
 
 def _outcomes(value: Any, width: int) -> tuple[dict | None, ...]:

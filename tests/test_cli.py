@@ -482,7 +482,7 @@ def test_report_survives_lone_surrogates_and_shows_no_terminal_escape(tmp_path):
     (folder / "evil-\x1b[2J-\x1b]52;c;SGVsbG8=\x07.json").write_text("{not json")
     code, out, err = cli("report", folder, "--with-code", "--html", tmp_path / "r.html")
     assert code == 2 and "Traceback" not in err
-    assert err.splitlines() == [f"failuremap-edu: error: {folder}/evil-\\x1b[2J-\\x1b]52;c;SGVsbG8=\\x07.json: not JSON"]
+    assert err.splitlines() == [f"failuremap-edu: left out of the report: {folder}/evil-\\x1b[2J-\\x1b]52;c;SGVsbG8=\\x07.json: not JSON"]
     assert out.startswith("Class report: 2 learners, 1 exercise, from 2 files")
     assert "\x1b" not in out and "\x07" not in out and "\\ud800bad-i" in out and "keeps \\ud800 order" in out
     assert "-- code of \\x1b[2J\\x1b]:" in out and "return '\\x1b[2J'" in out

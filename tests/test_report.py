@@ -152,7 +152,7 @@ def test_bad_files_are_one_line_each_and_the_rest_is_reported(klass, capsys):
     assert main(["report", str(folder), str(folder / "missing.json")]) == 2
     out, err = capsys.readouterr()
     lines = err.splitlines()
-    assert len(lines) == 5 and all(line.startswith("failuremap-edu: error: ") for line in lines)
+    assert len(lines) == 5 and all(line.startswith("failuremap-edu: left out of the report: ") for line in lines)
     assert f"{folder / 'notes.json'}: not a failuremap_edu results download or export" in err
     assert f"{folder / 'half.json'}: not JSON" in err and f"{folder / 'binary.json'}: not JSON" in err
     assert f"{folder / 'wrong.json'}: not a valid failuremap_edu export: at attempts/0/checks: 3 is not of type 'array'" in err
@@ -341,7 +341,7 @@ def test_the_report_reads_progress_logs_and_every_home(tmp_path, capsys):
     captured = capsys.readouterr()
     assert captured.err.count("\n") == 1 and "dan" in captured.err and "not a regular file" in captured.err
     out = captured.out.splitlines()
-    assert out[0] == "Class report: 3 learners, 1 exercise, from 3 files"  # ann, bob, and eve who ran nothing yet
+    assert out[0] == "Class report: 3 learners, 1 exercise, from 3 files (1 problem with them: see “left out”)"  # ann, bob, and eve who ran nothing yet
     assert out[1] == f"1 of 5 homes have no progress log (nothing run there yet): {homes / 'cy'}"
     assert next(line for line in out if line.startswith("FA-1: 2 learners")).startswith("FA-1: 2 learners ran it (2 runs); 1 reached every check passing (median 1 run); stuck: ")
     assert main(["report", "--homes", str(homes / "nobody-*")]) == 2
@@ -538,11 +538,15 @@ def test_the_report_counts_and_names_the_lines_it_skipped_in_text_html_and_json(
         fh.write(good[:30])  # the last one torn
     report = build_report([log])
     assert sum(e.runs for e in report.exercises) == 4
-    assert report.problems == (f"{log}: 5 of 9 lines skipped as unreadable: line 6 (not JSON), line 7 (not a run), line 8 (not JSON), "
+    assert report.problems == (f"{log}: 5 unreadable lines skipped (4 runs read): line 6 (not JSON), line 7 (not a run), line 8 (not JSON), "
                                "line 9 (not a run), line 10 (cut short)",)
     assert report.to_json()["problems"] == list(report.problems)
     assert "line 10 (cut short)" in report_page(report)
-    assert main(["report", str(log)]) == 2 and "5 of 9 lines skipped" in capsys.readouterr().err
+    assert main(["report", str(log)]) == 2
+    out, err = capsys.readouterr()
+    assert err.startswith("failuremap-edu: left out of the report: ") and "5 unreadable lines skipped" in err
+    assert "from 1 file (1 problem with them: see “left out”)" in out.splitlines()[0]
+    assert out.splitlines()[-1] == f"  {report.problems[0]}"  # the text report lists it too, at its end
     export_progress(tmp_path / "ann.json", log)  # an export says how many lines its log lost
     assert build_report([tmp_path / "ann.json"]).problems == (
         f"{tmp_path / 'ann.json'}: the learner's progress log had 5 unreadable lines, left out of this export",)

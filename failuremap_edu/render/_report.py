@@ -104,7 +104,8 @@ def _summary(report: ClassReport) -> str:
         exercises = f"{report.started} of {len(report.exercises)} exercises started"
     else:
         exercises = _plural(len(report.exercises), "exercise")
-    return f"{_plural(len(report.learners), 'learner')}, {exercises}, from {_plural(report.files, 'file')}"
+    left_out = f" ({_plural(len(report.problems), 'problem')} with them: see “left out”)" if report.problems else ""
+    return f"{_plural(len(report.learners), 'learner')}, {exercises}, from {_plural(report.files, 'file')}{left_out}"
 
 
 def _teaching_lines(e: ExerciseStats, c: CheckStats) -> list[tuple[str, str]]:
@@ -152,6 +153,9 @@ def report_text(report: ClassReport) -> str:
             for name, source in sorted(e.code.items()):
                 lines += [terminal_safe(f"  -- code of {name}:", 400)] + ["    " + line for line in terminal_safe(source, 20_000).splitlines()]
     lines += ["", *need_lines(report)]
+    if report.problems:
+        lines += ["", "Left out (files that could not be used, lines that could not be read):"]
+        lines += [terminal_safe(f"  {problem}", 400) for problem in report.problems]
     return "\n".join(lines)
 
 
