@@ -49,6 +49,10 @@ class Target:
     warnings: list[str] = field(default_factory=list)
 
 
+KEEP = "build into another folder (-o DIR) to keep both, or pass --force to overwrite (your changes are then lost)"
+"""The way on, when a build would overwrite what it did not write."""
+
+
 def sha256(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
@@ -185,14 +189,14 @@ def check_target(root: Path, planned: list[str] | None, force: bool, manifest: s
             return target
         clash = sorted(rel for rel in planned_set if os.path.lexists(root / rel))
         what = f"{_names(clash)} would be overwritten" if clash else f"it holds {_names(existing)}"
-        raise OutputError(f"{root} is not empty and was not made by `failuremap-edu {command}`: {what}; pass --force to overwrite")
+        raise OutputError(f"{root} is not empty and was not made by `failuremap-edu {command}`: {what}; {KEEP}")
     ours = [rel for rel in recorded if _plain_file(root, rel) is not None]
     changed = [rel for rel in ours if sha256(root / rel) != recorded[rel]]
     clash = [rel for rel in planned_set if rel not in recorded and os.path.lexists(root / rel)]
     if (changed or clash) and not force:
         raise OutputError(
             f"{root} has changed since `failuremap-edu {command}` wrote it: {_names(sorted(set(changed + clash)))} "
-            "would be overwritten; pass --force to overwrite"
+            f"would be overwritten; {KEEP}"
         )
     target.remove = sorted(rel for rel in ours if rel not in changed and rel not in planned_set)
     edited = sorted(rel for rel in changed if rel in planned_set)
@@ -318,7 +322,7 @@ def check_files(root: Path, files: dict[str, bytes], force: bool, manifest: str,
     if edited and not force:
         raise OutputError(
             f"{root}: {_names(edited)} changed since `failuremap-edu {command}` wrote {'them' if len(edited) > 1 else 'it'} "
-            f"(or {'were' if len(edited) > 1 else 'was'} not written by it) and would be overwritten; pass --force to overwrite"
+            f"(or {'were' if len(edited) > 1 else 'was'} not written by it) and would be overwritten; {KEEP}"
         )
     if edited:
         warnings.append(f"{root}: --force overwrote your changes to {_names(edited)} (this build's version is there now)")

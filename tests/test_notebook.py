@@ -370,7 +370,7 @@ def test_notebook_o_refuses_to_overwrite_an_edited_notebook_naming_it_and_force_
     capsys.readouterr()
     assert main(["notebook", "FA-100061", "-o", str(out)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "FA-100061.ipynb" in err and "--force" in err and path.read_bytes() == edited
+    assert err.count("\n") == 1 and "FA-100061.ipynb" in err and "--force" in err and "another folder (-o DIR) to keep both" in err and path.read_bytes() == edited
     assert main(["notebook", "FA-100061", "-o", str(out), "--force"]) == 0 and path.read_bytes() == fresh
     assert "FA-100061.ipynb" in capsys.readouterr().err  # --force says what it overwrote
     mine = tmp_path / "mine"
