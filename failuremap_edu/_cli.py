@@ -76,7 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     shared = _shared_options()
     sandbox = argparse.ArgumentParser(add_help=False)
     sandbox.add_argument("--sandbox", action="store_true",
-                         help="run the code in a bubblewrap sandbox (read-only files, no network): for someone else's code (see README, Isolation)")
+                         help="run the code in a bubblewrap sandbox (read-only files, no network), judged apart from solve: for someone else's code, "
+                              "such as a hand-in, which without it can forge its own verdict (see README, Isolation)")
 
     p = commands.add_parser("list", help="list the packaged records (or a folder of records)", parents=[shared["json"]])
     p.add_argument("--records-dir", metavar="DIR", help="list the record files in DIR instead")
