@@ -169,7 +169,7 @@ def test_make_lab_serves_the_folder_NOTEBOOKS_names_and_a_notebook_dir_in_LAB_AR
                                 ([f"NOTEBOOKS={mine}", _lab_args(0, f" --notebook-dir={theirs}")], theirs)):
         port = _free_port()
         make_args[-1] = make_args[-1].replace("--port=0", f"--port={port}")
-        lab = _Lab(ROOT, tmp_path, _installed_lab(*make_args), port)
+        lab = _Lab(ROOT, tmp_path / "home", _installed_lab(*make_args), port)  # not above the folders: JupyterLab shows those as ~/…
         try:
             assert lab.server_root(lab.token(120)) == expected.resolve()
             assert "root_dir only accepts one value" not in lab.output
@@ -192,7 +192,7 @@ def test_a_fresh_make_lab_reaches_its_url_within_two_minutes_without_the_test_ex
     """Issue 39's goal: from a fresh clone to the URL in at most 2 minutes on the project's machine, saying what it does."""
     clone = _fresh_clone(tmp_path / "clone")
     port = _free_port()
-    lab = _Lab(clone, tmp_path, ["lab", _lab_args(port)], port)
+    lab = _Lab(clone, tmp_path / "home", ["lab", _lab_args(port)], port)
     try:
         lab.token(300)
         assert lab.server_root(lab.token(1)) == (clone / "notebooks").resolve()
