@@ -156,3 +156,15 @@ def test_a_broken_internal_link_fails_the_docs_build(tmp_path):
         fh.write("\nSee [the missing page](no-such-page.md).\n")
     done = _build(source, tmp_path / "html")
     assert done.returncode != 0 and "no-such-page" in done.stdout + done.stderr
+
+
+def test_the_hub_guides_kernel_culling_options_are_jupyter_servers_own():
+    """Issue 39: the hub guide says how to cull idle kernels; the options it names exist, with the defaults it gives."""
+    from jupyter_server.services.kernels.kernelmanager import MappingKernelManager
+
+    guide = (DOCS / "how-to" / "hub-one-machine.md").read_text(encoding="utf-8")
+    options = set(re.findall(r"--MappingKernelManager\.(\w+)=\d+", guide))
+    assert options == {"cull_idle_timeout", "cull_interval"}
+    traits = MappingKernelManager.class_traits()
+    assert traits["cull_idle_timeout"].default_value == 0 and traits["cull_interval"].default_value == 300
+    assert "c.Spawner.args += [" in guide, "the generated config already sets Spawner.args (--allow-root): add, never replace"
