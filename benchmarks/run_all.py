@@ -1,8 +1,11 @@
-"""Run every benchmark in this folder (``make bench``). Exit 1 if a target is missed."""
+"""Run every benchmark in this folder (``make bench``) and write docs/reference/figures.md. Exit 1 if a target is missed."""
 
 from __future__ import annotations
 
+import contextlib
+import datetime
 import importlib
+import io
 import sys
 from pathlib import Path
 
@@ -11,11 +14,34 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 BENCHMARKS = ["bench_core", "bench_render", "bench_panel", "bench_panel_messages", "bench_catalog", "bench_report", "bench_collector", "bench_pyodide", "bench_hub", "bench_judge"]
 
 
-def main() -> int:
+class _Tee(io.TextIOBase):
+    """Prints as it goes (a benchmark takes minutes) and keeps a copy for the figures page."""
+
+    def __init__(self, out) -> None:
+        self.out, self.kept = out, io.StringIO()
+
+    def write(self, text: str) -> int:
+        self.out.write(text)
+        self.out.flush()
+        return self.kept.write(text)
+
+
+def main(benchmarks: list[str] = BENCHMARKS, page: Path | None = None, count_tests: bool = True) -> int:
+    import _figures
+
     status = 0
-    for name in BENCHMARKS:
-        status |= importlib.import_module(name).main()
+    sections = []
+    for name in benchmarks:
+        tee = _Tee(sys.stdout)
+        with contextlib.redirect_stdout(tee):
+            code = importlib.import_module(name).main()
+        status |= code
+        sections.append(_figures.Section(name, tee.kept.getvalue(), code == 0))
         print()
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    text = _figures.render(date, _figures.machine(), sections, _figures.test_counts() if count_tests else {})
+    _figures.write(text, page or _figures.PAGE)
+    print(f"wrote {page or _figures.PAGE}")
     return status
 
 

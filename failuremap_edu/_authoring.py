@@ -415,7 +415,7 @@ def build_record(folder: str | os.PathLike, *, timeout: float = SCRIPT_TIMEOUT, 
     `isolation` is the runner's, for every run of the folder's code (``sandbox``: `record build --sandbox`).
 
     Raises AuthoringError, one line naming the file and line, when the folder
-    cannot give a record that teaches: see the module docstring and the README.
+    cannot give a record that teaches: see the module docstring and docs/tutorials/writing-an-exercise.md.
     """
     folder = Path(folder)
     if not folder.is_dir():

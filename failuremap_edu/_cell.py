@@ -97,7 +97,7 @@ class NotebookFront(PlainFront):
             bundle["text/plain"] = LIVE_PANEL  # the results, as HTML and text, are in the saved copy right above
             return bundle
         bundle["text/plain"] = text_safe(exercise.text())
-        if not exercise.running:  # the last results, static: a front that cannot show the widget shows these (README)
+        if not exercise.running:  # the last results, static: a front that cannot show the widget shows these (docs/how-to/install.md)
             bundle["text/html"] = text_safe(exercise.static_html())
         return bundle
 

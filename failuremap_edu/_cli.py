@@ -21,7 +21,7 @@ EXIT_READER_LEFT = 141
 
 
 class _Formatter(argparse.HelpFormatter):
-    """A fixed width, so that --help and the README's synopsis read the same on every terminal."""
+    """A fixed width, so that --help and the docs' synopsis read the same on every terminal."""
 
     def __init__(self, prog: str) -> None:
         super().__init__(prog, width=100, max_help_position=32)
@@ -50,7 +50,7 @@ def _shared_options() -> dict[str, argparse.ArgumentParser]:
 
 
 def synopsis(parser: argparse.ArgumentParser | None = None) -> str:
-    """Every command's usage line and what it does: the README's synopsis (tests/test_cli.py compares them)."""
+    """Every command's usage line and what it does: the synopsis in docs/reference/cli.md (tests/test_cli.py compares them)."""
     lines: list[str] = []
 
     def walk(parser: argparse.ArgumentParser) -> None:
@@ -77,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     sandbox = argparse.ArgumentParser(add_help=False)
     sandbox.add_argument("--sandbox", action="store_true",
                          help="run the code in a bubblewrap sandbox (read-only files, no network), judged apart from solve: for someone else's code, "
-                              "such as a hand-in, which without it can forge its own verdict (see README, Isolation)")
+                              "such as a hand-in, which without it can forge its own verdict (see the docs, Isolation)")
 
     p = commands.add_parser("list", help="list the packaged records (or a folder of records)", parents=[shared["json"]])
     p.add_argument("--records-dir", metavar="DIR", help="list the record files in DIR instead")
@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument("--variant", type=int, choices=range(1, 6), metavar="N", help="the variant N = 1..5 (default 1)")
     which.add_argument("--all-variants", action="store_true", help="run variants 1 to 5")
     p.add_argument("--timeout", type=_positive_float, default=2.0, metavar="SECONDS", help="time limit per check, and for importing SOLUTION.py (default 2)")
-    p.add_argument("--json", action="store_true", help="print JSON (schema in the README)")
+    p.add_argument("--json", action="store_true", help="print JSON (schema in the docs: reference, check --json schema)")
     p.add_argument("--html", metavar="FILE", help="also write a standalone HTML report (no external assets)")
     p.add_argument("--plot", metavar="FILE", help="also write the status grid beside attempt and broken (.png or .svg)")
 
@@ -119,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--branch", metavar="NAME", help="its branch (default: the repository's default branch)")
     p.add_argument("--hub", metavar="URL", help="a JupyterHub with nbgitpuller: write a link per notebook (needs --repo)")
     p.add_argument("--env-repo", metavar="URL", help="a Binder environment repository: write Binder nbgitpuller links (needs --repo)")
-    p.add_argument("--lite", metavar="DIR", help="also build a JupyterLite site of the same exercises in DIR (no server needed; see README)")
+    p.add_argument("--lite", metavar="DIR", help="also build a JupyterLite site of the same exercises in DIR (no server needed; see the docs, JupyterLite)")
 
     p = commands.add_parser(
         "lite", help="build a JupyterLite site: the exercises run in the browser, no server at all",
@@ -135,7 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("report", help="a class report from learners' progress logs, downloaded results and exports", parents=[shared["json"]])
     p.add_argument("paths", nargs="*", metavar="FILE|DIR", help="results (.json), exports, progress logs (.jsonl); folders are searched for both")
-    p.add_argument("--homes", metavar="GLOB", help="also read every learner's progress log under these home folders, e.g. '/home/*'")
+    p.add_argument("--homes", metavar="GLOB", help="also read every learner's progress log under these home folders, e.g. /home/* (in quotes, so that the shell leaves it to us)")
     p.add_argument("--workshop", metavar="DIR", help="the learners' folder `workshop` wrote: list its every exercise, started or not")
     p.add_argument("--names", metavar="CSV", help="show learners by name: lines of 'learner id (or a unique prefix of 6+),name'; only in this output")
     p.add_argument("--service", metavar="URL", help="also read every learner's runs from the class collector (failuremap-edu serve) at URL")

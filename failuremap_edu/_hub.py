@@ -157,7 +157,7 @@ singleuser:
     tag: TAG  # CHANGE
   defaultUrl: /lab
   memory:
-    guarantee: {MEMORY_GUARANTEE}  # measured 58-63 MB per learner (PSS), see the README's "Past one machine"
+    guarantee: {MEMORY_GUARANTEE}  # measured 58-63 MB per learner (PSS), see docs/how-to/zero-to-jupyterhub.md
     limit: {MEMORY_LIMIT}
   cpu:
     guarantee: 0.05

@@ -62,7 +62,7 @@ LITE_NOTE = (
     "memory that grows without end can stop or freeze the kernel: then use *Kernel → Restart Kernel*. "
     "Your notebooks are kept in this browser."
 )
-"""The one line an exercise notebook shows in JupyterLite (the fallback's limits, README "Isolation")."""
+"""The one line an exercise notebook shows in JupyterLite (the fallback's limits, docs/explanation/isolation.md)."""
 
 PYODIDE_LANGUAGE_INFO = {
     "codemirror_mode": {"name": "python", "version": 3},

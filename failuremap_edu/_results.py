@@ -135,7 +135,7 @@ class Observation(Shown):
         return _distinct_returns(self.returned)
 
     def to_json(self) -> dict:
-        """This check in the schema the README documents under "`check --json` schema"."""
+        """This check in the schema docs/reference/json-schema.md documents."""
         return {
             "index": self.index,
             "check": self.check,
@@ -225,7 +225,7 @@ class RunResult(Shown):
         return f"RunResult({self.record_id!r}, solver={self.solver!r}, variant={self.variant}, {self.summary()!r})"
 
     def to_json(self) -> dict:
-        """This run in the schema the README documents (one element of ``check --json``'s runs).
+        """This run in the schema docs/reference/json-schema.md documents (one element of ``check --json``'s runs).
 
         The record's id is not repeated here: every document holding runs (the
         ``check --json`` output, the panel's results download) names it once at its top.

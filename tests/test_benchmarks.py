@@ -47,3 +47,33 @@ def test_bench_judge_runs_check_sandbox_both_ways_and_restores_the_split():
     measured = bench_judge.measure(rounds=1)
     assert set(measured) == {"split_s", "joint_s", "ratio"} and measured["split_s"] > 0 and measured["joint_s"] > 0
     assert _judge.SPLIT is True
+
+
+def test_make_bench_writes_the_figures_page_with_its_date_and_each_benchmarks_output(tmp_path, monkeypatch):
+    """Issue 39: the published figures live in one generated page, dated, not in the prose."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import types
+
+    import run_all
+
+    for name, code in (("fake_fast", 0), ("fake_missed", 1)):
+        module = types.ModuleType(name)
+        module.main = (lambda name=name, code=code: print(f"{name}: 3.2x faster") or code)
+        monkeypatch.setitem(sys.modules, name, module)
+    page = tmp_path / "figures.md"
+    assert run_all.main(["fake_fast", "fake_missed"], page=page, count_tests=False) == 1
+    text = page.read_text(encoding="utf-8")
+    import re
+
+    assert re.search(r"on \d{4}-\d\d-\d\d \d\d:\d\d UTC", text)
+    assert text.index("### fake_fast") < text.index("fake_fast: 3.2x faster") < text.index("### fake_missed")
+    assert "Targets: met." in text and "Targets: not met." in text
+
+
+def test_the_figures_page_reads_pytests_count_of_collected_tests():
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from _figures import collected
+
+    assert collected("tests/test_x.py::test_a\n\n1082/1132 tests collected (50 deselected) in 3.10s\n") == 1082
+    assert collected("tests/test_x.py::test_a\n\n1132 tests collected in 3.10s\n") == 1132
+    assert collected("no tests ran\n") is None

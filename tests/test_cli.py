@@ -311,13 +311,12 @@ def test_list_piped_into_head_in_a_real_shell(tmp_path):
 def _readme_schema() -> dict:
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### `check --json` schema", 1)[1]
+    section = (Path(__file__).resolve().parent.parent / "docs" / "reference" / "json-schema.md").read_text(encoding="utf-8")
     return json.loads(section.split("```json", 1)[1].split("```", 1)[0])
 
 
 def test_check_json_has_exactly_the_keys_the_readme_documents(capsys, solution):
-    """One schema: `check --json` is RunResult.to_json, and the README's example shows every key."""
+    """One schema: `check --json` is RunResult.to_json, and the docs' example (reference/json-schema.md) shows every key."""
     documented = _readme_schema()
     code, out, _ = run(capsys, "check", "FA-100786", solution("def solve(text, stops):\n    return text, ''\n"), "--json")
     data = json.loads(out)
@@ -359,31 +358,32 @@ def test_check_all_variants_plot_gets_the_whole_title_and_runs_by_variant(capsys
     assert [r.variant for r in seen["runs"]] == [v for v in range(1, 6) for _ in range(3)]
 
 
-def _readme() -> str:
+def _docs_page(name: str) -> str:
+    """A page of docs/reference/ (the manual the README used to hold)."""
     from pathlib import Path
 
-    return (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    return (Path(__file__).resolve().parents[1] / "docs" / "reference" / name).read_text(encoding="utf-8")
 
 
-def test_the_readme_synopsis_is_the_parsers_own():
-    """Generated from argparse: a command or option added without the README fails here (and `workshop`'s
+def test_the_docs_synopsis_is_the_parsers_own():
+    """Generated from argparse: a command or option added without docs/reference/cli.md fails here (and `workshop`'s
     options can no longer end up under `lite`)."""
     from failuremap_edu._cli import synopsis
 
-    text = _readme()
-    block = text[text.index("```text\n", text.index("## Command line")) + len("```text\n"):]
+    text = _docs_page("cli.md")
+    block = text[text.index("```text\n", text.index("# Command line")) + len("```text\n"):]
     block = block[: block.index("```\n")]
     assert block == synopsis(), "run: python -c 'from failuremap_edu._cli import synopsis; print(synopsis(), end=\"\")' and paste it"
     assert block.count("failuremap-edu list ") == 1
 
 
-def test_the_readmes_json_example_has_the_outputs_keys_and_values():
+def test_the_docs_json_example_has_the_outputs_keys_and_values():
     import json as _json
 
     from failuremap_edu._results import ISOLATIONS
 
-    text = _readme()
-    start = text.index("```json\n", text.index("### `check --json` schema")) + len("```json\n")
+    text = _docs_page("json-schema.md")
+    start = text.index("```json\n", text.index("# `check --json` schema")) + len("```json\n")
     example = _json.loads(text[start : text.index("```\n", start)])
     run = example["runs"][0]
     assert run["isolation"] in ISOLATIONS

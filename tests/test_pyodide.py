@@ -93,7 +93,7 @@ def test_every_corpus_case_is_either_contained_in_pyodide_or_listed_as_not(inner
     assert not set(suite.CONTAINED) & set(suite.NOT_CONTAINED)
     for name in suite.CONTAINED:
         assert inner["results"].get(f"{SUITE}::test_contained_misbehaviour[{name}]") == "passed", name
-    # What the README says the fallback cannot contain is what the suite lists (and measures, for C waits).
+    # What the docs (explanation/isolation.md) say the fallback cannot contain is what the suite lists (and measures, for C waits).
     assert {"bare except around a loop", "os._exit()", "sleep in C"} <= set(suite.NOT_CONTAINED)
     assert inner["results"].get(f"{SUITE}::test_a_wait_in_c_is_not_interrupted") == "passed"
     assert inner["results"].get(f"{SUITE}::test_loop_times_out_then_a_solve_passes") == "passed"
