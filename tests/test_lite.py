@@ -264,7 +264,7 @@ def test_a_jupyterlite_project_of_yours_is_not_removed(fake_build, tmp_path, cap
     before = snapshot(project)
     code, stdout, err = lite_cli(capsys, "FA-100786", "-o", project)
     assert code == 2 and stdout == "" and err.count("\n") == 1, err
-    assert "is not empty and was not made by `failuremap-edu lite`: it holds files/lesson.ipynb, jupyter-lite.json, overrides.json; pass --force" in err
+    assert "is not empty and was not made by `failuremap-edu lite`: it holds files/lesson.ipynb, jupyter-lite.json, overrides.json; build into another folder (-o DIR) to keep both, or pass --force" in err
     assert snapshot(project) == before and fake_build == []  # refused before anything was built
     code, _, err = lite_cli(capsys, "FA-100786", "-o", project, "--force")
     assert code == 0, err

@@ -281,7 +281,7 @@ def test_a_foreign_folder_is_refused_naming_what_would_be_overwritten(tmp_path, 
     (out / "notebooks" / "FA-100786.ipynb").write_text("{}")
     code, stdout, err = build(capsys, "FA-100786", "-o", out)
     assert code == 2 and stdout == "" and err.count("\n") == 1
-    assert "is not empty and was not made by `failuremap-edu workshop`: README.md, notebooks/FA-100786.ipynb would be overwritten; pass --force" in err
+    assert "is not empty and was not made by `failuremap-edu workshop`: README.md, notebooks/FA-100786.ipynb would be overwritten; build into another folder (-o DIR) to keep both, or pass --force" in err
     assert (out / "README.md").read_text() == "my notes\n" and not (out / "LICENSE").exists()
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "data.csv").write_text("1,2\n")
@@ -326,7 +326,7 @@ def test_rebuilds_are_safe_until_someone_edits_a_file(tmp_path, capsys):
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
     code, stdout, err = build(capsys, "FA-100786", "-o", out)
     assert code == 2 and stdout == "" and err.count("\n") == 1
-    assert f"{out} has changed since `failuremap-edu workshop` wrote it: README.md would be overwritten; pass --force" in err
+    assert f"{out} has changed since `failuremap-edu workshop` wrote it: README.md would be overwritten; build into another folder (-o DIR) to keep both, or pass --force" in err
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
     teacher = out.with_name("ws-instructor")
     (teacher / "solutions" / "FA-100786.py").write_text("# my notes\n")
