@@ -286,7 +286,7 @@ def test_a_foreign_folder_is_refused_naming_what_would_be_overwritten(tmp_path, 
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "data.csv").write_text("1,2\n")
     code, _, err = build(capsys, "FA-100786", "-o", tmp_path / "other")
-    assert code == 2 and "it holds data.csv; pass --force" in err
+    assert code == 2 and "it holds data.csv; build into another folder (-o DIR) to keep both, or pass --force" in err
     code, _, _ = build(capsys, "FA-100786", "-o", out, "--force")
     assert code == 0 and (out / "README.md").read_text().startswith("# Failure Map workshop")
 
