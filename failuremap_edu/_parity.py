@@ -119,10 +119,15 @@ def _canonical(value) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
+def _printed(value):
+    """The value as the harness's json.dumps printed it: NaN and infinities included (json.dumps allows them)."""
+    return to_jsonable(value, allow_nan=True)
+
+
 def harness_stdout(result: RunResult) -> str:
     """What the record's harness would have printed for these observations."""
     observations = [
-        {"check": o.check, "actual": to_jsonable(o.actual), "expected": to_jsonable(o.expected), "passed": o.passed}
+        {"check": o.check, "actual": _printed(o.actual), "expected": _printed(o.expected), "passed": o.passed}
         for o in result.observations
     ]
     return json.dumps({"observations": observations, "passed": all(o["passed"] for o in observations)}, ensure_ascii=False) + "\n"
@@ -148,8 +153,8 @@ def _compare(record: Record, name: str, recorded: RecordedRun, result: RunResult
             ("expected", want.expected_json, got.expected),
         ):
             recorded_value = json.loads(recorded_json)
-            if _canonical(recorded_value) != _canonical(to_jsonable(value)):
-                problems.append(f"{where}: {field} differs: recorded {recorded_json}, replay {_canonical(to_jsonable(value))}")
+            if _canonical(recorded_value) != _canonical(_printed(value)):
+                problems.append(f"{where}: {field} differs: recorded {recorded_json}, replay {_canonical(_printed(value))}")
         if want.passed != got.passed:
             problems.append(f"{where}: verdict differs: recorded passed={want.passed}, replay passed={got.passed}")
     if recorded.passed != result.passed and not problems:

@@ -342,16 +342,17 @@ def check_labels(runs) -> list[str]:
     return labels
 
 
-def to_jsonable(value: Any) -> Any:
-    """The value as the record's harness would print it with json.dumps.
+def to_jsonable(value: Any, *, allow_nan: bool = False) -> Any:
+    """The value as JSON data: as the record's harness would print it with json.dumps, in strict JSON.
 
     Tuples become lists, exactly as in the recorded observations, and so do named
-    tuples: a subclass of a plain type prints as its plain value. Values the
-    harness could not print (sets, bytes, NaN, opaque objects) become None; the
+    tuples: a subclass of a plain type prints as its plain value. Values JSON
+    cannot hold (sets, bytes, opaque objects, and NaN or infinities unless
+    `allow_nan`, as the harness's own json.dumps prints them) become None; the
     ``*_repr`` fields next to them keep the full story.
     """
     try:
-        return json.loads(json.dumps(value, ensure_ascii=False, allow_nan=False, default=_refuse))
+        return json.loads(json.dumps(value, ensure_ascii=False, allow_nan=allow_nan, default=_refuse))
     except (TypeError, ValueError, RecursionError):
         return None
 
