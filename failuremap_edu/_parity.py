@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ._fixtures import read_fixtures
 from ._records import Record, RecordedRun
@@ -24,6 +24,7 @@ __all__ = [
     "ParityReport",
     "RecordedCrash",
     "assert_recorded_failures",
+    "harness_observations",
     "harness_stdout",
     "parity_report",
     "parse_crash",
@@ -127,10 +128,19 @@ def _printed(value):
 def harness_stdout(result: RunResult) -> str:
     """What the record's harness would have printed for these observations."""
     observations = [
-        {"check": o.check, "actual": _printed(o.actual), "expected": _printed(o.expected), "passed": o.passed}
+        {"check": o.check, "actual": _printed((o.final or (o.actual,))[0]), "expected": _printed((o.final or (None, o.expected))[1]), "passed": o.passed}
         for o in result.observations
     ]
     return json.dumps({"observations": observations, "passed": all(o["passed"] for o in observations)}, ensure_ascii=False) + "\n"
+
+
+def harness_observations(record: Record, name: str, result: RunResult) -> tuple[Observation, ...]:
+    """The replay's observations that the harness records: not the errors raised on into a ``try`` (and caught there).
+
+    Under the harness an exception raised while a check's arguments are evaluated means
+    check() is never called; the replay still reports what solve raised, on that line.
+    """
+    return tuple(o for o in result.observations if not o.caught)
 
 
 def _compare(record: Record, name: str, recorded: RecordedRun, result: RunResult) -> ImplementationParity:
@@ -139,27 +149,30 @@ def _compare(record: Record, name: str, recorded: RecordedRun, result: RunResult
     problems: list[str] = []
     if result.problem is not None:
         problems.append(f"the replay stopped early: {result.problem}")
-    if len(result.observations) != len(recorded.observations):
-        problems.append(f"recorded {len(recorded.observations)} checks, replay produced {len(result.observations)}")
-    for i, (want, got) in enumerate(zip(recorded.observations, result.observations)):
+    observations = harness_observations(record, name, result)
+    if len(observations) != len(recorded.observations):
+        problems.append(f"recorded {len(recorded.observations)} checks, replay produced {len(observations)}")
+    for i, (want, got) in enumerate(zip(recorded.observations, observations)):
         where = f"check {i + 1} ({want.check!r})"
         if got.status not in ("pass", "fail"):
             problems.append(f"{where}: replay ended in {got.status}: {got.error}")
             continue
         if want.check != got.check:
             problems.append(f"{where}: label differs: replay has {got.check!r}")
+        final = got.final or (got.actual, got.expected)  # the harness prints its observations at its end: values in their final state
         for field, recorded_json, value in (
-            ("actual", want.actual_json, got.actual),
-            ("expected", want.expected_json, got.expected),
+            ("actual", want.actual_json, final[0]),
+            ("expected", want.expected_json, final[1]),
         ):
             recorded_value = json.loads(recorded_json)
             if _canonical(recorded_value) != _canonical(_printed(value)):
                 problems.append(f"{where}: {field} differs: recorded {recorded_json}, replay {_canonical(_printed(value))}")
         if want.passed != got.passed:
             problems.append(f"{where}: verdict differs: recorded passed={want.passed}, replay passed={got.passed}")
-    if recorded.passed != result.passed and not problems:
-        problems.append(f"overall verdict differs: recorded passed={recorded.passed}, replay passed={result.passed}")
-    stdout_identical = harness_stdout(result) == recorded.stdout if recorded.stdout else None
+    passed = result.problem is None and all(o.passed for o in observations)
+    if recorded.passed != passed and not problems:
+        problems.append(f"overall verdict differs: recorded passed={recorded.passed}, replay passed={passed}")
+    stdout_identical = harness_stdout(replace(result, observations=observations)) == recorded.stdout if recorded.stdout else None
     return ImplementationParity(name, not problems, tuple(problems), result, None, stdout_identical)
 
 
@@ -167,13 +180,13 @@ def _compare_crash(record: Record, name: str, recorded: RecordedRun, result: Run
     fixtures = read_fixtures(record, name)
     crash = parse_crash(recorded.stderr)
     problems: list[str] = []
-    first_error = next((o for o in result.observations if o.status == ERROR), None)
+    crash_site = fixtures.site_for_line(crash.lineno) if crash is not None and crash.lineno is not None else None
+    first_error = next((o for o in result.observations if o.status == ERROR and not o.caught), None)  # a caught one crashed nothing
     if crash is None:
         problems.append("the recorded run crashed, but its stderr holds no readable traceback")
     elif first_error is None:
         problems.append(f"recorded {crash.type} at line {crash.lineno}, but no check errored in the replay")
     else:
-        crash_site = fixtures.site_for_line(crash.lineno) if crash.lineno is not None else None
         line = first_error.lineno
         got_type = first_error.error.type if first_error.error else "?"
         if crash.lineno is not None and (crash_site is None or crash_site.site != first_error.site):

@@ -86,6 +86,13 @@ class Observation(Shown):
     mutation: str | None = None
     """Set when solve modified an argument (compared with a snapshot taken before the call).
     solve gets the fixture's own arguments, as under the record's harness, so later checks see the change."""
+    caught: bool = False
+    """The error was raised on into the fixture code's ``try``, and one of its ``except`` clauses caught it: the
+    harness records no observation for this line (check() was never called), and the run's verdict does not count it."""
+    final: tuple | None = None
+    """(actual, expected) at the end of the run, set when either object changed after its check (solve returned
+    one list again and again): what the harness prints, as it prints its observations at its end. The verdict,
+    and `actual` and `expected`, are the check's own, at check time."""
     verdict_note: str | None = None
     """Set when the verdict is not the builtins' ``==`` on the plain values shown: they were compared
     by a class's own ``__eq__`` (shown by its repr), or, recomputed by the caller from the plain
@@ -189,7 +196,7 @@ class RunResult(Shown):
     @property
     def passed(self) -> bool:
         """True only when checks ran, every one passed, and nothing stopped the run."""
-        return self.problem is None and self.total > 0 and self.passed_count == self.total
+        return self.problem is None and self.total > 0 and all(o.status == PASS or o.caught for o in self.observations)
 
     def counts(self) -> dict[str, int]:
         out = dict.fromkeys(STATUSES, 0)

@@ -26,7 +26,7 @@ import pytest
 import generate_records as gen
 from failuremap_edu import load_record
 from failuremap_edu._fixtures import read_fixtures
-from failuremap_edu._parity import _compare_crash, _printed, parse_crash
+from failuremap_edu._parity import _compare_crash, _printed, harness_observations, parse_crash
 from failuremap_edu._results import FAIL, PASS, TIMEOUT
 from failuremap_edu.runner import replay, replay_many
 
@@ -57,11 +57,11 @@ def differences(record, spec: dict, name: str, result) -> list[str]:
             if first is not None and first.status == TIMEOUT and site is not None and first.site <= site.site:
                 return []  # the harness crashed at or after the check that loops by design: the replay stopped it there
         return [f"{name}: {p}" for p in parity.problems]
-    problems = []
-    if len(result.observations) != len(recorded.observations):
-        problems.append(f"{name}: recorded {len(recorded.observations)} checks, replay produced {len(result.observations)}")
+    problems, observations = [], harness_observations(record, name, result)
+    if len(observations) != len(recorded.observations):
+        problems.append(f"{name}: recorded {len(recorded.observations)} checks, replay produced {len(observations)}")
     timed_out = False
-    for i, (want, got) in enumerate(zip(recorded.observations, result.observations)):
+    for i, (want, got) in enumerate(zip(recorded.observations, observations)):
         where = f"{name} check {i + 1} ({want.check!r})"
         if got.status == TIMEOUT and slow:
             timed_out = True
@@ -71,13 +71,15 @@ def differences(record, spec: dict, name: str, result) -> list[str]:
             continue
         if want.check != got.check:
             problems.append(f"{where}: label differs: replay has {got.check!r}")
-        for field, recorded_json, value in (("actual", want.actual_json, got.actual), ("expected", want.expected_json, got.expected)):
+        final = got.final or (got.actual, got.expected)
+        for field, recorded_json, value in (("actual", want.actual_json, final[0]), ("expected", want.expected_json, final[1])):
             if _canonical(json.loads(recorded_json)) != _canonical(_printed(value)):
                 problems.append(f"{where}: {field} differs: recorded {recorded_json}, replay {_canonical(_printed(value))}")
         if want.passed != got.passed:
             problems.append(f"{where}: verdict differs: recorded passed={want.passed}, replay passed={got.passed}")
-    if not problems and not timed_out and (recorded.exit_code == 0) != result.passed:
-        problems.append(f"{name}: exit code {recorded.exit_code}, replay passed={result.passed}")
+    passed = result.problem is None and all(o.passed for o in observations)
+    if not problems and not timed_out and (recorded.exit_code == 0) != passed:
+        problems.append(f"{name}: exit code {recorded.exit_code}, replay passed={passed}")
     return problems
 
 

@@ -42,7 +42,7 @@ from ._platform import INPROCESS, PROCESS, SANDBOX, isolation_available
 from .._fixtures import VARIANTS, CheckSite, FixtureScript, compared_expression, is_bare_call, read_fixtures
 from .._records import Record, as_record
 from .._results import ERROR, FAIL, PASS, STATUSES, TIMEOUT, UNCONFIRMED, CallResult, Comparison, ErrorInfo, Observation, RunResult
-from ._session import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, DEFAULT_TIMEOUT, CheckTimeout, OutputCapture, Plan, Session, import_timeout_message
+from ._session import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, DEFAULT_TIMEOUT, CheckTimeout, OutputCapture, Plan, Session, import_timeout_message, same_data
 from .._signature import Params, mismatch
 from .._solution import Solution, SolutionError, load_solution
 from .._values import Opaque, not_computed, received, render_call, safe_repr
@@ -343,7 +343,7 @@ def _plan(code, record: Record, solve, variant: int, timeout: float, memory_mb: 
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
     names = tuple(p.name for p in record.params.positional)
     return Plan(code, variant, solve, float(timeout), memory_mb, output_chars, names, None, _independent(sites), solve is not None,
-                _expressions(sites), os.getcwd(), tuple(sys.path), sys.getrecursionlimit())
+                _expressions(sites), os.getcwd(), tuple(sys.path), sys.getrecursionlimit(), reraise=frozenset(s.site for s in sites if s.in_try))
 
 
 @functools.lru_cache(maxsize=256)
@@ -425,6 +425,10 @@ class _Collector:
         """A solution file is being imported (between ``load`` and ``loaded``): the check limit applies."""
         self.timeouts: list[str] = []
         """The checks of this run that timed out, as ``check 2 ('label')``."""
+        self.interrupted: set[int] = set()
+        """Checks (ordinals) that ended without a result: a fresh worker cannot run them again."""
+        self.finals: dict[int, tuple] = {}
+        """ordinal -> (actual, expected) at the end of the run, sent for values that may have changed after their check."""
 
     @property
     def next_ordinal(self) -> int:
@@ -461,6 +465,10 @@ class _Collector:
             self.current[4].append(message[2])
         elif kind == "result":
             self._add(self._named_frames(self._expression(_observation(message[1], self.current), self.current[4])))
+        elif kind == "final":
+            _, ordinal, actual, expected = message
+            _require(type(ordinal) is int and ordinal in self.observations and self.observations[ordinal].status in (PASS, FAIL))
+            self.finals[ordinal] = (received(actual)[0], received(expected)[0])
         elif kind in ("load", "loaded"):
             _require(len(message) == 1 and self.current is None and self.loading == (kind == "loaded"))
             self.loading = kind == "load"
@@ -473,6 +481,7 @@ class _Collector:
     def interrupt(self, status: str, error: ErrorInfo, elapsed_ms: float) -> None:
         """The running check ended without a result: it timed out, or its worker died."""
         ordinal, site, label, expected, calls = self.current
+        self.interrupted.add(ordinal)
         o = Observation(ordinal, label, status, False, None, expected, "; ".join(calls)[:500], site=site, error=error, elapsed_ms=elapsed_ms)
         self._add(self._expression(o, calls))
 
@@ -513,6 +522,14 @@ class _Collector:
     def finish(self, fixtures: FixtureScript) -> tuple[Observation, ...]:
         sites = {s.site: s for s in fixtures.sites}
         observations = [replace(o, lineno=sites[o.site].lineno) if o.site in sites else o for _, o in sorted(self.observations.items())]
+        reraise = self.plan.reraise
+        for i, o in enumerate(observations):
+            if o.site in reraise and o.status == ERROR and o.error is not None and o.error.type not in ("Timeout", "NotRun", "ProcessDied", "TooManyProcesses"):
+                if i + 1 < len(observations) or self.problem is None:  # the fixture code went on: an except clause caught it
+                    observations[i] = o = replace(o, caught=True)
+            final = self.finals.get(o.index)
+            if final is not None and not (same_data(final[0], o.actual) and same_data(final[1], o.expected)):
+                observations[i] = replace(o, final=final)
         if self.problem is not None and fixtures.static_count is not None:
             # The fixture code stopped: still list every check it never reached.
             last = max((o.site for o in observations), default=-1)
@@ -612,8 +629,12 @@ def _supervise(plan: Plan, collector: _Collector, sandbox: bool = False) -> None
         not_run = f"this check did not run: solve cannot be sent to the worker process that runs the checks ({exc})"
         collector.problem = ErrorInfo("CannotSend", f"solve cannot be sent to the worker process that runs the checks: {exc}. {CANNOT_SEND_WAY}")
         payload, modules = _byvalue.dumps(replace(plan, solve=None))  # still list the checks, without solve
+    sent_plan, interrupted = plan if not_run is None else replace(plan, solve=None), frozenset()
     while True:
         worker = pool.take()
+        if collector.interrupted != interrupted:  # the fresh worker runs the earlier checks again, except these
+            interrupted = frozenset(collector.interrupted)
+            payload = _byvalue.dumps(replace(sent_plan, interrupted=interrupted))[0]
         try:
             if not worker.send(collector.next_ordinal, not_run or collector.not_run(), payload, time.monotonic() + SETUP_TIMEOUT):
                 unsent += 1  # a standby that died before it could start (killed from outside, say)

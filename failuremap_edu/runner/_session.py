@@ -81,6 +81,12 @@ class Plan:
     recursion_limit: int = 1000
     sources: tuple[tuple[str, str], ...] = ()
     """(filename, source) of the record's script, for tracebacks where the caller's linecache is not."""
+    reraise: frozenset[int] = frozenset()
+    """Check sites inside a ``try`` with ``except`` clauses: what their arguments raise is reported, then raised
+    on into the fixture code, where the harness's exception would have gone."""
+    interrupted: frozenset[int] = frozenset()
+    """Checks (by ordinal) that an earlier worker reported as stopped (a timeout, a death): a fresh worker that
+    runs the earlier checks again, unreported, to reach their state, cannot run these."""
 
 
 def import_timeout_message(path: str, limit: float) -> str:
@@ -158,9 +164,15 @@ class OutputCapture:
 class Session:
     """Runs one fixture program and reports each check to `sink` as plain data.
 
-    Checks before `skip` were reported by an earlier worker and are passed over
-    without evaluating anything. When `not_run` holds a reason, checks are only
-    listed: label, call and expected, with solve stopped at its entry.
+    Checks before `skip` were reported by an earlier worker: they run again, with
+    the same solve and the harness's own check(), unreported, so that what they
+    bound or changed is there for the later ones, as in the harness's one run;
+    except the `Plan.interrupted` ones, which cannot finish, and whose absence is
+    named on the errors of later checks. When `not_run` holds a reason, checks are
+    only listed: label, call and expected, with solve stopped at its entry. Each
+    reported check's actual and expected stay referenced until the end: one that
+    changed after its check (a list solve returns again and again) is sent again,
+    as ``final``, in its state at the end, which is what the harness prints.
     """
 
     def __init__(self, sink: Callable[[tuple], None], plan: Plan, capture: OutputCapture, *, skip: int = 0, guard: Callable[[], Any] | None = None) -> None:
@@ -174,6 +186,11 @@ class Session:
         self._keep_returns = False
         self._mutation: str | None = None
         self._depth = 0
+        self._raised: BaseException | None = None
+        self._lost: list[int] = []
+        """Checks (ordinals) an earlier worker stopped, which this one could not run again."""
+        self._kept: dict[int, tuple] = {}
+        """ordinal -> (actual, expected, what was sent for them): the objects, to send again if they changed."""
         """Calls of solve under way: a recursive solve's inner calls are not the check's (they showed as calls of their own,
         and filled the second call of `solve(x)['r'] > solve(x)['p']` with an inner one's arguments)."""
 
@@ -200,9 +217,22 @@ class Session:
             self.sink(("problem", {"type": "TooManyChecks", "message": f"the fixtures ran more than {MAX_CHECKS:,} checks", "traceback": ""}))
             return
         except BaseException as exc:  # noqa: BLE001 - the fixture code itself failed
+            self._send_final()
             self.sink(("problem", error_payload(exc)))
             return
+        self._send_final()
         self.sink(("done", self.ordinal))
+
+    def _send_final(self) -> None:
+        """Values that changed after their check, in their state now: the harness prints them so, at its end."""
+        for ordinal, (actual, expected, sent) in self._kept.items():
+            try:
+                now = (portable(actual), portable(expected))
+                if not same_data(now, sent):
+                    self.sink(("final", ordinal, now[0], now[1]))
+            except Exception:  # noqa: BLE001 - a value that cannot be converted any more: the check-time one stands
+                continue
+        self._kept = {}
 
     def _adopt(self, solve: Any) -> None:
         """The learner's solve stands where the script's did, as if pasted in: so do the classes it brought along.
@@ -286,8 +316,12 @@ class Session:
         self.ordinal += 1
         if ordinal >= MAX_CHECKS:
             raise TooManyChecks
-        if ordinal < self.skip:
-            return  # an earlier worker already reported this check
+        if ordinal < self.skip:  # an earlier worker already reported this check
+            if ordinal in self.plan.interrupted:
+                self._lost.append(ordinal)
+            else:
+                self._again(site, ordinal, label_thunk, actual_thunk, expected_thunk)
+            return
         label = label_thunk()
         label_text = label if type(label) is str else safe_repr(label)
         independent = site in self.plan.independent
@@ -295,7 +329,7 @@ class Session:
         self._current, self._calls, self._mutation = ordinal, [], None
         self._returns, self._keep_returns = [], site in self.plan.returns
         self.capture.take()
-        status, error, actual, passed = FAIL, None, None, False
+        status, error, actual, passed, raised = FAIL, None, None, False, None
         started, began = time.perf_counter(), time.monotonic()
         try:
             actual = self._guarded(actual_thunk, began)
@@ -304,11 +338,11 @@ class Session:
         except CheckTimeout as exc:
             status, error = TIMEOUT, {"type": "Timeout", "message": str(exc), "traceback": ""}
         except BaseException as exc:  # noqa: BLE001 - includes SystemExit
-            status, error = ERROR, error_payload(exc)
+            status, error, raised = ERROR, error_payload(exc), exc
         if status == FAIL:
             expected, expected_error = self._expected(expected_thunk, began)  # the check's own limit covers it (it may call solve)
             if expected_error is not None:
-                status, error = (TIMEOUT if expected_error["type"] == "Timeout" else ERROR), expected_error
+                status, error, raised = (TIMEOUT if expected_error["type"] == "Timeout" else ERROR), expected_error, self._raised
             else:
                 try:
                     passed = self._guarded(lambda: self._verdict(label, actual, expected), began)
@@ -316,7 +350,7 @@ class Session:
                 except CheckTimeout as exc:
                     status, error = TIMEOUT, {"type": "Timeout", "message": str(exc), "traceback": ""}
                 except BaseException as exc:  # noqa: BLE001 - a hostile __eq__
-                    status, error = ERROR, error_payload(exc)
+                    status, error, raised = ERROR, error_payload(exc), exc
                     error["message"] = "comparing the result with the expected value raised: " + error["message"]
         elif independent:
             expected, expected_error = self._expected(expected_thunk)
@@ -324,6 +358,10 @@ class Session:
                 expected = not_computed(expected_error["message"])
         else:
             expected = not_computed("this check's expected value reads what its call to solve returned (:=), and that call did not finish")
+        if status == ERROR and self._lost and error["type"] in ("NameError", "UnboundLocalError"):
+            lost = ", ".join(str(n + 1) for n in self._lost)
+            error["message"] += (f" (check {lost} was stopped before it finished and could not run again in this fresh process, "
+                                 "so what it would have bound or changed is missing here: this is not a verdict on solve)")
         elapsed_ms = (time.perf_counter() - started) * 1000
         self._current = None
         output, dropped = self.capture.take()
@@ -334,6 +372,29 @@ class Session:
         returned = self._returns if status in (PASS, FAIL, ERROR) and self._calls and len(self._returns) == min(len(self._calls), _RETURNS_KEPT) else []
         result.update(call="; ".join(self._calls)[:_CALL_LIMIT], returned=returned, stdout=output, stdout_dropped=dropped, elapsed_ms=elapsed_ms)
         self.sink(("result", result))
+        if status in (PASS, FAIL):
+            self._keep(ordinal, actual, expected, (result["actual"], result["expected"]))
+        if raised is not None and site in self.plan.reraise:
+            raise raised  # into the fixture code's own try/except, as under the harness
+
+    def _keep(self, ordinal: int, actual: Any, expected: Any, sent: tuple) -> None:
+        if not (isinstance(actual, _IMMUTABLE) and isinstance(expected, _IMMUTABLE)):
+            self._kept[ordinal] = (actual, expected, sent)
+
+    def _again(self, site: int, ordinal: int, label_thunk, actual_thunk, expected_thunk) -> None:
+        """An earlier worker's check, run again unreported: its bindings, its changes and the harness's own record of it."""
+        try:
+            label = label_thunk()
+            actual, expected = actual_thunk(), expected_thunk()
+            self._verdict(label, actual, expected)
+        except _NotRun:  # the remaining checks are only listed: solve is not called again
+            self._lost.append(ordinal)
+            return
+        except BaseException:  # noqa: BLE001 - reported already, by the earlier worker
+            if site in self.plan.reraise:
+                raise
+            return
+        self._keep(ordinal, actual, expected, _UNSENT)  # what the earlier worker sent is not known here: the caller compares
 
     def _guarded(self, thunk, began: float | None = None):
         """`thunk` under the in-process time limit, if any: counted from `began` (the check's start), else from now."""
@@ -352,12 +413,13 @@ class Session:
             return not_computed(f"computing it raised {type(exc).__name__}")
 
     def _expected(self, expected_thunk, began: float | None = None) -> tuple[Any, dict | None]:
-        """The expected value, or the error computing it raised; under the time limit (it may call solve)."""
+        """The expected value, or the error computing it raised (kept in `_raised`); under the time limit (it may call solve)."""
         try:
             return self._guarded(expected_thunk, began), None
         except CheckTimeout as exc:
             return None, {"type": "Timeout", "message": f"computing the expected value ran out of time: {exc}", "traceback": ""}
         except BaseException as exc:  # noqa: BLE001 - record code; report, don't die
+            self._raised = exc
             error = error_payload(exc)
             error["message"] = "the record's expected value could not be computed: " + error["message"]
             return None, error
@@ -375,6 +437,26 @@ class Session:
                 if isinstance(entry, dict) and "passed" in entry:
                     return bool(entry["passed"])
         return bool(actual == expected)
+
+
+_IMMUTABLE = (type(None), bool, int, float, complex, str, bytes, range)
+_UNSENT = object()
+
+
+def same_data(a: Any, b: Any) -> bool:
+    """Whether two plain values are the same data (types too: 1 and 1.0 print differently); NaN is itself."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(same_data(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return len(a) == len(b) and all(k in b and same_data(v, b[k]) for k, v in a.items())
+    if isinstance(a, float):
+        return a == b or (a != a and b != b)
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001
+        return False
 
 
 def _reads_plain_data(thunk: Callable, g: dict) -> bool:
