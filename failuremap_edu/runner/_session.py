@@ -360,7 +360,8 @@ class Session:
             expected = not_computed("this check's expected value reads what its call to solve returned (:=), and that call did not finish")
         if status == ERROR and self._lost and error["type"] in ("NameError", "UnboundLocalError"):
             lost = ", ".join(str(n + 1) for n in self._lost)
-            error["message"] += (f" (check {lost} was stopped before it finished and could not run again in this fresh process, "
+            which = f"check {lost} was" if len(self._lost) == 1 else f"checks {lost} were"
+            error["message"] += (f" ({which} stopped before finishing and could not run again in this fresh process, "
                                  "so what it would have bound or changed is missing here: this is not a verdict on solve)")
         elapsed_ms = (time.perf_counter() - started) * 1000
         self._current = None

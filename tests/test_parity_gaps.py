@@ -1,0 +1,82 @@
+"""The gaps between the harness and the replay that issue 32 found, each on a test record of its own."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import record_path
+from failuremap_edu import load_record, replay, verify_record
+from failuremap_edu._parity import harness_observations
+
+MODES = ["process", "inprocess"]
+
+
+def _recorded(record, name):
+    return [(o.check, o.actual, o.expected, o.passed) for o in record.verification[name].observations]
+
+
+def _replayed(record, name, result):
+    return [(o.check, (o.final or (o.actual,))[0], (o.final or (None, o.expected))[1], o.passed) for o in harness_observations(record, name, result)]
+
+
+@pytest.mark.parametrize("isolation", MODES)
+def test_an_exception_in_a_check_reaches_the_fixtures_except_clause(isolation):
+    record = load_record(record_path("TR-001818"))
+    broken = replay(record, "broken", isolation=isolation)
+    assert [(o.check, o.status) for o in broken.observations] == [
+        ("mean of three", "fail"), ("one item", "pass"), ("empty batch", "error"), ("empty batch raises", "pass"), ("N items", "pass")]
+    raised = broken.observations[2]
+    assert raised.error.type == "ZeroDivisionError" and raised.caught  # the line still says what solve raised
+    assert _replayed(record, "broken", broken) == _recorded(record, "broken")
+    assert verify_record(record, isolation=isolation).ok
+
+
+def test_a_caught_exception_does_not_fail_the_run(tmp_path):
+    record = load_record(record_path("TR-001818"))
+
+    def solve(xs):
+        return sum(xs) / len(xs)
+
+    from failuremap_edu import run_checks
+
+    result = run_checks(record, solve, isolation="inprocess")
+    assert result.passed and [o.caught for o in result.observations] == [False, False, True, False, False]
+
+
+def test_a_fresh_worker_reaches_the_state_the_earlier_checks_left():
+    """After check 2 times out, the fresh worker runs check 1 again (unreported): `res` is bound, `data` emptied."""
+    record = load_record(record_path("TR-001919"))
+    result = replay(record, "attempt", timeout=0.05)
+    statuses = [o.status for o in result.observations]
+    assert statuses == ["pass", "timeout", "pass", "fail", "pass"], [(o.check, o.status, o.error) for o in result.observations]
+    recorded = _recorded(record, "attempt")
+    replayed = _replayed(record, "attempt", result)
+    assert [r for i, r in enumerate(replayed) if i != 1] == [r for i, r in enumerate(recorded) if i != 1]
+
+
+def test_a_check_that_cannot_run_again_is_named_on_what_it_leaves_missing():
+    """A := binding made by the check that timed out: the later NameError says so instead of blaming solve."""
+    from failuremap_edu import run_checks
+
+    record = load_record(record_path("TR-001919"))
+
+    def solve(xs, size):
+        if len(xs) == 5:
+            while True:
+                pass
+        return [xs[i:i + size] for i in range(0, len(xs), size)]
+
+    result = run_checks(record, solve, timeout=2.0, isolation="process")
+    assert [o.status for o in result.observations] == ["timeout", "pass", "error", "pass", "pass"]
+    error = result.observations[2].error
+    assert error.type == "NameError" and "check 1 was stopped" in error.message
+
+
+@pytest.mark.parametrize("isolation", MODES)
+def test_a_value_that_changes_after_its_check_is_compared_in_its_final_state(isolation):
+    record = load_record(record_path("TR-002020"))
+    attempt = replay(record, "attempt", isolation=isolation)
+    first = attempt.observations[0]
+    assert (first.actual, first.passed, first.final) == (["a"], True, (["a", "b", "d"], ["a"]))  # shown at check time, recorded at the end
+    assert _replayed(record, "attempt", attempt) == _recorded(record, "attempt")
+    assert verify_record(record, isolation=isolation).ok
