@@ -727,7 +727,7 @@ check('N chunks', len(solve([0] * (2 * N), 2)), N)
         category="Data structures",
         family="test-mutable-default",
         contract="Append token to the list `seen` and return that list; without `seen`, start from a new empty list.",
-        contract_signature="token, seen=None",
+        contract_signature="token, seen=[]",
         abstract="A mutable default argument is created once, so every call without `seen` appends to the same list.",
         failed_approach="`def solve(token, seen=[])` reads as 'an empty list by default', but the default is built once, at def time.",
         root_cause="Defaults are evaluated once: use None and build the list inside the call.",
