@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._display import Shown
-from ._values import Opaque, safe_repr
+from ._values import Opaque, safe_repr, same_data
 
 __all__ = ["CallResult", "Comparison", "ErrorInfo", "ISOLATIONS", "check_labels", "Observation", "Opaque", "RunResult", "STATUSES", "repeated_failures",
            "to_jsonable"]
@@ -97,6 +97,15 @@ class Observation(Shown):
     """Set when the verdict is not the builtins' ``==`` on the plain values shown: they were compared
     by a class's own ``__eq__`` (shown by its repr), or, recomputed by the caller from the plain
     values it received, the verdict came out different, so it could not be confirmed."""
+
+    @property
+    def changed_note(self) -> str | None:
+        """What a display says when a value changed after its check (`final`): shown at check time, printed by the harness at its end."""
+        if self.final is None:
+            return None
+        which = "the result" if not same_data(self.final[0], self.actual) else "the expected value"
+        return (f"{which} changed after this check (solve returned an object that later calls changed): shown as it was when"
+                f" checked; at the end of the run, when the harness prints it, it is {safe_repr(self.final[0] if which == 'the result' else self.final[1], 120)}")
 
     @property
     def unconfirmed(self) -> bool:

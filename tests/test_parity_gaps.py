@@ -80,3 +80,24 @@ def test_a_value_that_changes_after_its_check_is_compared_in_its_final_state(iso
     assert (first.actual, first.passed, first.final) == (["a"], True, (["a", "b", "d"], ["a"]))  # shown at check time, recorded at the end
     assert _replayed(record, "attempt", attempt) == _recorded(record, "attempt")
     assert verify_record(record, isolation=isolation).ok
+
+
+@pytest.mark.parametrize("isolation", MODES)
+def test_a_big_result_returned_at_once_is_judged_not_timed_out(isolation):
+    """The limit covers solve and the check's expression, not our conversion of 10^6 items to plain data (about a second)."""
+    from failuremap_edu import run_checks
+
+    record = load_record(record_path("TR-000909"))
+
+    def solve(n, pad=0):
+        return [[0] * 2000] * 500  # one row, 500 times: built at once, 10^6 items to convert
+
+    result = run_checks(record, solve, timeout=0.3, isolation=isolation)
+    assert [o.status for o in result.observations] == ["fail"] * 5, [(o.status, o.error) for o in result.observations]
+
+
+def test_a_changed_value_is_noted_beside_its_check_time_value():
+    record = load_record(record_path("TR-002020"))
+    first = replay(record, "attempt", isolation="inprocess").observations[0]
+    assert "['a', 'b', 'd']" in first.changed_note and "['a', 'b', 'd']" in str(first) and "[&#x27;a&#x27;, &#x27;b&#x27;, &#x27;d&#x27;]" in first._repr_html_()
+    assert replay(record, "broken", isolation="inprocess").observations[0].changed_note is None

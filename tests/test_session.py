@@ -103,8 +103,8 @@ def _session(record, solve, *, replay=False, not_run=None):
 
 def test_a_check_reports_its_start_each_call_as_it_is_entered_and_its_end(stopping):
     sent = _session(stopping, lambda text, stops: (text, ""))
-    assert [m[0] for m in sent[:3]] == ["begin", "call", "result"] and sent[-1] == ("done", 6)
-    begin, call, result = sent[:3]
+    assert [m[0] for m in sent[:4]] == ["begin", "call", "judged", "result"] and sent[-1] == ("done", 6)
+    begin, call, _, result = sent[:4]
     assert begin == ("begin", 0, 0, "partial marker held", ("hello", "<st"))  # the expected, ahead of solve
     assert call == ("call", 0, "solve('hello<st', ['<stop>'])")
     assert result[1]["expected"] == ("hello", "<st") and result[1]["call"] == call[2]

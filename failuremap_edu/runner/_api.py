@@ -42,10 +42,10 @@ from ._platform import INPROCESS, PROCESS, SANDBOX, isolation_available
 from .._fixtures import VARIANTS, CheckSite, FixtureScript, compared_expression, is_bare_call, read_fixtures
 from .._records import Record, as_record
 from .._results import ERROR, FAIL, PASS, STATUSES, TIMEOUT, UNCONFIRMED, CallResult, Comparison, ErrorInfo, Observation, RunResult
-from ._session import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, DEFAULT_TIMEOUT, CheckTimeout, OutputCapture, Plan, Session, import_timeout_message, same_data
+from ._session import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, DEFAULT_TIMEOUT, CheckTimeout, OutputCapture, Plan, Session, import_timeout_message
 from .._signature import Params, mismatch
 from .._solution import Solution, SolutionError, load_solution
-from .._values import Opaque, not_computed, received, render_call, safe_repr
+from .._values import Opaque, not_computed, received, render_call, safe_repr, same_data
 
 __all__ = ["DEFAULT_TIMEOUT", "Solution", "SolutionError", "compare", "isolation_available", "load_solution"]
 __all__ += ["ScriptRun", "parse_call_arguments", "replay", "replay_many", "run_checks", "run_script", "try_call"]
@@ -60,6 +60,8 @@ CROWD_EVERY = 0.05
 """Seconds between counts of a run's processes while it waits for a worker (a fork loop is stopped)."""
 MAX_TIMEOUTS = 7
 """After this many timeouts in one run, the remaining checks are listed without calling solve."""
+CONVERSION_LIMIT = 30.0
+"""Seconds a worker may take to convert one judged check's values to plain data (bounded by size: `_values.portable`)."""
 SCRIPT_OUTPUT_BYTES = 16 * 1024 * 1024
 """`run_script`: a script that writes more than this to stdout or stderr (or any file) is stopped."""
 SCRIPT_INTERRUPT_GRACE = 1.0
@@ -425,6 +427,8 @@ class _Collector:
         """A solution file is being imported (between ``load`` and ``loaded``): the check limit applies."""
         self.timeouts: list[str] = []
         """The checks of this run that timed out, as ``check 2 ('label')``."""
+        self.judged = False
+        """The check under way has its verdict: its values are being converted (`CONVERSION_LIMIT`)."""
         self.interrupted: set[int] = set()
         """Checks (ordinals) that ended without a result: a fresh worker cannot run them again."""
         self.finals: dict[int, tuple] = {}
@@ -459,12 +463,15 @@ class _Collector:
         if kind == "begin":
             _, ordinal, site, label, expected = message
             _require(ordinal == self.next_ordinal and type(site) is int and type(label) is str)
-            self.current = (ordinal, site, label, expected, [])
+            self.current, self.judged = (ordinal, site, label, expected, []), False
         elif kind == "call":
             _require(self.current is not None and message[1] == self.current[0] and type(message[2]) is str)
             self.current[4].append(message[2])
         elif kind == "result":
             self._add(self._named_frames(self._expression(_observation(message[1], self.current), self.current[4])))
+        elif kind == "judged":
+            _require(self.current is not None and message[1] == self.current[0] and not self.judged)
+            self.judged = True
         elif kind == "final":
             _, ordinal, actual, expected = message
             _require(type(ordinal) is int and ordinal in self.observations and self.observations[ordinal].status in (PASS, FAIL))
@@ -680,6 +687,8 @@ def _drain(worker, plan: Plan, collector: _Collector, pool) -> None:
                 stamp = min(stamp, time.monotonic())  # never a deadline later than the worker could mean
                 if message[0] == "begin":
                     started, limit = stamp, collector.limit()
+                elif message[0] == "judged":  # from here on the worker converts values to plain data: bounded by size, not the check's limit
+                    started, limit = stamp, CONVERSION_LIMIT
                 last_event = stamp
         except (WorkerDied, Undecodable, ValueError, TypeError, KeyError, IndexError) as exc:
             what = _describe_exit(worker.exitcode) if isinstance(exc, WorkerDied) else (
@@ -711,6 +720,9 @@ def _drain(worker, plan: Plan, collector: _Collector, pool) -> None:
             else:
                 collector.problem = ErrorInfo("Timeout", f"the fixture code outside the checks took longer than {setup_limit:g} s")
             collector.done = True
+        elif collector.judged:
+            message = f"converting this check's values to plain data took longer than {CONVERSION_LIMIT:g} s, so it was stopped"
+            collector.interrupt(TIMEOUT, ErrorInfo("Timeout", message), (time.monotonic() - started) * 1000)
         else:
             collector.interrupt(TIMEOUT, collector.timeout_error(limit), (time.monotonic() - started) * 1000)
         return

@@ -4,7 +4,9 @@ A `Session` executes a fixture program (see `_fixtures`) and turns each
 ``__fm_check__`` call into messages for its sink, sent the moment they are
 known, so that a supervisor that kills a stuck worker still knows everything:
 ``begin`` (the label, and the expected value when it may be computed ahead),
-``call`` (each call of solve, as it is entered) and ``result``. Values leave as
+``call`` (each call of solve, as it is entered), ``judged`` (the verdict is known:
+the check's time limit covers solve and the check's expressions up to here, not
+the conversion of its values that follows) and ``result``. Values leave as
 plain Python data only (`portable`): the caller never unpickles a class it
 cannot trust. The same Session runs in a worker process (the supervisor kills
 it at a limit) and, as the fallback, in the caller (a trace function stops it).
@@ -39,7 +41,7 @@ from typing import Any, Callable
 
 from .._results import ERROR, FAIL, PASS, TIMEOUT
 from .._solution import Solution
-from .._values import Opaque, error_payload, not_computed, portable, render_call, safe_repr
+from .._values import Opaque, error_payload, not_computed, portable, render_call, safe_repr, same_data
 
 DEFAULT_TIMEOUT = 2.0
 DEFAULT_MEMORY_MB = 2048
@@ -303,7 +305,7 @@ class Session:
             finally:
                 session._depth -= 1
             if session._keep_returns and len(session._returns) < _RETURNS_KEPT:
-                session._returns.append([entered, portable(result)])
+                session._returns.append([entered, result])  # converted once the check is judged, outside its time limit
             if session._mutation is None and before is not None:
                 session._mutation = _describe_mutation(*before, args, kwargs, session.plan.param_names)
             return result
@@ -364,6 +366,7 @@ class Session:
             error["message"] += (f" ({which} stopped before finishing and could not run again in this fresh process, "
                                  "so what it would have bound or changed is missing here: this is not a verdict on solve)")
         elapsed_ms = (time.perf_counter() - started) * 1000
+        self.sink(("judged", ordinal))  # the check's limit ends here: converting its values to plain data is ours
         self._current = None
         output, dropped = self.capture.take()
         result = dict(index=ordinal, site=site, check=label_text, status=status, passed=passed, error=error, mutation=self._mutation)
@@ -371,6 +374,7 @@ class Session:
         # Every call to solve returned: on an error too, which then came from the check's expression of the result
         # (`solve(x).hex()` on a list): what solve returned is what the learner needs to see.
         returned = self._returns if status in (PASS, FAIL, ERROR) and self._calls and len(self._returns) == min(len(self._calls), _RETURNS_KEPT) else []
+        returned = [[entered, portable(value)] for entered, value in returned]
         result.update(call="; ".join(self._calls)[:_CALL_LIMIT], returned=returned, stdout=output, stdout_dropped=dropped, elapsed_ms=elapsed_ms)
         self.sink(("result", result))
         if status in (PASS, FAIL):
@@ -442,22 +446,6 @@ class Session:
 
 _IMMUTABLE = (type(None), bool, int, float, complex, str, bytes, range)
 _UNSENT = object()
-
-
-def same_data(a: Any, b: Any) -> bool:
-    """Whether two plain values are the same data (types too: 1 and 1.0 print differently); NaN is itself."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(same_data(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict):
-        return len(a) == len(b) and all(k in b and same_data(v, b[k]) for k, v in a.items())
-    if isinstance(a, float):
-        return a == b or (a != a and b != b)
-    try:
-        return bool(a == b)
-    except Exception:  # noqa: BLE001
-        return False
 
 
 def _reads_plain_data(thunk: Callable, g: dict) -> bool:
