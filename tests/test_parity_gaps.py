@@ -101,3 +101,39 @@ def test_a_changed_value_is_noted_beside_its_check_time_value():
     first = replay(record, "attempt", isolation="inprocess").observations[0]
     assert "['a', 'b', 'd']" in first.changed_note and "['a', 'b', 'd']" in str(first) and "[&#x27;a&#x27;, &#x27;b&#x27;, &#x27;d&#x27;]" in first._repr_html_()
     assert replay(record, "broken", isolation="inprocess").observations[0].changed_note is None
+
+
+ONE_LINE_LOOP = """
+import sys
+sys.path.insert(0, {root!r})
+from failuremap_edu import load_record, run_checks
+namespace = {{}}
+exec("def solve(xs, size):\\n    while True: pass\\n", namespace)
+result = run_checks(load_record({record!r}), namespace["solve"], timeout=0.2, isolation="inprocess")
+print(" ".join(o.status for o in result.observations))
+"""
+
+
+def _pythons() -> list[str]:
+    """This interpreter (3.11 here), and the newest CPython installed beside it, if any."""
+    import glob
+    import sys
+
+    newest = sorted(glob.glob("/root/.pyenv/versions/3.1[2-9]*/bin/python"))[-1:]
+    return [sys.executable, *newest]
+
+
+@pytest.mark.parametrize("python", _pythons())
+def test_in_process_a_loop_on_one_line_is_stopped_at_the_limit(python):
+    """CPython 3.11 sends no line event per pass of `while True: pass` on one line: the limit must not need one."""
+    import subprocess
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parents[1])
+    script = ONE_LINE_LOOP.format(root=root, record=str(record_path("TR-001919")))
+    try:
+        run = subprocess.run([python, "-c", script], capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the in-process run never stopped the one-line loop")
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.split()[:2] == ["timeout", "timeout"]

@@ -782,6 +782,9 @@ def _trace_deadline(collector: _Collector, began: float | None = None):
     A check's actual, its expected (which may call solve too) and its verdict
     share one limit, counted from the check's start, as in a worker process.
 
+    A code object that jumps back within one line (``while True: pass``, a one-line
+    comprehension) gets opcode events too: CPython 3.11 sends no line event per pass.
+
     Known limits of this fallback: CPython removes a trace function that raises,
     so a bare ``except:`` that swallows the first CheckTimeout inside a loop keeps
     the loop running; and C calls (``time.sleep``) are not interrupted. The
@@ -792,7 +795,10 @@ def _trace_deadline(collector: _Collector, began: float | None = None):
     deadline, clock, package = start + limit, time.monotonic, os.path.dirname(os.path.abspath(__file__))
 
     def tracer(frame, event, arg):
-        if clock() > deadline and not frame.f_code.co_filename.startswith(package):
+        code = frame.f_code
+        if event == "call" and _loops_on_one_line(code):
+            frame.f_trace_opcodes = True  # CPython 3.11 sends no line event per pass of `while True: pass`: opcode events do
+        if clock() > deadline and not code.co_filename.startswith(package):
             raise CheckTimeout(collector.timeout_error(limit).message)
         return tracer
 
@@ -802,3 +808,22 @@ def _trace_deadline(collector: _Collector, began: float | None = None):
         yield
     finally:
         sys.settrace(previous)
+
+
+_BACKWARD_JUMPS = frozenset({"JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP_ABSOLUTE", "POP_JUMP_BACKWARD_IF_TRUE",
+                             "POP_JUMP_BACKWARD_IF_FALSE", "POP_JUMP_BACKWARD_IF_NONE", "POP_JUMP_BACKWARD_IF_NOT_NONE"})
+
+
+@functools.lru_cache(maxsize=4096)
+def _loops_on_one_line(code) -> bool:
+    """Whether `code` jumps back to an instruction of the same line: a loop that may send no line event per pass."""
+    import dis
+
+    lines, line = {}, None
+    instructions = list(dis.get_instructions(code))
+    for ins in instructions:
+        positions = getattr(ins, "positions", None)
+        line = positions.lineno if positions is not None and positions.lineno is not None else (ins.starts_line or line)
+        lines[ins.offset] = line
+    return any(ins.opname in _BACKWARD_JUMPS and isinstance(ins.argval, int) and ins.argval <= ins.offset
+               and lines.get(ins.argval) == lines[ins.offset] for ins in instructions)
