@@ -555,16 +555,7 @@ def write_notebook(record_ref: str, out_dir: Path, *, instructor: bool = False, 
 
     record = load_record(record_ref)
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    if record.packaged:
-        ref = record.id
-    else:
-        target = out_dir / "records" / f"{record.id}.json"
-        if Path(record_ref).resolve() != target.resolve():
-            check_links(out_dir, f"records/{record.id}.json")  # never written through a link out of the folder
-            target.parent.mkdir(exist_ok=True)
-            shutil.copyfile(record_ref, target)
-        ref = f"records/{record.id}.json"
+    ref = record.id if record.packaged else f"records/{record.id}.json"
     solution = None
     if instructor:
         found = reference_path(record.id, references)
@@ -576,7 +567,14 @@ def write_notebook(record_ref: str, out_dir: Path, *, instructor: bool = False, 
             solution = load_solution(path)
         except SolutionError as exc:
             raise NotebookError(str(exc)) from None
-    nb = build_notebook(record, ref, instructor=instructor, solution=solution, platform=platform)
+    nb = build_notebook(record, ref, instructor=instructor, solution=solution, platform=platform)  # a refused one writes nothing
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if not record.packaged:
+        target = out_dir / ref
+        if Path(record_ref).resolve() != target.resolve():
+            check_links(out_dir, ref)  # never written through a link out of the folder
+            target.parent.mkdir(exist_ok=True)
+            shutil.copyfile(record_ref, target)
     path = out_dir / f"{record.id}.ipynb"
     check_links(out_dir, path.name)
     path.write_text(_writes(nb), encoding="utf-8")

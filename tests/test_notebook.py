@@ -356,3 +356,15 @@ def test_the_exercise_cell_as_shipped_gets_the_attempts_verdicts(record_id, tmp_
         assert any(o.status == "error" for o in e.runs[0].observations), e.text()
         return
     assert [(o.check, o.passed) for o in e.runs[0].observations] == [(o.check, o.passed) for o in recorded.observations], e.text()
+
+
+def test_a_refused_notebook_writes_nothing(write_record, tmp_path, capsys):
+    """A record whose replays do not match its recorded runs is refused, and nothing lands in the output folder."""
+    import json
+
+    data = json.loads(record_path("TR-000202").read_text(encoding="utf-8"))
+    data["verification"]["attempt"]["observations"][0]["passed"] = True  # no longer what the harness said
+    out = tmp_path / "out"
+    assert main(["notebook", str(write_record(data)), "-o", str(out)]) != 0
+    assert "replays do not match" in capsys.readouterr().err
+    assert not out.exists() or list(out.rglob("*")) == []
