@@ -62,10 +62,12 @@ class ParityReport:
     record_id: str
     variant: int
     implementations: tuple[ImplementationParity, ...]
+    problems: tuple[str, ...] = ()
+    """The record's own, beside its implementations': its declared `checks` count is none that runs."""
 
     @property
     def ok(self) -> bool:
-        return all(p.ok for p in self.implementations)
+        return not self.problems and all(p.ok for p in self.implementations)
 
     def summary(self) -> str:
         parts = []
@@ -75,6 +77,7 @@ class ParityReport:
                 parts.append(f"{p.implementation}: {how}")
             else:
                 parts.append(f"{p.implementation}: MISMATCH ({len(p.problems)} problem{'s' if len(p.problems) != 1 else ''})")
+        parts += [f"record: {problem}" for problem in self.problems]
         return f"{self.record_id}: parity {'holds' if self.ok else 'BROKEN'} — " + "; ".join(parts)
 
     def __str__(self) -> str:
@@ -88,6 +91,7 @@ class ParityReport:
             "record": self.record_id,
             "variant": self.variant,
             "ok": self.ok,
+            "problems": list(self.problems),
             "implementations": [
                 {
                     "implementation": p.implementation,
@@ -113,7 +117,26 @@ def verify_record(record: Record, *, timeout: float = DEFAULT_TIMEOUT, isolation
 def parity_report(record: Record, variant: int, replays: dict[str, RunResult]) -> ParityReport:
     """Compare replays already made (of the recorded variant) with the recorded runs."""
     results = [_compare(record, name, record.verification[name], replays[name]) for name in record.verification if name in replays]
-    return ParityReport(record.id, variant, tuple(results))
+    return ParityReport(record.id, variant, tuple(results), _declared_count(record))
+
+
+def _declared_count(record: Record) -> tuple[str, ...]:
+    """A record whose declared `checks` is not the count of any recorded run that printed (else, of the script's checks).
+
+    A count the harness's own runs contradict would show '5/5 pass' for a record that promises 6.
+    """
+    if record.checks is None:
+        return ()
+    printed = sorted({len(run.observations) for run in record.verification.values() if run.observations})
+    if printed:
+        if record.checks in printed:
+            return ()
+        runs = " or ".join(map(str, printed))
+        return (f"it declares {record.checks} checks, but its recorded runs made {runs}: correct the count (is it from an older version of the checks?)",)
+    static = read_fixtures(record).static_count
+    if static is not None and static != record.checks:
+        return (f"it declares {record.checks} checks, but its script has {static}: correct the count (is it from an older version of the checks?)",)
+    return ()
 
 
 def _canonical(value) -> str:

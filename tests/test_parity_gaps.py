@@ -137,3 +137,24 @@ def test_in_process_a_loop_on_one_line_is_stopped_at_the_limit(python):
         pytest.fail("the in-process run never stopped the one-line loop")
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.split()[:2] == ["timeout", "timeout"]
+
+
+@pytest.mark.parametrize("declared, ok", [(6, True), (7, False), (5, False)])
+def test_a_declared_checks_count_that_no_run_makes_breaks_parity(write_record, declared, ok):
+    import json
+
+    data = json.loads(record_path("TR-000101").read_text(encoding="utf-8"))
+    data["checks"] = declared
+    report = verify_record(load_record(write_record(data)))
+    assert report.ok is ok and all(p.ok for p in report.implementations)  # the implementations replay as recorded either way
+    assert bool(report.problems) is not ok and (ok or f"declares {declared} checks" in str(report))
+
+
+def test_a_crashed_record_s_declared_count_is_compared_with_its_script(write_record):
+    import json
+
+    data = json.loads(record_path("TR-000303").read_text(encoding="utf-8"))
+    assert data["checks"] == 5
+    data["checks"] = 6
+    data["verification"]["broken"] = dict(data["verification"]["attempt"])  # both crashed: no printed count to go by
+    assert "its script has 5" in verify_record(load_record(write_record(data))).problems[0]
