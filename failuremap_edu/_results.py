@@ -89,6 +89,9 @@ class Observation(Shown):
     caught: bool = False
     """The error was raised on into the fixture code's ``try``, and one of its ``except`` clauses caught it: the
     harness records no observation for this line (check() was never called), and the run's verdict does not count it."""
+    stale: str | None = None
+    """Set when this check reads a name that a check stopped before it (a timeout, a dead process) reads or binds:
+    what that check would have bound or changed is missing, so this verdict need not be the harness's."""
     final: tuple | None = None
     """(actual, expected) at the end of the run, set when either object changed after its check (solve returned
     one list again and again): what the harness prints, as it prints its observations at its end. The verdict,

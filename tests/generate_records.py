@@ -40,7 +40,7 @@ SLOW_LOOP = 10_000_000
 """Iterations of the loop a mutation runs on some input: finite for the harness, over the replay's limit."""
 REPLAY_TIMEOUT = 1.0
 """The replay's per-check limit in the differential test; a slow check is replayed with `SLOW_REPLAY_TIMEOUT`."""
-SLOW_REPLAY_TIMEOUT = 0.05
+SLOW_REPLAY_TIMEOUT = 0.1
 
 
 # ------------------------------------------------------------------------ values

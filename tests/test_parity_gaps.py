@@ -158,3 +158,22 @@ def test_a_crashed_record_s_declared_count_is_compared_with_its_script(write_rec
     data["checks"] = 6
     data["verification"]["broken"] = dict(data["verification"]["attempt"])  # both crashed: no printed count to go by
     assert "its script has 5" in verify_record(load_record(write_record(data))).problems[0]
+
+
+@pytest.mark.parametrize("isolation", MODES)
+def test_a_check_that_reads_what_a_stopped_check_left_says_so(isolation):
+    """Check 1 loops on `data` and is stopped: checks 3 and 4 read `res` and `data`, which it binds and reads; 2 and 5 neither."""
+    from failuremap_edu import run_checks
+
+    record = load_record(record_path("TR-001919"))
+
+    def solve(xs, size):
+        if len(xs) == 5:
+            while True:
+                pass
+        return [xs[i:i + size] for i in range(0, len(xs), size)]
+
+    result = run_checks(record, solve, timeout=2.0, isolation=isolation)
+    stale = [o.stale is not None for o in result.observations]
+    assert stale == [False, False, True, True, False]
+    assert "check 1 ('first')" in result.observations[2].stale and "check 1 ('first')" in str(result.observations[3])

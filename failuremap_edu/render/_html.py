@@ -278,6 +278,8 @@ def _observation_body(o: Observation, budget: Budget, missing_return: bool = Fal
         body += f'<p class="fm-note">note: {_e(o.verdict_note)}</p>'
     if o.changed_note:
         body += f'<p class="fm-note">note: {_e(o.changed_note)}</p>'
+    if o.stale:
+        body += f'<p class="fm-note">note: {_e(o.stale)}</p>'
     if traceback and o.error is not None and o.error.traceback:
         body += f"<details><summary>traceback</summary><pre>{_pre(o.error.traceback)}</pre></details>"
     if o.stdout:

@@ -27,6 +27,7 @@ memory, or processes solve starts. The result says which ran.
 from __future__ import annotations
 
 import ast
+import builtins
 import contextlib
 import functools
 import os
@@ -427,6 +428,8 @@ class _Collector:
         """A solution file is being imported (between ``load`` and ``loaded``): the check limit applies."""
         self.timeouts: list[str] = []
         """The checks of this run that timed out, as ``check 2 ('label')``."""
+        self.timed_out: set[int] = set()
+        """Checks (ordinals) that timed out, in a worker or in this process."""
         self.judged = False
         """The check under way has its verdict: its values are being converted (`CONVERSION_LIMIT`)."""
         self.interrupted: set[int] = set()
@@ -516,6 +519,7 @@ class _Collector:
         self.observations[o.index] = o
         self.current = None
         if o.status == TIMEOUT:
+            self.timed_out.add(o.index)
             self.timeouts.append(f"check {o.index + 1} ({o.check!r})")
         self.unreported.append(o)
 
@@ -529,11 +533,20 @@ class _Collector:
     def finish(self, fixtures: FixtureScript) -> tuple[Observation, ...]:
         sites = {s.site: s for s in fixtures.sites}
         observations = [replace(o, lineno=sites[o.site].lineno) if o.site in sites else o for _, o in sorted(self.observations.items())]
-        reraise = self.plan.reraise
+        reraise, stopped_names = self.plan.reraise, []
         for i, o in enumerate(observations):
             if o.site in reraise and o.status == ERROR and o.error is not None and o.error.type not in ("Timeout", "NotRun", "ProcessDied", "TooManyProcesses"):
                 if i + 1 < len(observations) or self.problem is None:  # the fixture code went on: an except clause caught it
                     observations[i] = o = replace(o, caught=True)
+            stopped = [(s, o2) for s, o2 in stopped_names if o2.index < o.index and s & _names(self.sites.get(o.site))]
+            if stopped and o.status in (PASS, FAIL, ERROR):
+                which = stopped[0][1]
+                observations[i] = o = replace(o, stale=(
+                    f"this check reads {', '.join(sorted(stopped[0][0] & _names(self.sites.get(o.site))))}, which check {which.index + 1}"
+                    f" ({which.check!r}) reads or binds, and that check was stopped ({which.status}) before it finished: what it would"
+                    " have bound or changed is missing, so this result need not be the record's own"))
+            if o.status in (TIMEOUT, ERROR) and o.index in self.interrupted | self.timed_out:
+                stopped_names.append((_names(self.sites.get(o.site)), o))
             final = self.finals.get(o.index)
             if final is not None and not (same_data(final[0], o.actual) and same_data(final[1], o.expected)):
                 observations[i] = replace(o, final=final)
@@ -545,6 +558,20 @@ class _Collector:
             for site in fixtures.sites[last + 1 :]:
                 observations.append(Observation(len(observations), site.label, ERROR, False, None, expected, site=site.site, lineno=site.lineno, error=error))
         return tuple(observations)
+
+
+@functools.lru_cache(maxsize=1024)
+def _names(site: CheckSite | None) -> frozenset[str]:
+    """The names a check's actual and expected read or bind (not solve, N or builtins): what it shares with later checks."""
+    if site is None:
+        return frozenset()
+    found = set()
+    for source in (site.actual_source, site.expected_source):
+        try:
+            found |= {n.id for n in ast.walk(ast.parse(source, mode="eval")) if isinstance(n, ast.Name)}
+        except SyntaxError:
+            continue
+    return frozenset(found - {"solve", "N"} - set(dir(builtins)))
 
 
 def _require(condition: bool) -> None:

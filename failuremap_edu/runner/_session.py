@@ -360,7 +360,9 @@ class Session:
                 expected = not_computed(expected_error["message"])
         else:
             expected = not_computed("this check's expected value reads what its call to solve returned (:=), and that call did not finish")
-        if status == ERROR and self._lost and error["type"] in ("NameError", "UnboundLocalError"):
+        if status == TIMEOUT:  # in-process: stopped, as a killed worker's check is
+            self._lost.append(ordinal)
+        elif status == ERROR and self._lost and error["type"] in ("NameError", "UnboundLocalError"):
             lost = ", ".join(str(n + 1) for n in self._lost)
             which = f"check {lost} was" if len(self._lost) == 1 else f"checks {lost} were"
             error["message"] += (f" ({which} stopped before finishing and could not run again in this fresh process, "
