@@ -177,3 +177,21 @@ def test_a_check_that_reads_what_a_stopped_check_left_says_so(isolation):
     stale = [o.stale is not None for o in result.observations]
     assert stale == [False, False, True, True, False]
     assert "check 1 ('first')" in result.observations[2].stale and "check 1 ('first')" in str(result.observations[3])
+
+
+def test_nan_and_infinities_are_compared_as_the_harness_printed_them(tmp_path):
+    """Found by the generator: json.dumps prints NaN and Infinity, and parity compared them with null."""
+    import json
+    import sys
+
+    sys.path.insert(0, str(record_path("x").parent))
+    try:
+        import build
+    finally:
+        sys.path.pop(0)
+    spec = dict(build.RECORDS["TR-001818"], fixtures="check('nan', solve([float('nan')]), 0.0)\ncheck('inf', [solve([float('inf')])], [1.0])\n")
+    data = build.build("TR-NAN", spec)
+    assert '"actual": NaN' in data["verification"]["attempt"]["stdout"] and "Infinity" in data["verification"]["attempt"]["stdout"]
+    path = tmp_path / "TR-NAN.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert verify_record(load_record(path)).ok
