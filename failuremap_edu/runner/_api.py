@@ -472,6 +472,8 @@ class _Collector:
             self.current[4].append(message[2])
         elif kind == "result":
             self._add(self._named_frames(self._expression(_observation(message[1], self.current), self.current[4])))
+        elif kind == "again":  # an earlier worker's check, run again unreported by a fresh one
+            _require(len(message) == 2 and self.current is None and type(message[1]) is int and 0 <= message[1] < self.next_ordinal)
         elif kind == "judged":
             _require(self.current is not None and message[1] == self.current[0] and not self.judged)
             self.judged = True

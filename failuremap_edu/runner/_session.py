@@ -390,6 +390,7 @@ class Session:
 
     def _again(self, site: int, ordinal: int, label_thunk, actual_thunk, expected_thunk) -> None:
         """An earlier worker's check, run again unreported: its bindings, its changes and the harness's own record of it."""
+        self.sink(("again", ordinal))  # each gets the setup limit of its own, counted by the supervisor
         try:
             label = label_thunk()
             actual, expected = actual_thunk(), expected_thunk()
