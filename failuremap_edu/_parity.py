@@ -169,6 +169,8 @@ def harness_observations(record: Record, name: str, result: RunResult) -> tuple[
 def _compare(record: Record, name: str, recorded: RecordedRun, result: RunResult) -> ImplementationParity:
     if recorded.crashed:
         return _compare_crash(record, name, recorded, result)
+    if not recorded.observations and recorded.exit_code > 0 and not recorded.stdout:
+        return _compare_exit(name, recorded, result)
     problems: list[str] = []
     if result.problem is not None:
         problems.append(f"the replay stopped early: {result.problem}")
@@ -219,6 +221,17 @@ def _compare_crash(record: Record, name: str, recorded: RecordedRun, result: Run
     if recorded.exit_code == 0:
         problems.append("the recorded run crashed yet exited 0")
     return ImplementationParity(name, not problems, tuple(problems), result, crash, None)
+
+
+def _compare_exit(name: str, recorded: RecordedRun, result: RunResult) -> ImplementationParity:
+    """The recorded run ended with an exit code and printed nothing, not even a traceback (``os._exit(3)`` in solve):
+    the replay's process must have died so, in a check or outside one."""
+    code = f"exited with code {recorded.exit_code} "
+    died = [o.error for o in result.observations if o.status == ERROR and o.error is not None and o.error.type == "ProcessDied"]
+    died += [result.problem] if result.problem is not None and result.problem.type == "WorkerDied" else []
+    problems = () if died and code in died[0].message else (
+        f"the recorded run exited with code {recorded.exit_code} and printed nothing, but the replay's process did not exit so",)
+    return ImplementationParity(name, not problems, problems, result, RecordedCrash(f"exit code {recorded.exit_code}", "", None), None)
 
 
 def parse_crash(stderr: str) -> RecordedCrash | None:

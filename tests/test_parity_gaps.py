@@ -195,3 +195,26 @@ def test_nan_and_infinities_are_compared_as_the_harness_printed_them(tmp_path):
     path = tmp_path / "TR-NAN.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     assert verify_record(load_record(path)).ok
+
+
+def test_a_recorded_run_that_exited_without_a_word_is_matched_by_a_dead_process(tmp_path):
+    """Found by the generator: os._exit(3) in solve leaves no output and no traceback; the replay's worker must die so."""
+    import json
+    import sys
+
+    sys.path.insert(0, str(record_path("x").parent))
+    try:
+        import build
+    finally:
+        sys.path.pop(0)
+    exits = "import os\n\ndef solve(xs):\n    if not xs:\n        os._exit(3)\n    return sum(xs) / len(xs)\n"
+    data = build.build("TR-EXIT", dict(build.RECORDS["TR-001818"], broken=exits))
+    assert (data["verification"]["broken"]["exit_code"], data["verification"]["broken"]["stdout"]) == (3, "")
+    data["checks"] = len(data["verification"]["attempt"]["observations"])  # build.py counts broken's, which printed none
+    path = tmp_path / "TR-EXIT.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    report = verify_record(load_record(path), isolation="process")
+    assert report.ok, str(report)
+    data["verification"]["broken"]["exit_code"] = 4
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert not verify_record(load_record(path), isolation="process").ok

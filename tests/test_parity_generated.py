@@ -145,6 +145,7 @@ def test_generated_records_replay_as_the_harness_ran_them(isolation, tmp_path_fa
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)
 @pytest.mark.parametrize("isolation", ["process", "inprocess", "sandbox"])
 def test_thousands_of_generated_records_replay_as_the_harness_ran_them(isolation, tmp_path_factory):
     if isolation == "sandbox":
