@@ -204,7 +204,7 @@ def _wrap(source: str, how: str, at_call: int) -> str:
     elif how == "state":
         body = f"    out = _solve(*args, **kwargs)\n    return out if _calls[0] < {at_call} or type(out) is not list else out[::-1]\n"
     else:
-        body = f"    out = _solve(*args, **kwargs)\n    return out if _calls[0] != {at_call} else str(out)\n"
+        body = f"    out = _solve(*args, **kwargs)\n    return out if _calls[0] != {at_call} or type(out) is not list else str(out)\n"
     return inner + counter + head + body
 
 
