@@ -218,10 +218,15 @@ class RunResult(Shown):
 
     def summary(self) -> str:
         """``K/N checks pass``, plus what else happened, in one line."""
-        text = f"{self.passed_count}/{self.total} checks pass"
-        others = [f"{n} {status}" for status, n in self.counts().items() if status != PASS and n]
+        caught = sum(1 for o in self.observations if o.caught)  # not a check of the harness's: check() never ran
+        counts = self.counts()
+        counts["error"] -= caught
+        text = f"{self.passed_count}/{self.total - caught} checks pass"
+        others = [f"{n} {status}" for status, n in counts.items() if status != PASS and n]
         if others:
             text += " (" + ", ".join(others) + ")"
+        if caught:
+            text += f"; {caught} raised into the checks' own except clause, as they expect"
         if self.problem is not None:
             text += f"; the run stopped early: {self.problem}"
         return text

@@ -41,6 +41,7 @@ def test_a_caught_exception_does_not_fail_the_run(tmp_path):
 
     result = run_checks(record, solve, isolation="inprocess")
     assert result.passed and [o.caught for o in result.observations] == [False, False, True, False, False]
+    assert result.summary().startswith("4/4 checks pass; 1 raised")
 
 
 def test_a_fresh_worker_reaches_the_state_the_earlier_checks_left():
