@@ -119,6 +119,46 @@ def _replays(sealed, isolation: str) -> dict[tuple[int, str], object]:
     return out
 
 
+def _problems(seed: int, spec: dict, record, isolation: str) -> list[str]:
+    """The differences of one record, replayed afresh."""
+    out = []
+    for name in ("attempt", "broken"):
+        timeout = gen.SLOW_REPLAY_TIMEOUT if name in spec["slow"] else gen.REPLAY_TIMEOUT
+        out += differences(record, spec, name, replay(record, name, 1, timeout, isolation=isolation))
+    return out
+
+
+def shrink(seed: int, spec: dict, isolation: str, folder: Path) -> Path | None:
+    """The smallest record found by dropping fixture statements one at a time while the mismatch stays; written to `folder`."""
+    import ast
+
+    import tempfile
+
+    statements = [ast.get_source_segment(spec["fixtures"], node) for node in ast.parse(spec["fixtures"]).body]
+    kept = None
+    i = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        while i < len(statements) and len(statements) > 1:
+            trial = dict(spec, fixtures="\n".join(statements[:i] + statements[i + 1 :]))
+            data = gen.seal(f"GEN-{seed:06d}", trial)
+            if data is not None:
+                path = Path(tmp) / f"GEN-{seed:06d}.json"
+                path.write_text(json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+                try:
+                    still = bool(_problems(seed, trial, load_record(path), isolation))
+                except Exception:  # noqa: BLE001 - the smaller script is no valid record (a name it needs is gone)
+                    still = False
+                if still:
+                    statements, kept = statements[:i] + statements[i + 1 :], path.read_text(encoding="utf-8")
+                    continue
+            i += 1
+    if kept is None:
+        return None
+    out = folder / f"GEN-{seed:06d}.min.json"
+    out.write_text(kept, encoding="utf-8")
+    return out
+
+
 def _mismatches_folder(tmp_path_factory) -> Path:
     return Path(os.environ.get("FAILUREMAP_MISMATCHES") or tmp_path_factory.mktemp("mismatches"))
 
@@ -134,6 +174,8 @@ def _assert_parity(seeds, isolation: str, tmp_path_factory) -> None:
         if problems:
             keep.mkdir(parents=True, exist_ok=True)
             (keep / f"{record.id}.json").write_text(Path(record.origin).read_text(encoding="utf-8"), encoding="utf-8")
+            if len(failures) < 3:  # the first few are made minimal (each try reseals and replays)
+                shrink(seed, spec, isolation, keep)
             failures.append(f"seed {seed}, record {record.id} ({spec['title']}): {problems[0]}")
     assert len(sealed) > len(list(seeds)) * 0.9  # nearly every generated record can be sealed
     assert not failures, f"{len(failures)} of {len(sealed)} generated records break parity ({isolation}); kept in {keep}:\n" + "\n".join(failures[:20])
@@ -164,3 +206,17 @@ def test_the_generator_is_deterministic_and_covers_its_grammar():
                   "os._exit", "_shared", "float('nan')", "-0.0", "1e+308", "Pair(", "None in", "== Pair"):
         assert shape in text, shape
     assert {s["family"] for s in specs} == {f"generated-{c.name.replace(' ', '-')}" for c in gen.CONTRACTS}
+
+
+def test_a_mismatch_is_shrunk_to_the_statements_it_needs(tmp_path, monkeypatch):
+    def plain(spec):  # four or more one-line checks, a record that can be sealed
+        lines = spec["fixtures"].splitlines()
+        return len(lines) >= 4 and all(line.startswith("check(") for line in lines) and gen.seal("GEN-T", spec) is not None
+
+    seed = next(s for s in FAST_SEEDS if plain(gen.generate(s)))
+    spec = gen.generate(seed)
+    culprit = spec["fixtures"].splitlines()[1]
+    monkeypatch.setattr(__import__(__name__), "_problems", lambda seed, trial, record, isolation: ["x"] if culprit in trial["fixtures"] else [])
+    path = shrink(seed, spec, "inprocess", tmp_path)
+    fixtures = load_record(path).implementations["attempt"].source
+    assert culprit in fixtures and all(line not in fixtures for line in spec["fixtures"].splitlines() if line != culprit and line.startswith("check("))
