@@ -76,6 +76,9 @@ class CheckSite:
     ``match``), a helper, lambda or comprehension, or a lazy operand (``x and check(...)``,
     a branch of ``a if t else b``): it may run several times, once, or not at all, so it
     cannot be counted without running. (A header, such as an ``if``'s test, runs once.)"""
+    in_try: bool = False
+    """Inside the body of a ``try`` that has ``except`` clauses, in the same function: an exception raised
+    while its arguments are evaluated must reach those clauses, as it does under the harness."""
 
 
 @dataclass(frozen=True)
@@ -396,6 +399,7 @@ class _CheckRewriter(ast.NodeTransformer):
         self.solve_keywords: set[str] = set()
         self.depth = 0  # > 0 where a check may run several times, once or never
         self.keeps_walrus = False  # some check binds a name with :=
+        self.tries = 0  # > 0 inside the body of a try with except clauses, in the current function
 
     def _nested(self, node: ast.AST) -> ast.AST:
         self.depth += 1
@@ -425,9 +429,30 @@ class _CheckRewriter(ast.NodeTransformer):
 
     visit_If = visit_For = visit_AsyncFor = visit_Match = visit_With = visit_AsyncWith = _header_once
     # Everything else compound, and every function, lambda, class or comprehension body.
-    visit_While = visit_Try = visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = _nested
+    visit_While = _nested
+
+    def _new_scope(self, node: ast.AST) -> ast.AST:
+        """A function, lambda or class body: a ``try`` around its definition does not catch what it raises later."""
+        tries, self.tries = self.tries, 0
+        try:
+            return self._nested(node)
+        finally:
+            self.tries = tries
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = _new_scope
+
+    def visit_Try(self, node: ast.Try) -> ast.AST:
+        self.tries += bool(node.handlers)
+        try:
+            node.body = self._nested_list(node.body)
+        finally:
+            self.tries -= bool(node.handlers)
+        for name in ("handlers", "orelse", "finalbody"):
+            setattr(node, name, self._nested_list(getattr(node, name)))
+        return node
+
     if hasattr(ast, "TryStar"):  # Python 3.11+
-        visit_TryStar = _nested
+        visit_TryStar = visit_Try
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _nested
 
     def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
@@ -461,6 +486,7 @@ class _CheckRewriter(ast.NodeTransformer):
                 actual_source=_shown_source(actual),
                 expected_source=_shown_source(expected),
                 dynamic=self.depth > 0,
+                in_try=self.tries > 0,
             )
         )
         parts = [label, actual, expected]

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._display import Shown
-from ._values import Opaque, safe_repr
+from ._values import Opaque, safe_repr, same_data
 
 __all__ = ["CallResult", "Comparison", "ErrorInfo", "ISOLATIONS", "check_labels", "Observation", "Opaque", "RunResult", "STATUSES", "repeated_failures",
            "to_jsonable"]
@@ -94,6 +94,16 @@ class Observation(Shown):
     mutation: str | None = None
     """Set when solve modified an argument (compared with a snapshot taken before the call).
     solve gets the fixture's own arguments, as under the record's harness, so later checks see the change."""
+    caught: bool = False
+    """The error was raised on into the fixture code's ``try``, and one of its ``except`` clauses caught it: the
+    harness records no observation for this line (check() was never called), and the run's verdict does not count it."""
+    stale: str | None = None
+    """Set when this check reads a name that a check stopped before it (a timeout, a dead process) reads or binds:
+    what that check would have bound or changed is missing, so this verdict need not be the harness's."""
+    final: tuple | None = None
+    """(actual, expected) at the end of the run, set when either object changed after its check (solve returned
+    one list again and again): what the harness prints, as it prints its observations at its end. The verdict,
+    and `actual` and `expected`, are the check's own, at check time."""
     verdict_note: str | None = None
     """Set when the verdict is not the builtins' ``==`` on the plain values shown: they were compared
     by a class's own ``__eq__`` (shown by its repr), or, recomputed by the caller from the plain
@@ -102,6 +112,15 @@ class Observation(Shown):
     """Under ``--sandbox``, where checks are judged apart from solve: this check's values are not plain data
     (an instance of the solution's class, say), so it was judged in solve's own process, as without
     ``--sandbox``, where solve could have changed its verdict."""
+
+    @property
+    def changed_note(self) -> str | None:
+        """What a display says when a value changed after its check (`final`): shown at check time, printed by the harness at its end."""
+        if self.final is None:
+            return None
+        which = "the result" if not same_data(self.final[0], self.actual) else "the expected value"
+        return (f"{which} changed after this check (solve returned an object that later calls changed): shown as it was when"
+                f" checked; at the end of the run, when the harness prints it, it is {safe_repr(self.final[0] if which == 'the result' else self.final[1], 120)}")
 
     @property
     def unconfirmed(self) -> bool:
@@ -203,7 +222,7 @@ class RunResult(Shown):
     @property
     def passed(self) -> bool:
         """True only when checks ran, every one passed, and nothing stopped the run."""
-        return self.problem is None and self.total > 0 and self.passed_count == self.total
+        return self.problem is None and self.total > 0 and all(o.status == PASS or o.caught for o in self.observations)
 
     def counts(self) -> dict[str, int]:
         out = dict.fromkeys(STATUSES, 0)
@@ -213,10 +232,15 @@ class RunResult(Shown):
 
     def summary(self) -> str:
         """``K/N checks pass``, plus what else happened, in one line."""
-        text = f"{self.passed_count}/{self.total} checks pass"
-        others = [f"{n} {status}" for status, n in self.counts().items() if status != PASS and n]
+        caught = sum(1 for o in self.observations if o.caught)  # not a check of the harness's: check() never ran
+        counts = self.counts()
+        counts["error"] -= caught
+        text = f"{self.passed_count}/{self.total - caught} checks pass"
+        others = [f"{n} {status}" for status, n in counts.items() if status != PASS and n]
         if others:
             text += " (" + ", ".join(others) + ")"
+        if caught:
+            text += f"; {caught} raised into the checks' own except clause, as they expect"
         if self.problem is not None:
             text += f"; the run stopped early: {self.problem}"
         return text
@@ -356,16 +380,17 @@ def check_labels(runs) -> list[str]:
     return labels
 
 
-def to_jsonable(value: Any) -> Any:
-    """The value as the record's harness would print it with json.dumps.
+def to_jsonable(value: Any, *, allow_nan: bool = False) -> Any:
+    """The value as JSON data: as the record's harness would print it with json.dumps, in strict JSON.
 
     Tuples become lists, exactly as in the recorded observations, and so do named
-    tuples: a subclass of a plain type prints as its plain value. Values the
-    harness could not print (sets, bytes, NaN, opaque objects) become None; the
+    tuples: a subclass of a plain type prints as its plain value. Values JSON
+    cannot hold (sets, bytes, opaque objects, and NaN or infinities unless
+    `allow_nan`, as the harness's own json.dumps prints them) become None; the
     ``*_repr`` fields next to them keep the full story.
     """
     try:
-        return json.loads(json.dumps(value, ensure_ascii=False, allow_nan=False, default=_refuse))
+        return json.loads(json.dumps(value, ensure_ascii=False, allow_nan=allow_nan, default=_refuse))
     except (TypeError, ValueError, RecursionError):
         return None
 

@@ -28,6 +28,7 @@ __all__ = [
     "received",
     "render_call",
     "safe_repr",
+    "same_data",
     "safe_str",
     "text_safe",
 ]
@@ -438,3 +439,19 @@ def render_call(args: tuple, kwargs: dict) -> str:
     parts += [f"{k}={safe_repr(v, _CALL_LIMIT)}" for k, v in kwargs.items()]
     text = "solve(" + ", ".join(parts) + ")"
     return text if len(text) <= _CALL_LIMIT else text[: _CALL_LIMIT - 2] + "…)"
+
+
+def same_data(a: Any, b: Any) -> bool:
+    """Whether two plain values are the same data (types too: 1 and 1.0 print differently); NaN is itself."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(same_data(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return len(a) == len(b) and all(k in b and same_data(v, b[k]) for k, v in a.items())
+    if isinstance(a, float):
+        return a == b or (a != a and b != b)
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001
+        return False

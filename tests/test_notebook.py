@@ -392,3 +392,15 @@ def test_notebook_all_packaged_checks_every_file_before_writing_any(tmp_path, ca
     assert main(["notebook", "--all-packaged", "-o", str(out), "--references", str(ROOT / "references")]) == 2
     err = capsys.readouterr().err
     assert "00-start-here.ipynb" in err and edited.read_text() == "{}" and start.read_text() == "{}\n"
+
+
+def test_a_refused_notebook_writes_nothing(write_record, tmp_path, capsys):
+    """A record whose replays do not match its recorded runs is refused, and nothing lands in the output folder."""
+    import json
+
+    data = json.loads(record_path("TR-000202").read_text(encoding="utf-8"))
+    data["verification"]["attempt"]["observations"][0]["passed"] = True  # no longer what the harness said
+    out = tmp_path / "out"
+    assert main(["notebook", str(write_record(data)), "-o", str(out)]) != 0
+    assert "replays do not match" in capsys.readouterr().err
+    assert not out.exists() or list(out.rglob("*")) == []

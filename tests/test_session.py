@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import sys
+from dataclasses import replace
 
 from failuremap_edu.runner._session import OutputCapture
 from failuremap_edu._values import Opaque, error_payload, portable, safe_repr
@@ -83,7 +84,7 @@ def test_error_payload_names_the_exception_like_a_traceback():
 # ------------------------------------------------------------ a session's messages
 
 
-def _session(record, solve, *, replay=False, not_run=None):
+def _session(record, solve, *, replay=False, not_run=None, skip=0, interrupted=frozenset()):
     from failuremap_edu._fixtures import read_fixtures
     from failuremap_edu.runner._api import _plan
     from failuremap_edu.runner._session import Session
@@ -91,7 +92,7 @@ def _session(record, solve, *, replay=False, not_run=None):
     fixtures = read_fixtures(record, "attempt")
     plan = _plan(fixtures.program(replay=replay), record, None if replay else solve, 1, 2.0, 100, 8000, fixtures.sites)
     sent = []
-    session = Session(sent.append, plan, OutputCapture(8000))
+    session = Session(sent.append, replace(plan, interrupted=interrupted), OutputCapture(8000), skip=skip)
     session.not_run = not_run
     saved = sys.stdout, sys.stderr
     try:
@@ -103,8 +104,8 @@ def _session(record, solve, *, replay=False, not_run=None):
 
 def test_a_check_reports_its_start_each_call_as_it_is_entered_and_its_end(stopping):
     sent = _session(stopping, lambda text, stops: (text, ""))
-    assert [m[0] for m in sent[:3]] == ["begin", "call", "result"] and sent[-1] == ("done", 6)
-    begin, call, result = sent[:3]
+    assert [m[0] for m in sent[:4]] == ["begin", "call", "judged", "result"] and sent[-1] == ("done", 6)
+    begin, call, _, result = sent[:4]
     assert begin == ("begin", 0, 0, "partial marker held", ("hello", "<st"))  # the expected, ahead of solve
     assert call == ("call", 0, "solve('hello<st', ['<stop>'])")
     assert result[1]["expected"] == ("hello", "<st") and result[1]["call"] == call[2]
@@ -135,3 +136,15 @@ def test_what_an_expected_may_read_ahead_of_solve():
     assert not _reads_plain_data(eval("lambda: data.pop()", g), g)  # a method: may have effects
     assert not _reads_plain_data(eval("lambda: sorted(data)", g), g)  # `sorted` rebound by the script
     assert _reads_plain_data(eval("lambda: [i * n for i in range(n)]", g), g)
+
+
+def test_a_fresh_worker_runs_the_checks_before_skip_again_unreported():
+    """TR-001919 after its check 2 was stopped: check 1 runs again (res bound, data emptied), 2 does not, 3 on are reported."""
+    from conftest import record_path
+    from failuremap_edu import load_record
+
+    record = load_record(record_path("TR-001919"))
+    sent = _session(record, None, replay=True, skip=2, interrupted=frozenset({1}))
+    assert [m for m in sent if m[0] == "again"] == [("again", 0)]
+    results = [m[1] for m in sent if m[0] == "result"]
+    assert [(r["index"], r["status"], r["actual"]) for r in results] == [(2, "pass", [5]), (3, "fail", []), (4, "pass", 1)]

@@ -278,6 +278,10 @@ def _observation_body(o: Observation, budget: Budget, missing_return: bool = Fal
         body += f'<p class="fm-note">note: {_e(o.verdict_note)}</p>'
     if o.judged_in_solve_process and not o.unconfirmed:
         body += f'<p class="fm-note">note: {_e(JUDGED_IN_SOLVE_PROCESS)}</p>'
+    if o.changed_note:
+        body += f'<p class="fm-note">note: {_e(o.changed_note)}</p>'
+    if o.stale:
+        body += f'<p class="fm-note">note: {_e(o.stale)}</p>'
     if traceback and o.error is not None and o.error.traceback:
         body += f"<details><summary>traceback</summary><pre>{_pre(o.error.traceback)}</pre></details>"
     if o.stdout:

@@ -258,6 +258,10 @@ def render_observation(o: Observation, budget: Budget | None = None, *, missing_
         lines.append(terminal_safe(f"  note:     {o.verdict_note}", 600))
     if o.judged_in_solve_process and not o.unconfirmed:  # an unconfirmed verdict's note says so already
         lines.append(f"  note:     {JUDGED_IN_SOLVE_PROCESS}")
+    if o.changed_note:
+        lines.append(terminal_safe(f"  note:     {o.changed_note}", 600))
+    if o.stale:
+        lines.append(terminal_safe(f"  note:     {o.stale}", 600))
     if o.stdout:
         printed = o.stdout.splitlines()
         lines.append(f"  {printed_summary(o)}:")

@@ -27,6 +27,7 @@ memory, or processes solve starts. The result says which ran.
 from __future__ import annotations
 
 import ast
+import builtins
 import contextlib
 import functools
 import os
@@ -45,7 +46,7 @@ from .._results import COMPARED, ERROR, FAIL, NOT_CONFIRMED, PASS, TIMEOUT, UNCO
 from ._session import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, DEFAULT_TIMEOUT, CheckTimeout, OutputCapture, Plan, Session, import_timeout_message
 from .._signature import Params, mismatch
 from .._solution import Solution, SolutionError, load_solution
-from .._values import Opaque, not_computed, received, render_call, safe_repr
+from .._values import Opaque, not_computed, received, render_call, safe_repr, same_data
 
 __all__ = ["DEFAULT_TIMEOUT", "Solution", "SolutionError", "compare", "isolation_available", "load_solution"]
 __all__ += ["ScriptRun", "parse_call_arguments", "replay", "replay_many", "run_checks", "run_script", "try_call"]
@@ -60,6 +61,8 @@ CROWD_EVERY = 0.05
 """Seconds between counts of a run's processes while it waits for a worker (a fork loop is stopped)."""
 MAX_TIMEOUTS = 7
 """After this many timeouts in one run, the remaining checks are listed without calling solve."""
+CONVERSION_LIMIT = 30.0
+"""Seconds a worker may take to convert one judged check's values to plain data (bounded by size: `_values.portable`)."""
 SCRIPT_OUTPUT_BYTES = 16 * 1024 * 1024
 """`run_script`: a script that writes more than this to stdout or stderr (or any file) is stopped."""
 SCRIPT_INTERRUPT_GRACE = 1.0
@@ -367,7 +370,7 @@ def _plan(code, record: Record, solve, variant: int, timeout: float, memory_mb: 
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
     names = tuple(p.name for p in record.params.positional)
     return Plan(code, variant, solve, float(timeout), memory_mb, output_chars, names, None, _independent(sites), solve is not None,
-                _expressions(sites), os.getcwd(), tuple(sys.path), sys.getrecursionlimit())
+                _expressions(sites), os.getcwd(), tuple(sys.path), sys.getrecursionlimit(), reraise=frozenset(s.site for s in sites if s.in_try))
 
 
 @functools.lru_cache(maxsize=256)
@@ -455,6 +458,14 @@ class _Collector:
         """What the run's result should say about the workers (`RunResult.notes`)."""
         self.restarts = 0
         """Times the run started over on a new worker because the pool had stalled (`_warm.Pool.stalled`)."""
+        self.timed_out: set[int] = set()
+        """Checks (ordinals) that timed out, in a worker or in this process."""
+        self.judged = False
+        """The check under way has its verdict: its values are being converted (`CONVERSION_LIMIT`)."""
+        self.interrupted: set[int] = set()
+        """Checks (ordinals) that ended without a result: a fresh worker cannot run them again."""
+        self.finals: dict[int, tuple] = {}
+        """ordinal -> (actual, expected) at the end of the run, sent for values that may have changed after their check."""
 
     @property
     def next_ordinal(self) -> int:
@@ -485,12 +496,21 @@ class _Collector:
         if kind == "begin":
             _, ordinal, site, label, expected = message
             _require(ordinal == self.next_ordinal and type(site) is int and type(label) is str)
-            self.current = (ordinal, site, label, expected, [])
+            self.current, self.judged = (ordinal, site, label, expected, []), False
         elif kind == "call":
             _require(self.current is not None and message[1] == self.current[0] and type(message[2]) is str)
             self.current[4].append(message[2])
         elif kind == "result":
             self._add(self._named_frames(self._expression(_observation(message[1], self.current), self.current[4])))
+        elif kind == "again":  # an earlier worker's check, run again unreported by a fresh one
+            _require(len(message) == 2 and self.current is None and type(message[1]) is int and 0 <= message[1] < self.next_ordinal)
+        elif kind == "judged":
+            _require(self.current is not None and message[1] == self.current[0] and not self.judged)
+            self.judged = True
+        elif kind == "final":
+            _, ordinal, actual, expected = message
+            _require(type(ordinal) is int and ordinal in self.observations and self.observations[ordinal].status in (PASS, FAIL))
+            self.finals[ordinal] = (received(actual)[0], received(expected)[0])
         elif kind in ("load", "loaded"):
             _require(len(message) == 1 and self.current is None and self.loading == (kind == "loaded"))
             self.loading = kind == "load"
@@ -503,6 +523,7 @@ class _Collector:
     def interrupt(self, status: str, error: ErrorInfo, elapsed_ms: float) -> None:
         """The running check ended without a result: it timed out, or its worker died."""
         ordinal, site, label, expected, calls = self.current
+        self.interrupted.add(ordinal)
         o = Observation(ordinal, label, status, False, None, expected, "; ".join(calls)[:500], site=site, error=error, elapsed_ms=elapsed_ms)
         self._add(self._expression(o, calls))
 
@@ -530,6 +551,7 @@ class _Collector:
         self.observations[o.index] = o
         self.current = None
         if o.status == TIMEOUT:
+            self.timed_out.add(o.index)
             self.timeouts.append(f"check {o.index + 1} ({o.check!r})")
         self.unreported.append(o)
 
@@ -543,6 +565,23 @@ class _Collector:
     def finish(self, fixtures: FixtureScript) -> tuple[Observation, ...]:
         sites = {s.site: s for s in fixtures.sites}
         observations = [replace(o, lineno=sites[o.site].lineno) if o.site in sites else o for _, o in sorted(self.observations.items())]
+        reraise, stopped_names = self.plan.reraise, []
+        for i, o in enumerate(observations):
+            if o.site in reraise and o.status == ERROR and o.error is not None and o.error.type not in ("Timeout", "NotRun", "ProcessDied", "TooManyProcesses"):
+                if i + 1 < len(observations) or self.problem is None:  # the fixture code went on: an except clause caught it
+                    observations[i] = o = replace(o, caught=True)
+            stopped = [(s, o2) for s, o2 in stopped_names if o2.index < o.index and s & _names(self.sites.get(o.site))]
+            if stopped and o.status in (PASS, FAIL, ERROR):
+                which = stopped[0][1]
+                observations[i] = o = replace(o, stale=(
+                    f"this check reads {', '.join(sorted(stopped[0][0] & _names(self.sites.get(o.site))))}, which check {which.index + 1}"
+                    f" ({which.check!r}) reads or binds, and that check was stopped ({which.status}) before it finished: what it would"
+                    " have bound or changed is missing, so this result need not be the record's own"))
+            if o.status in (TIMEOUT, ERROR) and o.index in self.interrupted | self.timed_out:
+                stopped_names.append((_names(self.sites.get(o.site)), o))
+            final = self.finals.get(o.index)
+            if final is not None and not (same_data(final[0], o.actual) and same_data(final[1], o.expected)):
+                observations[i] = replace(o, final=final)
         if self.problem is not None and fixtures.static_count is not None:
             # The fixture code stopped: still list every check it never reached.
             last = max((o.site for o in observations), default=-1)
@@ -551,6 +590,20 @@ class _Collector:
             for site in fixtures.sites[last + 1 :]:
                 observations.append(Observation(len(observations), site.label, ERROR, False, None, expected, site=site.site, lineno=site.lineno, error=error))
         return tuple(observations)
+
+
+@functools.lru_cache(maxsize=1024)
+def _names(site: CheckSite | None) -> frozenset[str]:
+    """The names a check's actual and expected read or bind (not solve, N or builtins): what it shares with later checks."""
+    if site is None:
+        return frozenset()
+    found = set()
+    for source in (site.actual_source, site.expected_source):
+        try:
+            found |= {n.id for n in ast.walk(ast.parse(source, mode="eval")) if isinstance(n, ast.Name)}
+        except SyntaxError:
+            continue
+    return frozenset(found - {"solve", "N"} - set(dir(builtins)))
 
 
 def _require(condition: bool) -> None:
@@ -643,17 +696,24 @@ def _supervise(plan: Plan, collector: _Collector, sandbox: bool = False) -> None
     from ._worker import Start
 
     pool, not_run, unsent = sandbox_pool(plan) if sandbox else _warm.pool(), None, 0
+    split = sandbox and plan.solve is not None and _judge.SPLIT  # judged apart from solve (`_judge`)
     try:
         payload, modules = _byvalue.dumps(plan)
-        if sandbox and plan.solve is not None and _judge.SPLIT:  # judged apart from solve (`_judge`)
+        if split:
             payload = _byvalue.dumps(_judge.judged(plan))[0]
     except _byvalue.Unshippable as exc:
         not_run = f"this check did not run: solve cannot be sent to the worker process that runs the checks ({exc})"
         collector.problem = ErrorInfo("CannotSend", f"solve cannot be sent to the worker process that runs the checks: {exc}. {CANNOT_SEND_WAY}")
         payload, modules = _byvalue.dumps(replace(plan, solve=None))  # still list the checks, without solve
+        split = False
+    sent_plan, interrupted = plan if not_run is None else replace(plan, solve=None), frozenset()
     first = True
     while True:
         worker, first = (pool.take(first) if not sandbox else pool.take()), False
+        if collector.interrupted != interrupted:  # the fresh worker runs the earlier checks again, except these
+            interrupted = frozenset(collector.interrupted)
+            again = replace(sent_plan, interrupted=interrupted)
+            payload = _byvalue.dumps(_judge.judged(again) if split else again)[0]
         try:
             if not worker.send(collector.next_ordinal, not_run or collector.not_run(), payload, time.monotonic() + SETUP_TIMEOUT):
                 unsent += 1  # a standby that died before it could start (killed from outside, say)
@@ -700,6 +760,8 @@ def _drain(worker, plan: Plan, collector: _Collector, pool) -> None:
                 stamp = min(stamp, time.monotonic())  # never a deadline later than the worker could mean
                 if message[0] == "begin":
                     started, limit = stamp, collector.limit()
+                elif message[0] == "judged":  # from here on the worker converts values to plain data: bounded by size, not the check's limit
+                    started, limit = stamp, CONVERSION_LIMIT
                 last_event = stamp
         except (WorkerDied, Undecodable, ValueError, TypeError, KeyError, IndexError) as exc:
             what = _describe_exit(worker.exitcode, worker.exit_note) if isinstance(exc, WorkerDied) else (
@@ -734,6 +796,9 @@ def _drain(worker, plan: Plan, collector: _Collector, pool) -> None:
             else:
                 collector.problem = ErrorInfo("Timeout", f"the fixture code outside the checks took longer than {setup_limit:g} s")
             collector.done = True
+        elif collector.judged:
+            message = f"converting this check's values to plain data took longer than {CONVERSION_LIMIT:g} s, so it was stopped"
+            collector.interrupt(TIMEOUT, ErrorInfo("Timeout", message), (time.monotonic() - started) * 1000)
         else:
             collector.interrupt(TIMEOUT, collector.timeout_error(limit), (time.monotonic() - started) * 1000)
         return
@@ -796,6 +861,9 @@ def _trace_deadline(collector: _Collector, began: float | None = None):
     A check's actual, its expected (which may call solve too) and its verdict
     share one limit, counted from the check's start, as in a worker process.
 
+    A code object that jumps back within one line (``while True: pass``, a one-line
+    comprehension) gets opcode events too: CPython 3.11 sends no line event per pass.
+
     Known limits of this fallback: CPython removes a trace function that raises,
     so a bare ``except:`` that swallows the first CheckTimeout inside a loop keeps
     the loop running; and C calls (``time.sleep``) are not interrupted. The
@@ -806,7 +874,10 @@ def _trace_deadline(collector: _Collector, began: float | None = None):
     deadline, clock, package = start + limit, time.monotonic, os.path.dirname(os.path.abspath(__file__))
 
     def tracer(frame, event, arg):
-        if clock() > deadline and not frame.f_code.co_filename.startswith(package):
+        code = frame.f_code
+        if event == "call" and _loops_on_one_line(code):
+            frame.f_trace_opcodes = True  # CPython 3.11 sends no line event per pass of `while True: pass`: opcode events do
+        if clock() > deadline and not code.co_filename.startswith(package):
             raise CheckTimeout(collector.timeout_error(limit).message)
         return tracer
 
@@ -816,3 +887,22 @@ def _trace_deadline(collector: _Collector, began: float | None = None):
         yield
     finally:
         sys.settrace(previous)
+
+
+_BACKWARD_JUMPS = frozenset({"JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP_ABSOLUTE", "POP_JUMP_BACKWARD_IF_TRUE",
+                             "POP_JUMP_BACKWARD_IF_FALSE", "POP_JUMP_BACKWARD_IF_NONE", "POP_JUMP_BACKWARD_IF_NOT_NONE"})
+
+
+@functools.lru_cache(maxsize=4096)
+def _loops_on_one_line(code) -> bool:
+    """Whether `code` jumps back to an instruction of the same line: a loop that may send no line event per pass."""
+    import dis
+
+    lines, line = {}, None
+    instructions = list(dis.get_instructions(code))
+    for ins in instructions:
+        positions = getattr(ins, "positions", None)
+        line = positions.lineno if positions is not None and positions.lineno is not None else (ins.starts_line or line)
+        lines[ins.offset] = line
+    return any(ins.opname in _BACKWARD_JUMPS and isinstance(ins.argval, int) and ins.argval <= ins.offset
+               and lines.get(ins.argval) == lines[ins.offset] for ins in instructions)

@@ -4,7 +4,9 @@ A `Session` executes a fixture program (see `_fixtures`) and turns each
 ``__fm_check__`` call into messages for its sink, sent the moment they are
 known, so that a supervisor that kills a stuck worker still knows everything:
 ``begin`` (the label, and the expected value when it may be computed ahead),
-``call`` (each call of solve, as it is entered) and ``result``. Values leave as
+``call`` (each call of solve, as it is entered), ``judged`` (the verdict is known:
+the check's time limit covers solve and the check's expressions up to here, not
+the conversion of its values that follows) and ``result``. Values leave as
 plain Python data only (`portable`): the caller never unpickles a class it
 cannot trust. The same Session runs in a worker process (the supervisor kills
 it at a limit) and, as the fallback, in the caller (a trace function stops it).
@@ -40,7 +42,7 @@ from typing import Any, Callable
 
 from .._results import ERROR, FAIL, PASS, TIMEOUT
 from .._solution import Solution
-from .._values import Opaque, error_payload, not_computed, portable, render_call, safe_repr
+from .._values import Opaque, error_payload, not_computed, portable, render_call, safe_repr, same_data
 
 DEFAULT_TIMEOUT = 2.0
 DEFAULT_MEMORY_MB = 2048
@@ -82,6 +84,12 @@ class Plan:
     recursion_limit: int = 1000
     sources: tuple[tuple[str, str], ...] = ()
     """(filename, source) of the record's script, for tracebacks where the caller's linecache is not."""
+    reraise: frozenset[int] = frozenset()
+    """Check sites inside a ``try`` with ``except`` clauses: what their arguments raise is reported, then raised
+    on into the fixture code, where the harness's exception would have gone."""
+    interrupted: frozenset[int] = frozenset()
+    """Checks (by ordinal) that an earlier worker reported as stopped (a timeout, a death): a fresh worker that
+    runs the earlier checks again, unreported, to reach their state, cannot run these."""
 
 
 def import_timeout_message(path: str, limit: float) -> str:
@@ -159,9 +167,15 @@ class OutputCapture:
 class Session:
     """Runs one fixture program and reports each check to `sink` as plain data.
 
-    Checks before `skip` were reported by an earlier worker and are passed over
-    without evaluating anything. When `not_run` holds a reason, checks are only
-    listed: label, call and expected, with solve stopped at its entry.
+    Checks before `skip` were reported by an earlier worker: they run again, with
+    the same solve and the harness's own check(), unreported, so that what they
+    bound or changed is there for the later ones, as in the harness's one run;
+    except the `Plan.interrupted` ones, which cannot finish, and whose absence is
+    named on the errors of later checks. When `not_run` holds a reason, checks are
+    only listed: label, call and expected, with solve stopped at its entry. Each
+    reported check's actual and expected stay referenced until the end: one that
+    changed after its check (a list solve returns again and again) is sent again,
+    as ``final``, in its state at the end, which is what the harness prints.
     """
 
     def __init__(self, sink: Callable[[tuple], None], plan: Plan, capture: OutputCapture, *, skip: int = 0, guard: Callable[[], Any] | None = None) -> None:
@@ -175,6 +189,11 @@ class Session:
         self._keep_returns = False
         self._mutation: str | None = None
         self._depth = 0
+        self._raised: BaseException | None = None
+        self._lost: list[int] = []
+        """Checks (ordinals) an earlier worker stopped, which this one could not run again."""
+        self._kept: dict[int, tuple] = {}
+        """ordinal -> (actual, expected, what was sent for them): the objects, to send again if they changed."""
         """Calls of solve under way: a recursive solve's inner calls are not the check's (they showed as calls of their own,
         and filled the second call of `solve(x)['r'] > solve(x)['p']` with an inner one's arguments)."""
 
@@ -201,9 +220,22 @@ class Session:
             self.sink(("problem", {"type": "TooManyChecks", "message": f"the fixtures ran more than {MAX_CHECKS:,} checks", "traceback": ""}))
             return
         except BaseException as exc:  # noqa: BLE001 - the fixture code itself failed
+            self._send_final()
             self.sink(("problem", error_payload(exc)))
             return
+        self._send_final()
         self.sink(("done", self.ordinal))
+
+    def _send_final(self) -> None:
+        """Values that changed after their check, in their state now: the harness prints them so, at its end."""
+        for ordinal, (actual, expected, sent) in self._kept.items():
+            try:
+                now = (portable(actual), portable(expected))
+                if not same_data(now, sent):
+                    self.sink(("final", ordinal, now[0], now[1]))
+            except Exception:  # noqa: BLE001 - a value that cannot be converted any more: the check-time one stands
+                continue
+        self._kept = {}
 
     def _adopt(self, solve: Any) -> None:
         """The learner's solve stands where the script's did, as if pasted in: so do the classes it brought along.
@@ -280,7 +312,7 @@ class Session:
             finally:
                 session._depth -= 1
             if session._keep_returns and len(session._returns) < _RETURNS_KEPT:
-                session._returns.append([entered, portable(result)])
+                session._returns.append([entered, result])  # converted once the check is judged, outside its time limit
             if session._mutation is None and before is not None:
                 session._mutation = _describe_mutation(*before, args, kwargs, session.plan.param_names)
             return result
@@ -293,8 +325,12 @@ class Session:
         self.ordinal += 1
         if ordinal >= MAX_CHECKS:
             raise TooManyChecks
-        if ordinal < self.skip:
-            return  # an earlier worker already reported this check
+        if ordinal < self.skip:  # an earlier worker already reported this check
+            if ordinal in self.plan.interrupted:
+                self._lost.append(ordinal)
+            else:
+                self._again(site, ordinal, label_thunk, actual_thunk, expected_thunk)
+            return
         label = label_thunk()
         label_text = label if type(label) is str else safe_repr(label)
         independent = site in self.plan.independent
@@ -302,7 +338,7 @@ class Session:
         self._current, self._calls, self._mutation = ordinal, [], None
         self._returns, self._keep_returns = [], site in self.plan.returns
         self.capture.take()
-        status, error, actual, passed = FAIL, None, None, False
+        status, error, actual, passed, raised = FAIL, None, None, False, None
         started, began = time.perf_counter(), time.monotonic()
         try:
             actual = self._guarded(actual_thunk, began)
@@ -311,11 +347,11 @@ class Session:
         except CheckTimeout as exc:
             status, error = TIMEOUT, {"type": "Timeout", "message": str(exc), "traceback": ""}
         except BaseException as exc:  # noqa: BLE001 - includes SystemExit
-            status, error = ERROR, error_payload(exc)
+            status, error, raised = ERROR, error_payload(exc), exc
         if status == FAIL:
             expected, expected_error = self._expected(expected_thunk, began)  # the check's own limit covers it (it may call solve)
             if expected_error is not None:
-                status, error = (TIMEOUT if expected_error["type"] == "Timeout" else ERROR), expected_error
+                status, error, raised = (TIMEOUT if expected_error["type"] == "Timeout" else ERROR), expected_error, self._raised
             else:
                 try:
                     passed = self._guarded(lambda: self._verdict(label, actual, expected), began)
@@ -323,7 +359,7 @@ class Session:
                 except CheckTimeout as exc:
                     status, error = TIMEOUT, {"type": "Timeout", "message": str(exc), "traceback": ""}
                 except BaseException as exc:  # noqa: BLE001 - a hostile __eq__
-                    status, error = ERROR, error_payload(exc)
+                    status, error, raised = ERROR, error_payload(exc), exc
                     error["message"] = "comparing the result with the expected value raised: " + error["message"]
         elif independent:
             expected, expected_error = self._expected(expected_thunk)
@@ -331,7 +367,15 @@ class Session:
                 expected = not_computed(expected_error["message"])
         else:
             expected = not_computed("this check's expected value reads what its call to solve returned (:=), and that call did not finish")
+        if status == TIMEOUT:  # in-process: stopped, as a killed worker's check is
+            self._lost.append(ordinal)
+        elif status == ERROR and self._lost and error["type"] in ("NameError", "UnboundLocalError"):
+            lost = ", ".join(str(n + 1) for n in self._lost)
+            which = f"check {lost} was" if len(self._lost) == 1 else f"checks {lost} were"
+            error["message"] += (f" ({which} stopped before finishing and could not run again in this fresh process, "
+                                 "so what it would have bound or changed is missing here: this is not a verdict on solve)")
         elapsed_ms = (time.perf_counter() - started) * 1000
+        self.sink(("judged", ordinal))  # the check's limit ends here: converting its values to plain data is ours
         self._current = None
         output, dropped = self.capture.take()
         result = dict(index=ordinal, site=site, check=label_text, status=status, passed=passed, error=error, mutation=self._mutation)
@@ -339,8 +383,33 @@ class Session:
         # Every call to solve returned: on an error too, which then came from the check's expression of the result
         # (`solve(x).hex()` on a list): what solve returned is what the learner needs to see.
         returned = self._returns if status in (PASS, FAIL, ERROR) and self._calls and len(self._returns) == min(len(self._calls), _RETURNS_KEPT) else []
+        returned = [[entered, portable(value)] for entered, value in returned]
         result.update(call="; ".join(self._calls)[:_CALL_LIMIT], returned=returned, stdout=output, stdout_dropped=dropped, elapsed_ms=elapsed_ms)
         self.sink(("result", result))
+        if status in (PASS, FAIL):
+            self._keep(ordinal, actual, expected, (result["actual"], result["expected"]))
+        if raised is not None and site in self.plan.reraise:
+            raise raised  # into the fixture code's own try/except, as under the harness
+
+    def _keep(self, ordinal: int, actual: Any, expected: Any, sent: tuple) -> None:
+        if not (isinstance(actual, _IMMUTABLE) and isinstance(expected, _IMMUTABLE)):
+            self._kept[ordinal] = (actual, expected, sent)
+
+    def _again(self, site: int, ordinal: int, label_thunk, actual_thunk, expected_thunk) -> None:
+        """An earlier worker's check, run again unreported: its bindings, its changes and the harness's own record of it."""
+        self.sink(("again", ordinal))  # each gets the setup limit of its own, counted by the supervisor
+        try:
+            label = label_thunk()
+            actual, expected = actual_thunk(), expected_thunk()
+            self._verdict(label, actual, expected)
+        except _NotRun:  # the remaining checks are only listed: solve is not called again
+            self._lost.append(ordinal)
+            return
+        except BaseException:  # noqa: BLE001 - reported already, by the earlier worker
+            if site in self.plan.reraise:
+                raise
+            return
+        self._keep(ordinal, actual, expected, _UNSENT)  # what the earlier worker sent is not known here: the caller compares
 
     def _guarded(self, thunk, began: float | None = None):
         """`thunk` under the in-process time limit, if any: counted from `began` (the check's start), else from now."""
@@ -359,12 +428,13 @@ class Session:
             return not_computed(f"computing it raised {type(exc).__name__}")
 
     def _expected(self, expected_thunk, began: float | None = None) -> tuple[Any, dict | None]:
-        """The expected value, or the error computing it raised; under the time limit (it may call solve)."""
+        """The expected value, or the error computing it raised (kept in `_raised`); under the time limit (it may call solve)."""
         try:
             return self._guarded(expected_thunk, began), None
         except CheckTimeout as exc:
             return None, {"type": "Timeout", "message": f"computing the expected value ran out of time: {exc}", "traceback": ""}
         except BaseException as exc:  # noqa: BLE001 - record code; report, don't die
+            self._raised = exc
             error = error_payload(exc)
             error["message"] = "the record's expected value could not be computed: " + error["message"]
             return None, error
@@ -382,6 +452,10 @@ class Session:
                 if isinstance(entry, dict) and "passed" in entry:
                     return bool(entry["passed"])
         return bool(actual == expected)
+
+
+_IMMUTABLE = (type(None), bool, int, float, complex, str, bytes, range)
+_UNSENT = object()
 
 
 def _reads_plain_data(thunk: Callable, g: dict) -> bool:

@@ -650,6 +650,110 @@ check('too short', solve(['a'], n=2) == set(), True)
 check('count grows with N', len(solve([str(i) for i in range(N + 2)])), N + 1)
 """,
     ),
+    # try/except around a check: what solve raises while the check's arguments are evaluated reaches the except clause
+    "TR-001818": dict(
+        title="Batch mean: an empty batch must raise · try/except record",
+        category="Aggregation",
+        family="test-mean-must-raise",
+        contract="Return the mean of the numbers xs as a float. An empty xs has no mean: raise ZeroDivisionError.",
+        contract_signature="xs",
+        abstract="Guarding the division hides the empty batch: it comes back as a mean of 0.0.",
+        failed_approach="max(len(xs), 1) avoids the exception, so nobody downstream learns the batch was empty.",
+        root_cause="An empty batch is an error to report, not a value: let the division raise.",
+        preamble="",
+        attempt="""
+def solve(xs):
+    return sum(xs) / max(len(xs), 1)
+""",
+        broken="""
+def solve(xs):
+    return sum(xs) // len(xs)
+""",
+        reference="""
+def solve(xs):
+    return sum(xs) / len(xs)
+""",
+        fixtures="""
+check('mean of three', solve([1, 2, 4]), 7 / 3)
+check('one item', solve([5]), 5.0)
+try:
+    check('empty batch', solve([]), 'raises ZeroDivisionError')
+except ZeroDivisionError:
+    check('empty batch raises', True, True)
+check('N items', solve([2] * N), 2.0)
+""",
+    ),
+    # A check that a fresh worker cannot repeat (it times out under a short limit) between a := binding and its reuse,
+    # and an input list the attempt empties: the worker after the timeout must reach the script's state.
+    "TR-001919": dict(
+        title="Chunking: the caller's list is emptied · worker restart record",
+        category="Batching",
+        family="test-chunks-restart",
+        contract="Split xs into consecutive chunks of `size` items (the last may be shorter) and return them as a list "
+        "of lists. xs is not modified.",
+        contract_signature="xs, size",
+        abstract="Deleting each chunk from the input empties the caller's list, and is quadratic on long inputs.",
+        failed_approach="`del xs[:size]` in a loop reads naturally, but it consumes the caller's list and shifts it every time.",
+        root_cause="Slicing by index (range(0, len(xs), size)) reads the input without changing it, in linear time.",
+        preamble="",
+        attempt="""
+def solve(xs, size):
+    out = []
+    while xs:
+        out.append(xs[:size])
+        del xs[:size]
+    return out
+""",
+        broken="""
+def solve(xs, size):
+    return [xs[i:i + size] for i in range(0, len(xs) - size + 1, size)]
+""",
+        reference="""
+def solve(xs, size):
+    return [xs[i:i + size] for i in range(0, len(xs), size)]
+""",
+        fixtures="""
+data = [1, 2, 3, 4, 5]
+check('first', (res := solve(data, 2)), [[1, 2], [3, 4], [5]])
+check('long input, one by one', len(solve(list(range(50000)), 1)), 50000)
+check('reuse the first result', res[-1], [5])
+check('the input is kept', data, [1, 2, 3, 4, 5])
+check('N chunks', len(solve([0] * (2 * N), 2)), N)
+""",
+    ),
+    # solve returns its mutable default: the same list on every call, so the harness prints each check's actual in its final state
+    "TR-002020": dict(
+        title="Token log: the default list is shared · mutable default record",
+        category="Data structures",
+        family="test-mutable-default",
+        contract="Append token to the list `seen` and return that list; without `seen`, start from a new empty list.",
+        contract_signature="token, seen=[]",
+        abstract="A mutable default argument is created once, so every call without `seen` appends to the same list.",
+        failed_approach="`def solve(token, seen=[])` reads as 'an empty list by default', but the default is built once, at def time.",
+        root_cause="Defaults are evaluated once: use None and build the list inside the call.",
+        preamble="",
+        attempt="""
+def solve(token, seen=[]):
+    seen.append(token)
+    return seen
+""",
+        broken="""
+def solve(token, seen=[]):
+    return [token]
+""",
+        reference="""
+def solve(token, seen=None):
+    seen = [] if seen is None else seen
+    seen.append(token)
+    return seen
+""",
+        fixtures="""
+check('first call', solve('a'), ['a'])
+check('second call starts fresh', solve('b'), ['b'])
+check('a given list', solve('c', ['x']), ['x', 'c'])
+check('third call', solve('d' * N), ['d' * N])
+""",
+    ),
 }
 
 

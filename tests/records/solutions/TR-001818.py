@@ -1,0 +1,2 @@
+def solve(xs):
+    return sum(xs) / len(xs)
