@@ -25,6 +25,7 @@ import math
 import random
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -350,6 +351,10 @@ def _run(source: str, timeout: float) -> dict:
     }
 
 
+LOCK = threading.Lock()
+"""Held while a record is built from its harness runs and read back: callers may run the harness on several threads."""
+
+
 def seal(record_id: str, spec: dict) -> dict | None:
     """The full record (as build.build makes it, verification by the real harness), or None if a script hangs."""
     runs = {}
@@ -358,13 +363,14 @@ def seal(record_id: str, spec: dict) -> dict | None:
         if run is None:
             return None
         runs[name] = run
-    original, build.run_script = build.run_script, lambda source: runs["attempt" if source == build.script(spec["attempt"], spec["fixtures"], spec["preamble"]) else "broken"]
-    try:
-        record = build.build(record_id, spec)
-    finally:
-        build.run_script = original
-    if any(_crashed_outside_checks(record, name) for name in runs):
-        return None  # record build refuses it too: the fixture code, not a check, crashed (json.dumps of a dataclass, say)
+    with LOCK:  # build.run_script is swapped for this record's runs, and CPython 3.11's ast is not safe across threads
+        original, build.run_script = build.run_script, lambda source: runs["attempt" if source == build.script(spec["attempt"], spec["fixtures"], spec["preamble"]) else "broken"]
+        try:
+            record = build.build(record_id, spec)
+        finally:
+            build.run_script = original
+        if any(_crashed_outside_checks(record, name) for name in runs):
+            return None  # record build refuses it too: the fixture code, not a check, crashed (json.dumps of a dataclass, say)
     counts = [len(r["observations"]) for r in runs.values() if r["observations"]]
     if counts:
         record["checks"] = counts[0]

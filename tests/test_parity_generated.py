@@ -94,7 +94,8 @@ def _sealed(seeds, folder: Path) -> list[tuple[int, dict, object]]:
             return None
         path = folder / f"GEN-{seed:06d}.json"
         path.write_text(json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        return seed, spec, load_record(path)
+        with gen.LOCK:
+            return seed, spec, load_record(path)
 
     with ThreadPoolExecutor(2) as pool:
         return [x for x in pool.map(one, seeds) if x is not None]
