@@ -137,6 +137,10 @@ def equal(e: Any, a: Any, depth: int = 0) -> bool:
     if depth > 300:
         return _eq(e, a)
     te, ta = type(e), type(a)
+    if te is Opaque and ta is Opaque and e.fields is not None and a.fields is not None and not (e.own_eq or a.own_eq):
+        return e.type_name == a.type_name and len(e.fields) == len(a.fields) and all(
+            n == m and equal(x, y, depth + 1) for (n, x), (m, y) in zip(e.fields, a.fields)
+        )
     if te in (list, tuple) or ta in (list, tuple):
         return te is ta and len(e) == len(a) and all(equal(x, y, depth + 1) for x, y in zip(e, a))
     if te is dict or ta is dict:
@@ -169,9 +173,12 @@ def _container(value: Any) -> Any:
     return value
 
 
-def resolve(value: Any, path: Path) -> Any:
-    """The part of `value` at `path`, or `MISSING`."""
-    for step, where in path:
+def resolve(value: Any, path: Path, side: str = "got") -> Any:
+    """The part of `value` at `path`, or `MISSING`. An index step of an aligned sequence, ``("index", j, i)``,
+    is at j in got and at i in expected (`side`)."""
+    for step, where, *other in path:
+        if other and side == "expected":
+            where = other[0]
         if step == "attr":
             fields = dict(value.fields) if type(value) is Opaque and value.fields is not None else None
             if fields is None or where not in fields:
@@ -235,7 +242,7 @@ def verify(claim: Any, expected: Any, got: Any) -> bool:
     """True exactly when `claim` holds of the two values (for `Count` and `Pattern`, see `_patterns.verify`)."""
     kind = type(claim)
     if kind is Differs or kind is Reordered:
-        e, a = resolve(expected, claim.path), resolve(got, claim.path)
+        e, a = resolve(expected, claim.path, "expected"), resolve(got, claim.path)
         if e is MISSING or a is MISSING or equal(e, a):
             return False
         if not (_same_object(e, claim.expected) and _same_object(a, claim.got)):
@@ -245,26 +252,27 @@ def verify(claim: Any, expected: Any, got: Any) -> bool:
         return True
     if kind is Missing or kind is Extra:
         holder, other = (expected, got) if kind is Missing else (got, expected)
-        there = resolve(holder, claim.path)
+        sides = ("expected", "got") if kind is Missing else ("got", "expected")
+        there = resolve(holder, claim.path, sides[0])
         if there is MISSING or not _same_object(there, claim.expected if kind is Missing else claim.got):
             return False
         if claim.path and claim.path[-1][0] != "index":
-            return resolve(other, claim.path) is MISSING
-        parent_here, parent_there = resolve(holder, claim.path[:-1]), resolve(other, claim.path[:-1])
+            return resolve(other, claim.path, sides[1]) is MISSING
+        parent_here, parent_there = resolve(holder, claim.path[:-1], sides[0]), resolve(other, claim.path[:-1], sides[1])
         return parent_there is not MISSING and not equal(parent_here, parent_there)
     if kind is TypeDiffers:
-        e, a = resolve(expected, claim.path), resolve(got, claim.path)
+        e, a = resolve(expected, claim.path, "expected"), resolve(got, claim.path)
         if e is MISSING or a is MISSING or equal(e, a):
             return False
         return (type_name(e), type_name(a)) == (claim.expected_type, claim.got_type) and type_matters(e, a)
     if kind is Length:
-        e, a = _container(resolve(expected, claim.path)), _container(resolve(got, claim.path))
+        e, a = _container(resolve(expected, claim.path, "expected")), _container(resolve(got, claim.path))
         try:
             return (len(e), len(a)) == (claim.expected, claim.got) and claim.expected != claim.got
         except TypeError:
             return False
     if kind is OwnEquality:
-        e, a = resolve(expected, claim.path), resolve(got, claim.path)
+        e, a = resolve(expected, claim.path, "expected"), resolve(got, claim.path)
         return any(type(v) is Opaque and v.own_eq and v.type_name == claim.type_name for v in (e, a))
     raise TypeError(f"no verifier here for {kind.__name__}")
 
@@ -288,7 +296,8 @@ def _rearranged(e: list, a: list) -> bool:
 
 def apply(expected: Any, claims: tuple) -> Any:
     """Expected with the differences the claims state made: it equals got when no difference was left out."""
-    return _apply(expected, [c for c in claims if isinstance(c, (Differs, Missing, Extra, TypeDiffers, Reordered))], (), {})
+    stated = [c for c in claims if isinstance(c, (Differs, Missing, Extra, TypeDiffers, Reordered))]
+    return _apply(expected, [replace(c, path=tuple(step[:2] for step in c.path)) for c in stated], (), {})
 
 
 def _apply(value: Any, claims: list, here: Path, got_types: dict) -> Any:
@@ -300,7 +309,8 @@ def _apply(value: Any, claims: list, here: Path, got_types: dict) -> Any:
     typed = [c for c in claims if isinstance(c, TypeDiffers) and c.path == here]
     if not mine and not typed:
         return value
-    if type(value) is Opaque and value.fields is not None:
+    into_sequence = bool(typed) and typed[0].got_type in ("list", "tuple")
+    if type(value) is Opaque and value.fields is not None and not into_sequence:
         fields = dict(value.fields)
         for c in mine:
             if len(c.path) == depth + 1 and isinstance(c, Missing):
@@ -325,7 +335,7 @@ def _apply(value: Any, claims: list, here: Path, got_types: dict) -> Any:
             kind = {"list": list, "tuple": tuple}.get(typed[0].got_type, kind)
         result = items if kind is list else tuple(items)
         if type(value) is Opaque and not typed:
-            return replace(value, plain=result)
+            return replace(value, plain=result, fields=None if value.fields is None else tuple(zip(dict(value.fields), result)))
         return result
     if type(inner) is dict:
         result = dict(inner)

@@ -51,7 +51,8 @@ def diff(expected: Any, actual: Any, budget: Budget = DEFAULT_BUDGET, *, missing
     """
     from ._patterns import find_pattern, sentence
 
-    if (type(expected) is not Opaque or type(actual) is not Opaque) and _raw_equal(expected, actual):
+    raw = type(expected) is not Opaque and type(actual) is not Opaque
+    if raw and _raw_equal(expected, actual):
         return Diff((), budget=budget)
     expected, actual = portable(expected), portable(actual)
     walker = Walker(budget)
@@ -59,6 +60,10 @@ def diff(expected: Any, actual: Any, budget: Budget = DEFAULT_BUDGET, *, missing
         walker.compare(expected, actual, ROOT, 0, top=True)
     except RecursionError:
         walker.add(ROOT, "depth", "the values are nested too deeply to compare further")
+    if raw and not walker.kept and not walker._own_eq(expected, actual, ROOT):
+        # == found them different, and their views are equal: say that much, never silence
+        walker.add(ROOT, "value", f"== finds them different: expected {walker.r(expected)}, got {walker.r(actual)}",
+                   walker.r(expected), walker.r(actual))
     hint = None
     if actual is None and expected is not None and missing_return:
         hint = MISSING_RETURN

@@ -91,6 +91,25 @@ def _describe_chars(text: str, limit: int = 24, name_all: bool = False) -> str:
     return shown + (f" ({', '.join(named[:4])}{', …' if len(named) > 4 else ''})" if named else "")
 
 
+def _script(ch: str) -> str:
+    """The first word of a letter's Unicode name (LATIN, CYRILLIC, HANGUL, FULLWIDTH), or "" for others."""
+    return unicodedata.name(ch, "").split(" ")[0] if ch.isalpha() else ""
+
+
+def _lookalike(e: str, a: str) -> bool:
+    """Whether two pieces of text may look alike on screen, so that their characters are named by code point:
+    an invisible or combining character, a compatibility form ('ﬁ' against 'fi', full-width letters), or letters of
+    different scripts ('а' of Cyrillic against 'a'). Two words of one script that simply differ are not."""
+    both = e + a
+    if any(_notable(ch) for ch in both):
+        return True
+    if both.isascii():
+        return False
+    if any(unicodedata.normalize("NFKC", ch) != ch for ch in both):
+        return True
+    return {_script(ch) for ch in e} - {""} != {_script(ch) for ch in a} - {""}
+
+
 def _describe_edit(edit: TextEdit) -> str:
     if edit.op == "insert":
         n = len(edit.actual)
@@ -103,8 +122,7 @@ def _describe_edit(edit: TextEdit) -> str:
     where = f"at index {edit.expected_index}"
     if edit.actual_index != edit.expected_index:
         where += f" ({edit.actual_index} in got)"
-    both = edit.expected + edit.actual
-    lookalike = any(_notable(ch) or not ch.isascii() for ch in both)
+    lookalike = _lookalike(edit.expected, edit.actual)
     return f"{where}, expected {_describe_chars(edit.expected, name_all=lookalike)} but got {_describe_chars(edit.actual, name_all=lookalike)}"
 
 

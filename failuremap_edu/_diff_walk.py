@@ -14,7 +14,7 @@ import math
 from dataclasses import replace
 from typing import Any
 
-from ._claims import Count, Differs, Extra, Length, Missing, OwnEquality, Reordered, TypeDiffers, equal, type_matters
+from ._claims import Count, Differs, Extra, Length, Missing, OwnEquality, Reordered, TypeDiffers, equal, type_matters, type_name
 from ._diff_model import Budget, Difference
 from ._diff_text import (
     _CASE_ONLY, _byte, _common_prefix, _invisible_reasons, _items, _line_detail, _notable, _several_lines,
@@ -36,7 +36,11 @@ _TYPE_WORDS = {
 
 
 def _article(word: str) -> str:
-    return f"an {word}" if word[:1].lower() in "aeiou" else f"a {word}"
+    """``an AttrsTwo``, ``a Point``, and for a name spelled letter by letter (``NT1``, ``SVD``) by its first letter's sound."""
+    name = word.rsplit(".", 1)[-1]
+    spelled = len(name) > 1 and name[:2].isupper() or name[1:2].isdigit()
+    vowel = name[:1] in "FHLMNRSX" if spelled else name[:1].lower() in "aeiou"
+    return f"an {word}" if name[:1] and vowel else f"a {word}"
 
 
 def type_word(value: Any) -> str:
@@ -54,6 +58,12 @@ class _P(str):
     def step(self, kind: str, where: Any, text: str) -> "_P":
         new = _P(f"{self}{text}")
         new.steps = (*self.steps, (kind, where))
+        return new
+
+    def aligned(self, j: int, i: int) -> "_P":
+        """Item j of got, aligned with item i of expected."""
+        new = _P(f"{self}[{j}]")
+        new.steps = (*self.steps, ("index", j) if i == j else ("index", j, i))
         return new
 
 
@@ -180,10 +190,10 @@ class Walker:
 
     # -- types -----------------------------------------------------------------
 
-    def _type_claim(self, exp: Any, act: Any, path: _P) -> Any:
-        from ._claims import type_name
-
-        if type_matters(exp, act):
+    def _type_claim(self, exp: Any, act: Any, path: _P, inside: bool = False) -> Any:
+        """`TypeDiffers` where ``==`` cares about the types and the items are compared next (`inside`); else the
+        two values differ as wholes, and the claim carries them."""
+        if inside and type_matters(exp, act):
             return TypeDiffers(path.steps, type_name(exp), type_name(act))
         return Differs(path.steps, exp, act)
 
@@ -213,7 +223,7 @@ class Walker:
             sequences = type(opaque.plain) in (list, tuple) and type(other) in (list, tuple)
             if sequences:  # a named tuple against a list: never equal, but the items can still be compared
                 message += " (and a tuple never equals a list, even with the same items)"
-            self.add(path, "opaque", message, e, a, self._type_claim(exp, act, path))
+            self.add(path, "opaque", message, e, a, self._type_claim(exp, act, path, inside=sequences))
             if sequences:
                 pair = (exp, act.plain) if opaque is act else (exp.plain, act)
                 if not equal(list(pair[0]), list(pair[1])):
@@ -226,7 +236,7 @@ class Walker:
                 if same_items
                 else " (and a tuple never equals a list, even with the same items)"
             )
-            self.add(path, "type", f"expected {type_word(exp)}, got {type_word(act)}{note}", e, a, self._type_claim(exp, act, path))
+            self.add(path, "type", f"expected {type_word(exp)}, got {type_word(act)}{note}", e, a, self._type_claim(exp, act, path, inside=True))
             if not same_items:
                 self._sequence(exp, act, path, depth)
             return
@@ -386,7 +396,7 @@ class Walker:
             e1, e2, a1, a2 = e1 + prefix, e2 + prefix, a1 + prefix, a2 + prefix
             if op == "equal" or (op == "replace" and e2 - e1 == a2 - a1):
                 for i, j in zip(range(e1, e2), range(a1, a2)):  # equal keys (clipped reprs): the values decide
-                    self.compare(exp[i], act[j], path.step("index", j, f"[{j}]"), depth + 1)
+                    self.compare(exp[i], act[j], path.aligned(j, i), depth + 1)
                 continue
             for i in range(e1, e2):
                 here = path.step("index", i, f"[{i}]")
