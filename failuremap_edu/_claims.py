@@ -309,7 +309,7 @@ def _apply(value: Any, claims: list, here: Path, got_types: dict) -> Any:
     typed = [c for c in claims if isinstance(c, TypeDiffers) and c.path == here]
     if not mine and not typed:
         return value
-    into_sequence = bool(typed) and typed[0].got_type in ("list", "tuple")
+    into_sequence = bool(typed) and typed[0].got_type in ("list", "tuple") or any(c.path[depth][0] == "index" for c in mine)
     if type(value) is Opaque and value.fields is not None and not into_sequence:
         fields = dict(value.fields)
         for c in mine:

@@ -37,7 +37,7 @@ _TYPE_WORDS = {
 
 def _article(word: str) -> str:
     """``an AttrsTwo``, ``a Point``, and for a name spelled letter by letter (``NT1``, ``SVD``) by its first letter's sound."""
-    name = word.rsplit(".", 1)[-1]
+    name = word
     spelled = len(name) > 1 and name[:2].isupper() or name[1:2].isdigit()
     vowel = name[:1] in "FHLMNRSX" if spelled else name[:1].lower() in "aeiou"
     return f"an {word}" if name[:1] and vowel else f"a {word}"
@@ -442,7 +442,23 @@ def _differing_leaves(exp: Any, act: Any, budget: list[int], depth: int = 0) -> 
         return 0
     kind = type(exp)
     if kind is not type(act):
-        return None if kind in _CONTAINERS or type(act) in _CONTAINERS else 1
+        shaped = (*_CONTAINERS, Opaque)
+        return None if kind in shaped or type(act) in shaped else 1
+    if kind is Opaque:
+        if exp.own_eq or act.own_eq:
+            return 1
+        if exp.fields is not None and act.fields is not None:
+            same_kind = exp.type_name == act.type_name or (exp.plain is not None and act.plain is not None)
+            if not same_kind or [n for n, _ in exp.fields] != [n for n, _ in act.fields]:
+                return None
+            exp, act, kind = tuple(v for _, v in exp.fields), tuple(v for _, v in act.fields), tuple
+        elif exp.plain is not None and act.plain is not None and type(exp.plain) in (list, tuple):
+            exp, act = exp.plain, act.plain
+            kind = type(exp)
+        elif exp.plain is not None or act.plain is not None:
+            return None
+        else:
+            return 1
     if kind in (list, tuple) or kind is dict:
         if len(exp) != len(act) or (kind is dict and exp.keys() != act.keys()):
             return None
