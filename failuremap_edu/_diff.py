@@ -41,6 +41,26 @@ def _raw_equal(expected: Any, actual: Any) -> bool:
         return False
 
 
+_PLAIN = (type(None), bool, int, float, complex, str, bytes)
+
+
+def _viewed(value: Any) -> Any:
+    """The portable view of a value (`portable`), without copying one that is plain data already."""
+    stack, seen = [value], set()
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind in _PLAIN or kind is Opaque:
+            continue
+        if kind not in (list, tuple, dict, set, frozenset) or id(item) in seen:
+            return portable(value)  # another type, a shared or a cyclic part: the portable view decides
+        seen.add(id(item))
+        stack.extend((*item.keys(), *item.values()) if kind is dict else item)
+        if len(seen) > 2_000_000:
+            return portable(value)
+    return value
+
+
 def diff(expected: Any, actual: Any, budget: Budget = DEFAULT_BUDGET, *, missing_return: bool = False) -> Diff:
     """Explain how `actual` differs from `expected`. Never raises.
 
@@ -54,7 +74,7 @@ def diff(expected: Any, actual: Any, budget: Budget = DEFAULT_BUDGET, *, missing
     raw = type(expected) is not Opaque and type(actual) is not Opaque
     if raw and _raw_equal(expected, actual):
         return Diff((), budget=budget)
-    expected, actual = portable(expected), portable(actual)
+    expected, actual = _viewed(expected), _viewed(actual)
     walker = Walker(budget)
     try:
         walker.compare(expected, actual, ROOT, 0, top=True)

@@ -334,7 +334,7 @@ class Walker:
         budget = self.budget
         # Only lists: a tuple is a record whose positions mean different things, and
         # "the same items in another order" would send the learner swapping them.
-        if type(exp) is list and type(act) is list and 1 < len(exp) == len(act) <= budget.align_items and _same_items(exp, act, budget.max_items):
+        if type(exp) is list and type(act) is list and 1 < len(exp) == len(act) <= budget.align_items and _rearranged(exp, act, budget.max_items):
             self.add(path, "order", f"the same items in a different order: expected {self.r(exp)}, got {self.r(act)}",
                      self.r(exp), self.r(act), Reordered(path.steps, exp, act))
             return
@@ -429,6 +429,12 @@ class Walker:
             self.add(path, "missing", f"missing member {self.r(item)}", self.r(item), "", Missing((*path.steps, ("member", item)), item))
         for item in _sorted_for_display(act - exp):
             self.add(path, "extra", f"extra member {self.r(item)}", "", self.r(item), Extra((*path.steps, ("member", item)), item))
+
+
+def _rearranged(exp: list, act: list, limit: int) -> bool:
+    """The same items in another order: decided on the positions that differ (the others cancel out), at least two."""
+    differing = [i for i, (e, a) in enumerate(zip(exp, act)) if not (e is a or equal(e, a))]
+    return len(differing) > 1 and _same_items([exp[i] for i in differing], [act[i] for i in differing], limit)
 
 
 def _differing_leaves(exp: Any, act: Any, budget: list[int], depth: int = 0) -> int | None:

@@ -23,6 +23,7 @@ from ._claims import Pattern
 __all__ = ["differing_cells", "find_pattern", "is_grid", "is_number_sequence", "pattern", "sentence", "verify"]
 
 _NUMBER = (int, float)
+_NUMBER_TYPES = {int, float, bool}
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -44,12 +45,12 @@ def is_grid(value: Any) -> bool:
     if any(type(row) not in (list, tuple) for row in value):
         return False
     width = len(value[0])
-    return width > 0 and all(len(row) == width and all(_is_number(cell) for cell in row) for row in value)
+    return width > 0 and all(len(row) == width and set(map(type, row)) <= _NUMBER_TYPES for row in value)
 
 
 def is_number_sequence(value: Any) -> bool:
     """A list (or tuple) of numbers or booleans (at least one)."""
-    return type(value) in (list, tuple) and len(value) > 0 and all(_is_number(x) for x in value)
+    return type(value) in (list, tuple) and len(value) > 0 and set(map(type, value)) <= _NUMBER_TYPES
 
 
 def differing_cells(expected: Any, got: Any) -> set[tuple[int, int]]:
@@ -58,6 +59,8 @@ def differing_cells(expected: Any, got: Any) -> set[tuple[int, int]]:
     for i in range(max(len(expected), len(got))):
         e_row = expected[i] if i < len(expected) else ()
         g_row = got[i] if i < len(got) else ()
+        if len(e_row) == len(g_row) and _same(e_row, g_row):
+            continue  # a row == finds equal (compared in C): no cell of it differs
         for j in range(max(len(e_row), len(g_row))):
             if j >= len(e_row) or j >= len(g_row) or not _same(e_row[j], g_row[j]):
                 cells.add((i, j))
