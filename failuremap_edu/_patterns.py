@@ -34,9 +34,6 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
-def _is_number(value: Any) -> bool:
-    return type(value) in _NUMBER or type(value) is bool
-
 
 def is_grid(value: Any) -> bool:
     """A list (or tuple) of at least one row, the rows lists or tuples of one length (at least 1) of numbers or booleans."""
