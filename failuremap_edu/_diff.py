@@ -44,21 +44,40 @@ def _raw_equal(expected: Any, actual: Any) -> bool:
 _PLAIN = (type(None), bool, int, float, complex, str, bytes)
 
 
-def _viewed(value: Any) -> Any:
-    """The portable view of a value (`portable`), without copying one that is plain data already."""
+def _viewed(value: Any) -> tuple[Any, bool]:
+    """The portable view of a value (`portable`), without copying one that is plain data already, and whether the
+    value was a view already (it holds an `Opaque`: it came from a worker, and ``==`` on it is not the verdict)."""
     stack, seen = [value], set()
+    view = False
     while stack:
         item = stack.pop()
         kind = type(item)
-        if kind in _PLAIN or kind is Opaque:
+        if kind is Opaque:
+            view = True
             continue
-        if kind not in (list, tuple, dict, set, frozenset) or id(item) in seen:
-            return portable(value)  # another type, a shared or a cyclic part: the portable view decides
+        if kind in _PLAIN:
+            continue
+        if kind not in (list, tuple, dict, set, frozenset) or id(item) in seen or len(seen) > 2_000_000:
+            return portable(value), False  # another type, a shared or a cyclic part: the portable view decides
         seen.add(id(item))
         stack.extend((*item.keys(), *item.values()) if kind is dict else item)
-        if len(seen) > 2_000_000:
-            return portable(value)
-    return value
+    return value, view
+
+
+def _first_own_eq(walker: Walker, e: Any, a: Any, path: Any, budget: list[int]) -> bool:
+    """Find the first pair of instances of a class with its own ``==`` in two equal views, and say so there."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        return False
+    if walker._own_eq(e, a, path):
+        return True
+    if type(e) is Opaque and type(a) is Opaque and e.fields is not None and a.fields is not None:
+        return any(_first_own_eq(walker, x, y, path.step("attr", n, f".{n}"), budget) for (n, x), (_, y) in zip(e.fields, a.fields))
+    if type(e) in (list, tuple) and type(a) is type(e):
+        return any(_first_own_eq(walker, x, y, path.step("index", i, f"[{i}]"), budget) for i, (x, y) in enumerate(zip(e, a)))
+    if type(e) is dict and type(a) is dict:
+        return any(_first_own_eq(walker, e[k], a[k], path.step("key", k, f"[{walker.r(k)}]"), budget) for k in e if k in a)
+    return False
 
 
 def diff(expected: Any, actual: Any, budget: Budget = DEFAULT_BUDGET, *, missing_return: bool = False) -> Diff:
@@ -71,16 +90,19 @@ def diff(expected: Any, actual: Any, budget: Budget = DEFAULT_BUDGET, *, missing
     """
     from ._patterns import find_pattern, sentence
 
-    raw = type(expected) is not Opaque and type(actual) is not Opaque
+    (e_view, e_was_view), (a_view, a_was_view) = _viewed(expected), _viewed(actual)
+    raw = not (e_was_view or a_was_view)  # the caller's own values: their == is the verdict
     if raw and _raw_equal(expected, actual):
         return Diff((), budget=budget)
-    expected, actual = _viewed(expected), _viewed(actual)
+    expected, actual = e_view, a_view
     walker = Walker(budget)
     try:
         walker.compare(expected, actual, ROOT, 0, top=True)
     except RecursionError:
         walker.add(ROOT, "depth", "the values are nested too deeply to compare further")
-    if raw and not walker.kept and not walker._own_eq(expected, actual, ROOT):
+    if not walker.kept and _first_own_eq(walker, expected, actual, ROOT, [10_000]):
+        pass  # the views are equal, but a class's own == may not be: said where it is
+    elif raw and not walker.kept:
         # == found them different, and their views are equal: say that much, never silence
         walker.add(ROOT, "value", f"== finds them different: expected {walker.r(expected)}, got {walker.r(actual)}",
                    walker.r(expected), walker.r(actual))

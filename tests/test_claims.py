@@ -300,6 +300,13 @@ def test_a_class_with_its_own_eq_is_said_to_have_it_and_no_field_is_blamed(expec
     assert not any(d.path.startswith(".") for d in result.differences) and not result.equal
 
 
+def test_on_the_panels_path_equal_fields_of_a_class_with_its_own_eq_are_said_to_be_its_eq():
+    """The worker's verdict failed them; their fields are the same: "no difference" would be false."""
+    for e, a in ((ByIdentity(1), ByIdentity(1)), ([0, ByIdentity(1)], [0, ByIdentity(1)])):
+        result = diff(portable(e), portable(a))
+        assert [type(c) for c in result.claims] == [OwnEquality] and not result.equal
+
+
 def test_a_class_with_its_own_eq_that_finds_them_equal_has_no_difference():
     assert fm.diff(Tagged(1, "a"), Tagged(1, "b")).equal
 
