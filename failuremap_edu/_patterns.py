@@ -386,8 +386,29 @@ def _leaves(value: Any, out: list, path: tuple = ()) -> list | None:
     return out
 
 
+def _flat_pairs(expected: Any, got: Any) -> list[tuple[Any, Any]] | None:
+    """The pairs of two sequences of ints and floats of one type and length, or of two such grids, without building
+    a path for every leaf; None for any other shape (then `_leaves` decides)."""
+    if type(expected) is not type(got) or type(expected) not in (list, tuple) or len(expected) != len(got):
+        return None
+    numbers = {int, float}
+    if set(map(type, expected)) <= numbers and set(map(type, got)) <= numbers:
+        return list(zip(expected, got))
+    pairs: list[tuple[Any, Any]] = []
+    for e_row, g_row in zip(expected, got):
+        if type(e_row) is not type(g_row) or type(e_row) not in (list, tuple) or len(e_row) != len(g_row):
+            return None
+        if not (set(map(type, e_row)) <= numbers and set(map(type, g_row)) <= numbers):
+            return None
+        pairs += zip(e_row, g_row)
+    return pairs
+
+
 def _paired_numbers(expected: Any, got: Any) -> list[tuple[float, float]] | None:
     """(expected, got) for every number, when both values have exactly the same shape; else None."""
+    flat = _flat_pairs(expected, got)
+    if flat is not None:
+        return flat if len(flat) >= 2 and all(map(math.isfinite, (x for pair in flat for x in pair))) else None
     e, g = _leaves(expected, []), _leaves(got, [])
     if e is None or g is None or len(e) < 2 or [p for p, _ in e] != [p for p, _ in g]:
         return None
