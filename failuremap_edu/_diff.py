@@ -42,6 +42,7 @@ def _raw_equal(expected: Any, actual: Any) -> bool:
 
 
 _PLAIN = (type(None), bool, int, float, complex, str, bytes)
+_PLAIN_TYPES = set(_PLAIN)
 
 
 def _viewed(value: Any) -> tuple[Any, bool]:
@@ -60,6 +61,8 @@ def _viewed(value: Any) -> tuple[Any, bool]:
         if kind not in (list, tuple, dict, set, frozenset) or id(item) in seen or len(seen) > 2_000_000:
             return portable(value), False  # another type, a shared or a cyclic part: the portable view decides
         seen.add(id(item))
+        if kind is not dict and set(map(type, item)) <= _PLAIN_TYPES:
+            continue  # a row of scalars, told in C
         stack.extend((*item.keys(), *item.values()) if kind is dict else item)
     return value, view
 
