@@ -18,9 +18,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["differing_cells", "is_grid", "is_number_sequence", "pattern"]
+from ._claims import Pattern
+
+__all__ = ["differing_cells", "find_pattern", "is_grid", "is_number_sequence", "pattern", "sentence", "verify"]
 
 _NUMBER = (int, float)
+_NUMBER_TYPES = {int, float, bool}
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -31,9 +34,6 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
-def _is_number(value: Any) -> bool:
-    return type(value) in _NUMBER or type(value) is bool
-
 
 def is_grid(value: Any) -> bool:
     """A list (or tuple) of at least one row, the rows lists or tuples of one length (at least 1) of numbers or booleans."""
@@ -42,12 +42,12 @@ def is_grid(value: Any) -> bool:
     if any(type(row) not in (list, tuple) for row in value):
         return False
     width = len(value[0])
-    return width > 0 and all(len(row) == width and all(_is_number(cell) for cell in row) for row in value)
+    return width > 0 and all(len(row) == width and set(map(type, row)) <= _NUMBER_TYPES for row in value)
 
 
 def is_number_sequence(value: Any) -> bool:
     """A list (or tuple) of numbers or booleans (at least one)."""
-    return type(value) in (list, tuple) and len(value) > 0 and all(_is_number(x) for x in value)
+    return type(value) in (list, tuple) and len(value) > 0 and set(map(type, value)) <= _NUMBER_TYPES
 
 
 def differing_cells(expected: Any, got: Any) -> set[tuple[int, int]]:
@@ -56,6 +56,8 @@ def differing_cells(expected: Any, got: Any) -> set[tuple[int, int]]:
     for i in range(max(len(expected), len(got))):
         e_row = expected[i] if i < len(expected) else ()
         g_row = got[i] if i < len(got) else ()
+        if len(e_row) == len(g_row) and _same(e_row, g_row):
+            continue  # a row == finds equal (compared in C): no cell of it differs
         for j in range(max(len(e_row), len(g_row))):
             if j >= len(e_row) or j >= len(g_row) or not _same(e_row[j], g_row[j]):
                 cells.add((i, j))
@@ -63,23 +65,176 @@ def differing_cells(expected: Any, got: Any) -> set[tuple[int, int]]:
 
 
 PATTERN_LIMIT = 10_000
-"""Values longer than this get no pattern sentence: a picture of a value that size is not read, and looking costs."""
+"""Values of more leaves than this (numbers, strings, items, counted at every depth) get no pattern sentence:
+a picture of a value that size is not read, and looking costs."""
 
 
-def pattern(expected: Any, got: Any) -> str | None:
+def _leaf_count(value: Any, limit: int, work: list[int]) -> int:
+    """How many leaves a value has, counting stops past `limit` (each one counted is one step of `work`)."""
+    count, stack = 0, [value]
+    while stack and count <= limit:
+        item = stack.pop()
+        work[0] += 1
+        if type(item) in (list, tuple):
+            stack.extend(item)
+        elif type(item) is dict:
+            stack.extend(item.values())
+        else:
+            count += 1
+    return count
+
+
+def pattern(expected: Any, got: Any) -> Pattern | None:
     """One sentence saying what the differences have in common, or None when no pattern holds exactly."""
-    if any(hasattr(v, "__len__") and len(v) > PATTERN_LIMIT for v in (expected, got)):
+    found = find_pattern(expected, got)
+    return sentence(found) if found is not None else None
+
+
+def find_pattern(expected: Any, got: Any, work: list[int] | None = None) -> Pattern | None:
+    """The pattern claim that holds exactly over everything that differs, or None.
+
+    `work`, if given, counts the leaves looked at to bound the search (at most about
+    `PATTERN_LIMIT` for each value, whatever its size, and a few passes over them).
+    """
+    work = [0] if work is None else work
+    if any(_leaf_count(v, PATTERN_LIMIT, work) > PATTERN_LIMIT for v in (expected, got)):
         return None
     if _same(expected, got) and type(expected) is type(got):
         return None
-    for find in (_swapped, _reversed, _grid_cells, _one_value, _offset, _factor, _shifted, _sequence_ends):
+    try:
+        pairs = _paired_numbers(expected, got)
+    except (TypeError, ValueError, OverflowError, RecursionError):
+        pairs = None
+    if pairs is not None:
+        work[0] += len(pairs)
+    finders = (_swapped, _reversed, _transposed, _grid_cells)
+    numeric = (_one_value, _offset, _factor)
+    for find in (*finders, *numeric, _shifted, _sequence_ends):
         try:
-            sentence = find(expected, got)
+            found = find(expected, got, pairs) if find in numeric else find(expected, got)
         except (TypeError, ValueError, OverflowError, ZeroDivisionError, RecursionError):
-            sentence = None
-        if sentence:
-            return sentence
+            found = None
+        if found:
+            return found if verify(found, expected, got) else None
     return None
+
+
+def _transposed(expected: Any, got: Any) -> Pattern | None:
+    """Got is expected's transpose (rows for columns), and expected is not its own transpose."""
+    if not (is_grid(expected) and is_grid(got)) or len(got) != len(expected[0]) or len(got[0]) != len(expected):
+        return None
+    flipped = [list(column) for column in zip(*expected)]
+    if len(expected) * len(expected[0]) < 2 or _same(flipped, [list(row) for row in expected]):
+        return None
+    if _same([list(row) for row in got], flipped):
+        return Pattern("transposed", (len(expected), len(expected[0])))
+    return None
+
+
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def sentence(found: Pattern) -> str:
+    """A pattern claim in one sentence."""
+    kind, p = found.kind, found.params
+    if kind == "swapped":
+        return f"The values of {p[0]!r} and {p[1]!r} are swapped; every other key is right."
+    if kind == "swapped_at_every_label":
+        return f"At every label, the values of {p[0]!r} and {p[1]!r} are swapped; everything else is right."
+    if kind == "reversed":
+        return "got is expected reversed: the same items in the opposite order."
+    if kind == "transposed":
+        return f"got is expected transposed: got's rows are expected's columns ({p[0]}×{p[1]} against {p[1]}×{p[0]})."
+    if kind == "shifted":
+        k, direction, rows = p
+        if rows:
+            way = "down" if direction == "right" else "up"
+            what = f"got's rows are expected's rows shifted {way} by {_n(k, 'row')}"
+        else:
+            what = f"got is expected shifted {direction} by {_n(k, 'position')}"
+        return f"{what}: got[{k}:] equals expected[:-{k}]." if direction == "right" else f"{what}: got[:-{k}] equals expected[{k}:]."
+    if kind == "first":
+        k = p[0]
+        return "Only the first position differs." if k == 1 else f"Only the first {k} positions differ (0 to {k - 1}); the rest are right."
+    if kind == "last":
+        k, n = p
+        return "Only the last position differs." if k == 1 else f"Only the last {k} positions differ ({n - k} to {n - 1}); the rest are right."
+    if kind == "diagonal":
+        return f"The differing cells are exactly the diagonal (row i, column i, all {p[0]} of them); every other cell is right."
+    if kind == "on_diagonal":
+        return f"All {p[0]} differing cells are on the diagonal (row i, column i); every other cell is right."
+    if kind in ("row", "column"):
+        where, count, size = p
+        if count == size:
+            return f"Only {kind} {where} differs (counting from 0), in every one of its {size} cells."
+        return f"All {count} differing cells are in {kind} {where} (counting from 0)."
+    if kind == "one_value":
+        value, expected_value, n = p
+        where = f" where {_number(expected_value)} is expected" if expected_value is not None else ""
+        return f"Every value is {_number(value)}{where}, in all {n} values."
+    if kind == "offset":
+        shift, n = p
+        return f"Every value is off by the same amount: got = expected {'+' if shift > 0 else '-'} {_number(abs(shift))}, in all {n} values."
+    if kind == "factor":
+        return f"Every value is off by the same factor: got = expected × {_number(p[0])}, in all {p[1]} values."
+    raise ValueError(f"no sentence for the pattern {kind!r}")
+
+
+def verify(found: Pattern, expected: Any, got: Any) -> bool:
+    """Whether a pattern claim holds exactly of the two values, decided on them (types included)."""
+    kind, p = found.kind, found.params
+    try:
+        if kind == "shifted":
+            k, direction, _ = p
+            e, g = list(expected), list(got)
+            return type(expected) is type(got) and len(e) == len(g) and (
+                _same(g[k:], e[:-k]) if direction == "right" else _same(g[:-k], e[k:])
+            ) and not _same(e, g)
+        if kind == "reversed":
+            return type(expected) is type(got) and _same(list(got), list(expected)[::-1]) and not _same(list(got), list(expected))
+        if kind == "transposed":
+            return _same([list(r) for r in got], [list(c) for c in zip(*expected)]) and all(type(r) is type(expected[0]) for r in got) and type(got) is type(expected)
+        if kind in ("offset", "factor", "one_value"):
+            pairs = _paired_numbers(expected, got)
+            if pairs is None or len(pairs) != p[-1] or not _same_container_types(expected, got):
+                return False
+            if kind == "offset":
+                return all(_close(y - x, p[0]) for x, y in pairs) and not _close(p[0], 0)
+            if kind == "factor":
+                return all(_close(y, x * p[0]) for x, y in pairs)
+            return all(y == p[0] for _, y in pairs)
+        if kind in ("diagonal", "on_diagonal", "row", "column"):
+            if not _same_container_types(expected, got):
+                return False
+            cells = differing_cells(expected, got)
+            if kind == "diagonal":
+                return cells == {(i, i) for i in range(p[0])}
+            if kind == "on_diagonal":
+                return len(cells) == p[0] and all(i == j for i, j in cells)
+            axis = 0 if kind == "row" else 1
+            return len(cells) == p[1] and all(cell[axis] == p[0] for cell in cells)
+        if kind in ("first", "last"):
+            differing = [i for i, (e, g) in enumerate(zip(expected, got)) if not _same(e, g)]
+            n = len(expected)
+            want = list(range(p[0])) if kind == "first" else list(range(n - p[0], n))
+            return type(expected) is type(got) and len(got) == n and differing == want
+        if kind in ("swapped", "swapped_at_every_label"):
+            return found == (_swapped_pair(expected, got) if kind == "swapped" else _swapped_at_every_label(expected, got))
+    except (TypeError, ValueError, IndexError, OverflowError, ZeroDivisionError, RecursionError):
+        return False
+    return False
+
+
+def _same_container_types(expected: Any, got: Any, depth: int = 0) -> bool:
+    """The same containers at every place: a pattern of numbers says nothing of a tuple where a list is expected."""
+    if type(expected) is not type(got) and (type(expected) in (list, tuple, dict) or type(got) in (list, tuple, dict)):
+        return False
+    if type(expected) in (list, tuple) and depth < 50:
+        return len(expected) == len(got) and all(_same_container_types(e, g, depth + 1) for e, g in zip(expected, got))
+    if type(expected) is dict and depth < 50:
+        return expected.keys() == got.keys() and all(_same_container_types(expected[k], got[k], depth + 1) for k in expected)
+    return True
 
 
 # ---------------------------------------------------------------- dicts
@@ -98,21 +253,21 @@ def _swap_pair(expected: dict, got: dict) -> tuple[Any, Any] | None:
     return None
 
 
-def _swapped(expected: Any, got: Any) -> str | None:
+def _swapped(expected: Any, got: Any) -> Pattern | None:
     # Two keys swapped inside every label first: with two labels of two keys ({'cat': {'p', 'r'}, 'dog': ...}),
     # p and r exchanged at both labels can also read as 'cat' and 'dog' exchanged, and the keys inside are the
     # mistake (a learner trial's record: precision and recall swapped).
     return _swapped_at_every_label(expected, got) or _swapped_pair(expected, got)
 
 
-def _swapped_pair(expected: Any, got: Any) -> str | None:
+def _swapped_pair(expected: Any, got: Any) -> Pattern | None:
     pair = _swap_pair(expected, got)
     if pair is not None:
-        return f"The values of {pair[0]!r} and {pair[1]!r} are swapped; every other key is right."
+        return Pattern("swapped", pair)
     return None
 
 
-def _swapped_at_every_label(expected: Any, got: Any) -> str | None:
+def _swapped_at_every_label(expected: Any, got: Any) -> Pattern | None:
     if type(expected) is not dict or type(got) is not dict or expected.keys() != got.keys() or len(expected) < 2:
         return None
     if not all(type(v) is dict for v in (*expected.values(), *got.values())):
@@ -127,7 +282,7 @@ def _swapped_at_every_label(expected: Any, got: Any) -> str | None:
             return None
         if not (_same(g[a], e[b]) and _same(g[b], e[a]) and all(_same(g[k], e[k]) for k in e if k not in (a, b))):
             return None
-    return f"At every label, the values of {a!r} and {b!r} are swapped; everything else is right."
+    return Pattern("swapped_at_every_label", (a, b))
 
 
 # ------------------------------------------------------------ sequences
@@ -137,13 +292,13 @@ def _plain_sequence(value: Any) -> bool:
     return type(value) in (list, tuple, str)
 
 
-def _reversed(expected: Any, got: Any) -> str | None:
+def _reversed(expected: Any, got: Any) -> Pattern | None:
     if not (_plain_sequence(expected) and type(got) is type(expected)) or len(expected) < 2 or len(got) != len(expected):
         return None
     if _same(list(got), list(expected)):
         return None
     if _same(list(got), list(expected)[::-1]):
-        return "got is expected reversed: the same items in the opposite order."
+        return Pattern("reversed")
     return None
 
 
@@ -151,7 +306,7 @@ def _constant(items: list) -> bool:
     return all(_same(x, items[0]) for x in items)
 
 
-def _shifted(expected: Any, got: Any) -> str | None:
+def _shifted(expected: Any, got: Any) -> Pattern | None:
     if not (_plain_sequence(expected) and _plain_sequence(got)) or type(expected) is str or type(got) is str:
         return None
     e, g = list(expected), list(got)
@@ -167,15 +322,13 @@ def _shifted(expected: Any, got: Any) -> str | None:
             break  # k cells or fewer differ: a shift would say more than is there (a window one too wide is not shifted)
         s = "s" if k > 1 else ""
         if _same(g[k:], e[:-k]) and not _constant(e[:-k]):
-            what = f"got's rows are expected's rows shifted down by {k} row{s}" if rows else f"got is expected shifted right by {k} position{s}"
-            return f"{what}: got[{k}:] equals expected[:-{k}]."
+            return Pattern("shifted", (k, "right", rows))
         if _same(g[:-k], e[k:]) and not _constant(e[k:]):
-            what = f"got's rows are expected's rows shifted up by {k} row{s}" if rows else f"got is expected shifted left by {k} position{s}"
-            return f"{what}: got[:-{k}] equals expected[{k}:]."
+            return Pattern("shifted", (k, "left", rows))
     return None
 
 
-def _sequence_ends(expected: Any, got: Any) -> str | None:
+def _sequence_ends(expected: Any, got: Any) -> Pattern | None:
     if not (is_number_sequence(expected) and is_number_sequence(got)) or len(expected) != len(got) or len(expected) < 3:
         return None
     differing = [i for i, (e, g) in enumerate(zip(expected, got)) if not _same(e, g)]
@@ -183,16 +336,16 @@ def _sequence_ends(expected: Any, got: Any) -> str | None:
     if not differing or k >= n:
         return None
     if differing == list(range(k)):
-        return "Only the first position differs." if k == 1 else f"Only the first {k} positions differ (0 to {k - 1}); the rest are right."
+        return Pattern("first", (k,))
     if differing == list(range(n - k, n)):
-        return "Only the last position differs." if k == 1 else f"Only the last {k} positions differ ({n - k} to {n - 1}); the rest are right."
+        return Pattern("last", (k, n))
     return None
 
 
 # ---------------------------------------------------------------- grids
 
 
-def _grid_cells(expected: Any, got: Any) -> str | None:
+def _grid_cells(expected: Any, got: Any) -> Pattern | None:
     if not (is_grid(expected) and is_grid(got)) or len(expected) != len(got) or len(expected[0]) != len(got[0]):
         return None
     cells = differing_cells(expected, got)
@@ -201,19 +354,15 @@ def _grid_cells(expected: Any, got: Any) -> str | None:
         return None  # one cell: the diff names it already
     diagonal = {(i, i) for i in range(min(rows, columns))}
     if cells == diagonal:
-        return f"The differing cells are exactly the diagonal (row i, column i, all {len(diagonal)} of them); every other cell is right."
+        return Pattern("diagonal", (len(diagonal),))
     if cells < diagonal:
-        return f"All {len(cells)} differing cells are on the diagonal (row i, column i); every other cell is right."
+        return Pattern("on_diagonal", (len(cells),))
     if len({i for i, _ in cells}) == 1 and rows > 1:  # in a grid of one row, "only row 0" says nothing (a trial's softmax)
         row = next(iter(cells))[0]
-        if len(cells) == columns:
-            return f"Only row {row} differs (counting from 0), in every one of its {columns} cells."
-        return f"All {len(cells)} differing cells are in row {row} (counting from 0)."
+        return Pattern("row", (row, len(cells), columns))
     if len({j for _, j in cells}) == 1 and columns > 1:
         column = next(iter(cells))[1]
-        if len(cells) == rows:
-            return f"Only column {column} differs (counting from 0), in every one of its {rows} cells."
-        return f"All {len(cells)} differing cells are in column {column} (counting from 0)."
+        return Pattern("column", (column, len(cells), rows))
     return None
 
 
@@ -237,8 +386,29 @@ def _leaves(value: Any, out: list, path: tuple = ()) -> list | None:
     return out
 
 
+def _flat_pairs(expected: Any, got: Any) -> list[tuple[Any, Any]] | None:
+    """The pairs of two sequences of ints and floats of one type and length, or of two such grids, without building
+    a path for every leaf; None for any other shape (then `_leaves` decides)."""
+    if type(expected) is not type(got) or type(expected) not in (list, tuple) or len(expected) != len(got):
+        return None
+    numbers = {int, float}
+    if set(map(type, expected)) <= numbers and set(map(type, got)) <= numbers:
+        return list(zip(expected, got))
+    pairs: list[tuple[Any, Any]] = []
+    for e_row, g_row in zip(expected, got):
+        if type(e_row) is not type(g_row) or type(e_row) not in (list, tuple) or len(e_row) != len(g_row):
+            return None
+        if not (set(map(type, e_row)) <= numbers and set(map(type, g_row)) <= numbers):
+            return None
+        pairs += zip(e_row, g_row)
+    return pairs
+
+
 def _paired_numbers(expected: Any, got: Any) -> list[tuple[float, float]] | None:
     """(expected, got) for every number, when both values have exactly the same shape; else None."""
+    flat = _flat_pairs(expected, got)
+    if flat is not None:
+        return flat if len(flat) >= 2 and all(map(math.isfinite, (x for pair in flat for x in pair))) else None
     e, g = _leaves(expected, []), _leaves(got, [])
     if e is None or g is None or len(e) < 2 or [p for p, _ in e] != [p for p, _ in g]:
         return None
@@ -255,34 +425,29 @@ def _number(x: float) -> str:
     return repr(int(x)) if float(x).is_integer() and abs(x) < 1e15 else f"{x:.6g}"
 
 
-def _one_value(expected: Any, got: Any) -> str | None:
+def _one_value(expected: Any, got: Any, pairs: list | None) -> Pattern | None:
     """Every number got is the same one (and expected's are not all it). Said before "off by the same amount":
     when both sides are constant an offset holds too, but it read as "subtract 0.5" where every value was 1.0,
     a softmax divided by its own sum over the wrong axis (a learner trial)."""
-    pairs = _paired_numbers(expected, got)
     if pairs is None:
         return None
     value = pairs[0][1]
     if not all(y == value for _, y in pairs) or sum(x != value for x, _ in pairs) < 2:
         return None  # one differing value: the diff names it
     expected_values = {x for x, _ in pairs}
-    where = f" where {_number(next(iter(expected_values)))} is expected" if len(expected_values) == 1 else ""
-    return f"Every value is {_number(value)}{where}, in all {len(pairs)} values."
+    return Pattern("one_value", (value, next(iter(expected_values)) if len(expected_values) == 1 else None, len(pairs)))
 
 
-def _offset(expected: Any, got: Any) -> str | None:
-    pairs = _paired_numbers(expected, got)
+def _offset(expected: Any, got: Any, pairs: list | None) -> Pattern | None:
     if pairs is None:
         return None
     shift = pairs[0][1] - pairs[0][0]
     if _close(shift, 0) or not all(_close(y - x, shift) for x, y in pairs):
         return None
-    sign = "+" if shift > 0 else "-"
-    return f"Every value is off by the same amount: got = expected {sign} {_number(abs(shift))}, in all {len(pairs)} values."
+    return Pattern("offset", (shift, len(pairs)))
 
 
-def _factor(expected: Any, got: Any) -> str | None:
-    pairs = _paired_numbers(expected, got)
+def _factor(expected: Any, got: Any, pairs: list | None) -> Pattern | None:
     if pairs is None:
         return None
     nonzero = [(x, y) for x, y in pairs if x != 0]
@@ -291,4 +456,4 @@ def _factor(expected: Any, got: Any) -> str | None:
     factor = nonzero[0][1] / nonzero[0][0]
     if _close(factor, 1) or _close(factor, 0) or not all(_close(y / x, factor) for x, y in nonzero):
         return None
-    return f"Every value is off by the same factor: got = expected × {_number(factor)}, in all {len(pairs)} values."
+    return Pattern("factor", (factor, len(pairs)))

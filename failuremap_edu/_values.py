@@ -8,6 +8,7 @@ diff, the renderers and the exercise show values with `safe_repr` and text with
 
 from __future__ import annotations
 
+import collections
 import collections.abc
 import dataclasses
 import os
@@ -104,6 +105,9 @@ class Opaque:
     plain_eq: bool = False
     """Whether its ``==`` is its plain type's own (a named tuple's is tuple's): then `plain` decides the verdict,
     not the class's code, and no note says that the class's ``__eq__`` compared it."""
+    own_eq: bool = False
+    """Whether its class's ``==`` is its own code (or identity, ``eq=False``), not the one a dataclass or attrs
+    generates from the fields, nor a plain base's: then `fields` may not be what ``==`` compares."""
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Opaque) or self.type_name != other.type_name or (self.fields is None) != (other.fields is None):
@@ -339,7 +343,20 @@ def _convert(value: Any, depth: int, budget: list, active: set[int]) -> Any:
         isinstance(value, base) and getattr(kind, "__eq__", None) is base.__eq__
         for base in (list, tuple, dict, str, int, float, complex, bytes, set, frozenset)
     )
-    return Opaque(_type_name(kind), safe_repr(value), "not a plain value", plain, fields, printable, plain_eq)
+    own_eq = fields is not None and not plain_eq and _own_eq(kind)
+    return Opaque(_type_name(kind), safe_repr(value), "not a plain value", plain, fields, printable, plain_eq, own_eq)
+
+
+def _own_eq(kind: type) -> bool:
+    """Whether a dataclass's, attrs class's or named tuple's ``==`` is neither generated from its fields nor tuple's."""
+    eq = getattr(kind, "__eq__", None)
+    if eq is tuple.__eq__:
+        return False
+    code = getattr(eq, "__code__", None)
+    if code is None:
+        return True  # object's identity (a dataclass with eq=False), or a builtin's
+    generated = code.co_filename == "<string>" or code.co_filename.startswith("<attrs generated")
+    return not generated
 
 
 def _plain_equivalent(value: Any, depth: int, budget: list[int], active: set[int]) -> Any:
@@ -351,6 +368,11 @@ def _plain_equivalent(value: Any, depth: int, budget: list[int], active: set[int
                 return None
     # Compared as what they are: a Mapping as a dict (Mapping.__eq__ does), a keys or
     # items view as a set (a view equals a set with the same members).
+    if isinstance(value, collections.deque):  # compared as a sequence (though a deque never equals a list)
+        try:
+            return _portable(list(value), depth + 1, budget, active)
+        except BaseException:  # noqa: BLE001
+            return None
     for abc, base in ((collections.abc.Mapping, dict), (collections.abc.KeysView, set), (collections.abc.ItemsView, set)):
         if isinstance(value, abc):
             try:

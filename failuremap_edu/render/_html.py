@@ -17,7 +17,6 @@ from typing import Sequence
 
 from .._diff import Budget, Diff, LineDetail, TextDetail, diff
 from .._records import Record
-from .._patterns import pattern
 from ._grid import GRID_CSS, picture_html
 from ._text import RETURNED_LIMIT, expected_text, omitted_items_text, grouped, paths_text, expression_label, line_rows, outcome_text, printed_summary, run_notes, story_reasons, story_sentences, visible
 from .._results import COMPARED, FAIL, JUDGED_IN_SOLVE_PROCESS, PASS, CallResult, Observation, RunResult, check_labels, repeated_failures
@@ -268,10 +267,10 @@ def _observation_body(o: Observation, budget: Budget, missing_return: bool = Fal
     body = key_values(rows)
     if o.status == FAIL:
         body += picture_html(o.expected, o.actual)
-        sentence = pattern(o.expected, o.actual)
-        if sentence:
-            body += f'<p class="fm-pattern">pattern: {_e(sentence)}</p>'
-        body += diff_html(diff(o.expected, o.actual, budget, missing_return=missing_return))
+        explained = diff(o.expected, o.actual, budget, missing_return=missing_return)
+        if explained.pattern:  # the diff's pattern claim, verified on the values
+            body += f'<p class="fm-pattern">pattern: {_e(explained.pattern)}</p>'
+        body += diff_html(explained)
     if o.mutation:
         body += f'<p class="fm-note">note: {_e(o.mutation)}</p>'
     if o.verdict_note:

@@ -12,9 +12,9 @@ import textwrap
 
 import unicodedata
 
-from .._diff import Budget, Diff, LineDetail, TextDetail, diff
+from .._diff import Budget, Diff, LineDetail, TextDetail, diff, type_only
 from .._fixtures import FixtureScript
-from .._patterns import pattern
+
 from .._records import Record
 from .._results import COMPARED, FAIL, JUDGED_IN_SOLVE_PROCESS, PASS, TIMEOUT, Observation, RunResult, check_labels
 from .._values import clip, is_not_computed, safe_repr
@@ -200,11 +200,13 @@ def paths_text(paths, show=lambda p: p) -> str:
     return ", ".join(show(p) for p in paths[:6]) + (f" and {len(paths) - 6} more" if len(paths) > 6 else "")
 
 
-def render_diff(result: Diff, indent: str = "  ") -> list[str]:
+def render_diff(result: Diff, indent: str = "  ", *, with_pattern: bool = True) -> list[str]:
     """The differences as lines: a path, the reason, and for strings the two marked windows."""
     lines: list[str] = []
     if result.hint:
         lines.append(f"{indent}hint: {result.hint}")
+    if result.pattern and with_pattern:  # the pattern claim, verified on the values before it is said
+        lines.append(terminal_safe(f"{indent}{result.pattern}", 1_000))
     for paths, d in grouped(result.differences):
         where = f"{paths_text(paths)}: " if paths else ""
         lines.append(terminal_safe(f"{indent}- {where}{d.message}", 1_000))
@@ -243,13 +245,12 @@ def render_observation(o: Observation, budget: Budget | None = None, *, missing_
         lines.append(terminal_safe(f"  got:      {safe_repr(o.actual, budget.max_repr * 4)}", 1_000))
     if o.status == FAIL:
         lines += ["    " + terminal_safe(text, 1_000) for text in picture_text(o.expected, o.actual)]
-        sentence = pattern(o.expected, o.actual)
-        if sentence:
-            lines.append(terminal_safe(f"  pattern:  {sentence}", 1_000))
         explained = diff(o.expected, o.actual, budget, missing_return=missing_return)
+        if explained.pattern:
+            lines.append(terminal_safe(f"  pattern:  {explained.pattern}", 1_000))
         if explained.differences or explained.hint:
             lines.append("  why:")
-            lines += render_diff(explained, "    ")
+            lines += render_diff(explained, "    ", with_pattern=False)
     if o.error is not None:
         lines.append(terminal_safe(f"  error:    {o.error}", 1_000))
     if o.mutation:
@@ -324,11 +325,11 @@ def _passes_by_equality_alone(result: RunResult):
         if o.status != PASS or o.verdict_note:
             continue
         try:
-            found = diff(o.expected, o.actual)
+            found = type_only(o.expected, o.actual)
         except Exception:  # noqa: BLE001 - a note must never break the rendering
             continue
-        if found.differences:
-            return o, found.differences[0]
+        if found is not None:
+            return o, found
     return None
 
 

@@ -1,0 +1,137 @@
+"""The items of two containers, for the walk: which are rearranged, how many differences lie past the budget,
+and the keys that sequences are aligned on. Decided on values (`_claims.equal`), never on reprs alone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._claims import equal
+from ._values import Opaque, safe_repr
+
+_CONTAINERS = (list, tuple, dict, set, frozenset)
+
+
+def _rearranged(exp: list, act: list, limit: int) -> bool:
+    """The same items in another order: decided on the positions that differ (the others cancel out), at least two."""
+    differing = [i for i, (e, a) in enumerate(zip(exp, act)) if not (e is a or equal(e, a))]
+    return len(differing) > 1 and _same_items([exp[i] for i in differing], [act[i] for i in differing], limit)
+
+
+def _differing_leaves(exp: Any, act: Any, budget: list[int], depth: int = 0) -> int | None:
+    """How many differences the diff would list for two values of one shape: lists and tuples of one length and
+    dicts of the same keys, item by item, down to values that are not such containers. None when the shapes differ
+    anywhere (missing items are aligned, and counted otherwise) or the budget of items runs out."""
+    budget[0] -= 1
+    if budget[0] < 0 or depth > 50:
+        return None
+    if equal(exp, act):
+        return 0
+    kind = type(exp)
+    if kind is not type(act):
+        shaped = (*_CONTAINERS, Opaque)
+        return None if kind in shaped or type(act) in shaped else 1
+    if kind is Opaque:
+        if exp.own_eq or act.own_eq:
+            return 1
+        if exp.fields is not None and act.fields is not None:
+            same_kind = exp.type_name == act.type_name or (exp.plain is not None and act.plain is not None)
+            if not same_kind or [n for n, _ in exp.fields] != [n for n, _ in act.fields]:
+                return None
+            exp, act, kind = tuple(v for _, v in exp.fields), tuple(v for _, v in act.fields), tuple
+        elif exp.plain is not None and act.plain is not None and type(exp.plain) in (list, tuple):
+            exp, act = exp.plain, act.plain
+            kind = type(exp)
+        elif exp.plain is not None or act.plain is not None:
+            return None
+        else:
+            return 1
+    if kind in (list, tuple) or kind is dict:
+        if len(exp) != len(act) or (kind is dict and exp.keys() != act.keys()):
+            return None
+        pairs = zip(exp, act) if kind is not dict else ((exp[k], act[k]) for k in exp)
+        total = 0
+        for e, a in pairs:
+            if _no_difference(e, a, 1_000):
+                continue
+            counted = _differing_leaves(e, a, budget, depth + 1)
+            if counted is None:
+                return None
+            total += counted
+        return total
+    if kind in (set, frozenset):
+        return None
+    return 0 if _same(exp, act, False) else 1
+
+
+def _no_difference(exp: Any, act: Any, limit: int) -> bool:
+    """Equal, and of the same types all the way down: an item the diff has nothing to say about."""
+    return exp is act or equal(exp, act)
+
+
+def _same(exp: Any, act: Any, top: bool) -> bool:
+    """``==`` as the harness applies it: containers treat an identical object as equal."""
+    try:
+        if not top and exp is act:
+            return True
+        return bool(exp == act)
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _same_types_inside(exp: Any, act: Any, limit: int) -> bool:
+    """Whether two equal values also have the same types all the way down (bounded)."""
+    stack = [(exp, act)]
+    seen = 0
+    while stack:
+        e, a = stack.pop()
+        if type(e) is not type(a):
+            return False
+        seen += 1
+        if seen > limit:
+            return True
+        if type(e) in (list, tuple):
+            if len(e) != len(a):
+                return False
+            stack.extend(zip(e, a))
+        elif type(e) is dict:
+            if len(e) != len(a):
+                return False
+            stored = {k: k for k in a}  # equal keys may differ in type (1, 1.0, True)
+            for key in e:
+                if key not in stored or type(stored[key]) is not type(key):
+                    return False
+                stack.append((e[key], a[key]))
+        elif type(e) in (set, frozenset):
+            stored = {k: k for k in a}
+            if any(k not in stored or type(stored[k]) is not type(k) for k in e):
+                return False
+    return True
+
+
+def _same_items(exp, act, limit: int) -> bool:
+    """The same items, counted with their types, in another order: decided on the values.
+
+    Clipped reprs only group the candidates; each item must then be equal, with the
+    same types inside, to an item of the other side not matched yet.
+    """
+    try:
+        groups: dict[str, list] = {}
+        for item in act:
+            groups.setdefault(_align_key(item), []).append(item)
+        for item in exp:
+            candidates = groups.get(_align_key(item))
+            if not candidates:
+                return False
+            for n, other in enumerate(candidates):
+                if _same(item, other, False) and _same_types_inside(item, other, limit):
+                    del candidates[n]
+                    break
+            else:
+                return False
+        return True
+    except Exception:  # noqa: BLE001 - a repr or == that fails: say nothing about order
+        return False
+
+
+def _align_key(value: Any) -> str:
+    return f"{type(value).__name__}:{safe_repr(value, 200, keep_end=True)}"
