@@ -158,11 +158,35 @@ class Start:
             for name in self.modules:
                 importlib.import_module(name)
             if self.rehearsal is not None:  # the last run's checks, listed without solve: code and memory warm up
-                session = Session(lambda message: None, self.rehearsal, OutputCapture(DEFAULT_OUTPUT_CHARS))
-                session.not_run = "rehearsal"
-                session.run(None)
+                with _at_most(REHEARSAL_LIMIT):
+                    session = Session(lambda message: None, self.rehearsal, OutputCapture(DEFAULT_OUTPUT_CHARS))
+                    session.not_run = "rehearsal"
+                    session.run(None)
         except BaseException:  # noqa: BLE001 - the run itself will say what is wrong
             pass
+
+
+REHEARSAL_LIMIT = 1.0
+"""Seconds a standby spends at most rehearsing the last run: the next run, perhaps of another record, never waits longer for it."""
+
+
+class _RehearsalOver(BaseException):
+    """Raised in a standby whose rehearsal ran past `REHEARSAL_LIMIT`."""
+
+
+@contextlib.contextmanager
+def _at_most(seconds: float):  # pragma: no cover - child process
+    """Interrupt the body after `seconds` (SIGALRM: the worker's main thread), and leave no timer behind."""
+    def over(signum, frame):
+        raise _RehearsalOver
+
+    previous = signal.signal(signal.SIGALRM, over)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 SANDBOX_STARTED = b"failuremap-edu: the sandboxed worker started\n"
