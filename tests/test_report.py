@@ -155,6 +155,16 @@ def test_the_heatmaps_cell_lines_are_two_line_collections_not_a_tick_per_line(tm
     assert ax.get_ylim() == (5.5, -0.5) and ax.get_xlim() == (-0.5, 29.5)  # as imshow had it: first check on top
 
 
+def test_the_learners_names_are_under_the_last_heatmap_only(tmp_path):
+    """The columns of the stacked heatmaps line up: one row of names, not one per exercise (each label is laid out at every draw)."""
+    from failuremap_edu.render._report import heatmap_figure
+
+    paths = [download(tmp_path, f"l{n}-{r}.json", f"{n:016x}", 3, record=r) for n in range(4) for r in ("FA-1", "FA-2", "FA-3")]
+    figure = heatmap_figure(build_report(paths))
+    assert [len(ax.get_xticklabels()) for ax in figure.axes] == [0, 0, 4]
+    assert [t.get_text() for t in figure.axes[-1].get_xticklabels()] == [f"{n:016x}" for n in range(4)]
+
+
 def test_bad_files_are_one_line_each_and_the_rest_is_reported(klass, capsys):
     folder, ids = klass
     (folder / "notes.json").write_text('{"hello": "world"}')
