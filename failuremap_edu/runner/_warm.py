@@ -23,6 +23,9 @@ killed whole at the end of its run. The server is the subreaper below it
 to init; after a run, every child of the server that is not one of our workers
 is killed with its group, until none is left. Nothing in the caller's own
 session is ever killed. Without ``/proc`` (macOS) only the group is killed.
+
+One exception to "never fork the caller": a command that runs once and exits, with no
+thread (`one_shot`: ``failuremap-edu check``), forks its workers itself (`_oneshot`).
 """
 
 from __future__ import annotations
