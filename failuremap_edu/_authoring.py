@@ -543,7 +543,8 @@ def _refuse_too_big(data: dict, folder: Path) -> None:
     """Refuse a record over the loader's size cap from its scripts' runs alone, naming its biggest value."""
     from . import _records
 
-    size = len(_record_text(data).encode("utf-8", "surrogatepass"))
+    encoder = json.JSONEncoder(ensure_ascii=False, indent=1, sort_keys=True)  # as `_record_text` writes it, counted piece by piece
+    size = 1 + sum(len(piece.encode("utf-8", "surrogatepass")) for piece in encoder.iterencode(data))
     if size <= _records.MAX_RECORD_BYTES:
         return
     sizes = [(len(json.dumps(o.get(side), ensure_ascii=False)), side, o.get("check"), name)
