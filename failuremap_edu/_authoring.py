@@ -449,6 +449,7 @@ def build_record(folder: str | os.PathLike, *, timeout: float = SCRIPT_TIMEOUT, 
     with tempfile.TemporaryDirectory(prefix="failuremap-build-") as tmp:
         record = _load(draft, Path(tmp), folder)
         runs = {name: _run(name, scripts[name], solves[name][3], timeout, isolation) for name in IMPLEMENTATIONS}
+        _refuse_too_big(_record_data(values, str(params["attempt"]), scripts, runs, 0), folder)  # before any replay of such values
         variants = VARIANTS if read_fixtures(record).uses_variant else (1,)
         every = {name: {v: replay(record, name, v, check_timeout, isolation=isolation) for v in variants} for name in IMPLEMENTATIONS}
         replays = {name: every[name][1] for name in IMPLEMENTATIONS}
@@ -534,9 +535,31 @@ def _version() -> str:
         return ""
 
 
+def _record_text(data: dict) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+
+
+def _refuse_too_big(data: dict, folder: Path) -> None:
+    """Refuse a record over the loader's size cap from its scripts' runs alone, naming its biggest value."""
+    from . import _records
+
+    encoder = json.JSONEncoder(ensure_ascii=False, indent=1, sort_keys=True)  # as `_record_text` writes it, counted piece by piece
+    size = 1 + sum(len(piece.encode("utf-8", "surrogatepass")) for piece in encoder.iterencode(data))
+    if size <= _records.MAX_RECORD_BYTES:
+        return
+    sizes = [(len(json.dumps(o.get(side), ensure_ascii=False)), side, o.get("check"), name)
+             for name, run in data["verification"].items() for o in run["observations"] if isinstance(o, dict) for side in ("actual", "expected")]
+    biggest = ""
+    if sizes:
+        chars, side, check, name = max(sizes, key=lambda t: t[0])
+        biggest = f"; the biggest value is the {side} value of check {str(check)[:80]!r} in the {name}'s run ({chars:,} characters as JSON)"
+    raise AuthoringError(f"{folder}: the record would be {size:,} bytes, and records over {_records.MAX_RECORD_BYTES:,} bytes are refused"
+                         f"{biggest}: make the checks' values smaller")
+
+
 def _load(data: dict, tmp: Path, folder: Path) -> Record:
     path = tmp / f"{data['id']}.json"
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    path.write_text(_record_text(data), encoding="utf-8")
     try:
         record = load_record(path)
         for name in IMPLEMENTATIONS:

@@ -36,17 +36,26 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see --help)\n")
 
 
-def _shared_options() -> dict[str, argparse.ArgumentParser]:
-    """Options that several commands take, written once (argparse ``parents=``)."""
-    records_dir = argparse.ArgumentParser(add_help=False)
-    records_dir.add_argument("--records-dir", metavar="DIR", help="also include every record file in DIR")
-    title = argparse.ArgumentParser(add_help=False)
-    title.add_argument("--title", help="the workshop's title (the start-here notebook's heading)")
-    force = argparse.ArgumentParser(add_help=False)
-    force.add_argument("--force", action="store_true", help="overwrite a folder that was changed or not made by this command (files it does not write stay)")
-    as_json = argparse.ArgumentParser(add_help=False)
-    as_json.add_argument("--json", action="store_true", help="print JSON")
-    return {"records_dir": records_dir, "title": title, "force": force, "json": as_json}
+_SHARED = {
+    "records_dir": ("--records-dir", {"metavar": "DIR", "help": "also include every record file in DIR"}),
+    "title": ("--title", {"help": "the workshop's title (the start-here notebook's heading)"}),
+    "force": ("--force", {"action": "store_true", "help": "overwrite a folder that was changed or not made by this command (files it does not write stay)"}),
+    "json": ("--json", {"action": "store_true", "help": "print JSON"}),
+    "sandbox": ("--sandbox", {"action": "store_true",
+                              "help": "run the code in a bubblewrap sandbox (read-only files, no network), judged apart from solve: for someone "
+                                      "else's code, such as a hand-in, which without it can forge its own verdict (see the docs, Isolation)"}),
+}
+"""Options that several commands take, written once (argparse ``parents=``)."""
+
+
+class _SharedOptions(dict):
+    """The parent parser of each shared option, built when a command first asks for it."""
+
+    def __missing__(self, name: str) -> argparse.ArgumentParser:
+        flag, options = _SHARED[name]
+        parent = self[name] = argparse.ArgumentParser(add_help=False)
+        parent.add_argument(flag, **options)
+        return parent
 
 
 def synopsis(parser: argparse.ArgumentParser | None = None) -> str:
@@ -69,23 +78,29 @@ def synopsis(parser: argparse.ArgumentParser | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def build_parser() -> argparse.ArgumentParser:
+COMMANDS = ("list", "show", "check", "notebook", "workshop", "lite", "export", "report", "serve", "record", "verify")
+"""Every command, in the order --help lists them."""
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command; with `only` (a command's name), of that command alone (the others are not built)."""
     parser = _Parser(prog="failuremap-edu", description="Learn how ML-systems code fails, one Failure Map record at a time.")
     parser.add_argument("--version", action="version", version=f"failuremap-edu {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
-    shared = _shared_options()
-    sandbox = argparse.ArgumentParser(add_help=False)
-    sandbox.add_argument("--sandbox", action="store_true",
-                         help="run the code in a bubblewrap sandbox (read-only files, no network), judged apart from solve: for someone else's code, "
-                              "such as a hand-in, which without it can forge its own verdict (see the docs, Isolation)")
+    shared = _SharedOptions()
 
-    p = commands.add_parser("list", help="list the packaged records (or a folder of records)", parents=[shared["json"]])
+    def add(name: str, help: str, parents=lambda: []) -> argparse.ArgumentParser:
+        if only is not None and name != only:  # another command is given: this one is neither listed nor built
+            return _Unbuilt()  # type: ignore[return-value]
+        return commands.add_parser(name, help=help, parents=parents())
+
+    p = add("list", help="list the packaged records (or a folder of records)", parents=lambda: [shared["json"]])
     p.add_argument("--records-dir", metavar="DIR", help="list the record files in DIR instead")
 
-    p = commands.add_parser("show", help="show a record's contract, teaching text and checks (runs nothing)", parents=[shared["json"]])
+    p = add("show", help="show a record's contract, teaching text and checks (runs nothing)", parents=lambda: [shared["json"]])
     p.add_argument("record", metavar="RECORD", help="a packaged id or a path to a record JSON file")
 
-    p = commands.add_parser("check", parents=[sandbox], help="run a record's checks against your solve")
+    p = add("check", parents=lambda: [shared["sandbox"]], help="run a record's checks against your solve")
     p.add_argument("record", metavar="RECORD", help="a packaged id or a path to a record JSON file")
     p.add_argument("solution", metavar="SOLUTION.py", help="a Python file that defines solve")
     which = p.add_mutually_exclusive_group()
@@ -96,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--html", metavar="FILE", help="also write a standalone HTML report (no external assets)")
     p.add_argument("--plot", metavar="FILE", help="also write the status grid beside attempt and broken (.png or .svg)")
 
-    p = commands.add_parser("notebook", parents=[sandbox], help="build a teaching notebook from a record")
+    p = add("notebook", parents=lambda: [shared["sandbox"]], help="build a teaching notebook from a record")
     p.add_argument("record", metavar="RECORD", nargs="?", help="a packaged id or a path to a record JSON file")
     p.add_argument("-o", "--out", default=".", metavar="DIR", help="folder to write into (default: current folder)")
     p.add_argument("--instructor", action="store_true", help="the instructor version: reference filled in, hints open")
@@ -106,9 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--all-packaged", action="store_true", help="write start-here, learner and instructor notebooks for every packaged record")
     p.add_argument("--force", action="store_true", help="overwrite a notebook that was edited since this command wrote it")
 
-    p = commands.add_parser(
+    p = add(
         "workshop", help="build a learners' folder to publish, and a separate instructor's folder",
-        parents=[shared["title"], shared["records_dir"], shared["force"], sandbox],
+        parents=lambda: [shared["title"], shared["records_dir"], shared["force"], shared["sandbox"]],
     )
     p.add_argument("records", nargs="*", metavar="RECORD", help="packaged ids or paths")
     p.add_argument("-o", "--out", required=True, metavar="DIR", help="the learners' folder (no reference solutions in it)")
@@ -121,19 +136,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--env-repo", metavar="URL", help="a Binder environment repository: write Binder nbgitpuller links (needs --repo)")
     p.add_argument("--lite", metavar="DIR", help="also build a JupyterLite site of the same exercises in DIR (no server needed; see the docs, JupyterLite)")
 
-    p = commands.add_parser(
+    p = add(
         "lite", help="build a JupyterLite site: the exercises run in the browser, no server at all",
-        parents=[shared["title"], shared["records_dir"], shared["force"], sandbox],
+        parents=lambda: [shared["title"], shared["records_dir"], shared["force"], shared["sandbox"]],
     )
     p.add_argument("records", nargs="*", metavar="RECORD", help="packaged ids or paths (default: every packaged record)")
     p.add_argument("-o", "--out", required=True, metavar="DIR", help="the folder to build the site in")
     p.add_argument("--pyodide", metavar="DIR", help="the npm pyodide package to serve (default: ./node_modules/pyodide)")
     p.add_argument("--wheels", metavar="DIR", help="where to keep the PyPI wheels the site serves (default: ~/.cache/failuremap_edu/lite-wheels)")
 
-    p = commands.add_parser("export", help="write all logged runs and every distinct solve to one JSON file")
+    p = add("export", help="write all logged runs and every distinct solve to one JSON file")
     p.add_argument("--out", metavar="FILE", help="JSON file to write (default: failuremap-export-LEARNER-TIME.json)")
 
-    p = commands.add_parser("report", help="a class report from learners' progress logs, downloaded results and exports", parents=[shared["json"]])
+    p = add("report", help="a class report from learners' progress logs, downloaded results and exports", parents=lambda: [shared["json"]])
     p.add_argument("paths", nargs="*", metavar="FILE|DIR", help="results (.json), exports, progress logs (.jsonl); folders are searched for both")
     p.add_argument("--homes", metavar="GLOB", help="also read every learner's progress log under these home folders, e.g. /home/* (in quotes, so that the shell leaves it to us)")
     p.add_argument("--workshop", metavar="DIR", help="the learners' folder `workshop` wrote: list its every exercise, started or not")
@@ -148,14 +163,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a live view: re-read everything every SECONDS (default 5) until Ctrl-C")
     p.add_argument("--watch-rounds", type=int, default=None, help=argparse.SUPPRESS)
 
-    p = commands.add_parser("serve", help="the class collector: a JupyterHub service that learners' kernels send their runs to")
+    p = add("serve", help="the class collector: a JupyterHub service that learners' kernels send their runs to")
     p.add_argument("--db", metavar="URL", help="an SQLAlchemy database URL (default: sqlite:///failuremap-runs.sqlite in the current folder)")
     p.add_argument("--url", metavar="URL", help="where to listen (default: $JUPYTERHUB_SERVICE_URL, which JupyterHub sets)")
     p.add_argument("--instructor", action="append", default=[], metavar="USER", help="a hub user who may read every learner's runs (hub admins may)")
     p.add_argument("--instructor-group", action="append", default=[], metavar="GROUP", help="a hub group whose members may read every learner's runs")
     p.add_argument("--reader-service", action="append", default=[], metavar="NAME", help="a hub service whose token may read every learner's runs")
 
-    p = commands.add_parser("record", help="write your own exercise: a source folder, built into a record")
+    p = add("record", help="write your own exercise: a source folder, built into a record")
     record_commands = p.add_subparsers(dest="record_command", required=True, metavar="new|build|edit", parser_class=_Parser)
     q = record_commands.add_parser("new", help="write a source folder for a new record (a worked example to edit)")
     q.add_argument("id", nargs="?", metavar="ID", help="the new record's id (default with --from: the record's own)")
@@ -164,17 +179,25 @@ def build_parser() -> argparse.ArgumentParser:
     q = record_commands.add_parser("edit", help="turn an existing record back into a source folder")
     q.add_argument("record", metavar="RECORD", help="a packaged id or a path to a record JSON file")
     q.add_argument("-o", "--out", metavar="DIR", help="the folder to write (default: ./ID)")
-    q = record_commands.add_parser("build", help="build a record from a source folder (this runs the folder's code)", parents=[sandbox])
+    q = record_commands.add_parser("build", help="build a record from a source folder (this runs the folder's code)",
+                                   parents=[shared["sandbox"]] if only in (None, "record") else [])
     q.add_argument("folder", metavar="DIR", help="a source folder, as record new writes it")
     q.add_argument("-o", "--out", metavar="FILE", help="the record file to write (default: DIR/ID.json)")
     q.add_argument("--timeout", type=_positive_float, default=10.0, metavar="SECONDS", help="time limit for each whole script (default 10)")
     q.add_argument("--force", action="store_true", help="overwrite FILE even if record build did not write it")
 
-    p = commands.add_parser("verify", help="replay attempt and broken and compare them with the recorded runs", parents=[shared["json"], sandbox])
+    p = add("verify", help="replay attempt and broken and compare them with the recorded runs", parents=lambda: [shared["json"], shared["sandbox"]])
     p.add_argument("records", nargs="*", metavar="RECORD", help="packaged ids or paths (default: all packaged records)")
     p.add_argument("--records-dir", metavar="DIR", help="also verify every record file in DIR")
     p.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: one per core)")
     return parser
+
+
+class _Unbuilt:
+    """A command's parser that is not built: every call on it does nothing."""
+
+    def __getattr__(self, name: str):
+        return lambda *args, **kwargs: self
 
 
 def _positive_float(text: str) -> float:
@@ -193,7 +216,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             stream.reconfigure(errors="backslashreplace")
         except (AttributeError, ValueError, OSError):  # not a TextIOWrapper (captured), or closed
             pass
-    args = build_parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    command = next((w for w in words if not w.startswith("-")), None)
+    args = build_parser(command if command in COMMANDS else None).parse_args(words)
+    if argv is None and args.command == "check":  # the program itself, running one command: workers fork from it
+        from .runner import one_shot
+
+        one_shot()
     from ._errors import InputError
 
     if getattr(args, "sandbox", False):

@@ -119,8 +119,25 @@ class Panel:
         from .render._html import CSS, PANEL_CSS
 
         self.exercise = e = exercise
-        auto = w.Layout(width="auto")
-        self.header = w.HTML()
+        # One Layout and one style per kind, shared: each is a model of its own, and one per widget was 45 of a first
+        # run's 85 widget models (messages, each opened in the browser). Nothing here changes a widget's layout or style.
+        from ipywidgets.widgets.widget_string import HTMLStyle
+
+        auto, plain, html_style, button_style = w.Layout(width="auto"), w.Layout(), HTMLStyle(), w.ButtonStyle()
+
+        def html(value: str = "") -> Any:
+            return w.HTML(value, layout=plain, style=html_style)
+
+        def row(children: list) -> Any:
+            return w.HBox(children, layout=plain)
+
+        def button(description: str, tooltip: str, disabled: bool = False) -> Any:
+            return w.Button(description=description, tooltip=tooltip, layout=auto, style=button_style, disabled=disabled)
+
+        # The first state, computed before any widget exists: each is opened with it, not opened empty and then
+        # sent an update (12 messages of a first run).
+        first = self._first_state()
+        self.header = html(first["header"].value)
         # The variant: a number box and a checkbox, not a select. JupyterLab's command mode takes
         # ArrowUp/ArrowDown from a focused <select> (they move the active cell; ipywidgets issue 3912),
         # while ipywidgets' number box keeps its keys: there the arrows change N, as a learner expects.
@@ -130,37 +147,37 @@ class Panel:
             value=e.variant if e.variant in VARIANTS else VARIANTS[0],
             # The range in the label too, so that it is in view before anything is typed.
             description=f"Variant N ({VARIANTS[0]}–{VARIANTS[-1]})", continuous_update=True, style={"description_width": "initial"},
-            layout=w.Layout(width="15em"),
+            layout=w.Layout(width="15em"), disabled=first["variant"].disabled,
         )
-        self.variant_note = w.HTML()
+        self.variant_note = html(first["variant_note"].value)
         self.all_variants = w.Checkbox(value=e.variant == ALL_VARIANTS, description="all variants", indent=False, layout=auto)
         # No icons on buttons: ipywidgets draws them as <i class="fa"> without aria-hidden, so the
         # icon font's glyph would start every button's spoken name.
-        self.rerun = w.Button(description="Run checks again", tooltip="Run the checks again on the solve the cell last ran (to check an edit, run the cell: Shift+Enter)", layout=auto)
-        self.status = w.HTML()
-        self.status_end = w.HTML()
+        self.rerun = button("Run checks again", "Run the checks again on the solve the cell last ran (to check an edit, run the cell: Shift+Enter)",
+                            first["rerun"].disabled)
+        self.status = html(first["status"].value)
+        self.status_end = html(first["status_end"].value)
         """The same line again at the panel's end: after Shift+Enter JupyterLab scrolls the next cell into view, and a
         tall panel's top goes out of view while its bottom stays (a learner trial at 1366x900; the browser test checks it)."""
-        self.mistake = w.HTML()
-        self.checks = w.HTML()
-        self.downloads = w.HTML()
+        self.mistake = html(first["mistake"].value)
+        self.checks = html(first["checks"].value)
+        self.downloads = html(first["downloads"].value)
         # Everything you ran, one file to hand in without a terminal: made when asked (it reads the whole progress
         # log, so building it on every run would cost more with every run).
-        self.export = w.Button(description="Export everything you ran", tooltip="A .json of every run of every exercise, to hand in", layout=auto)
-        self.export_link = w.HTML()
-        self._exported = None
-        """The runs the export link was made after (None: no link, or one already marked stale)."""
+        self.export = button("Export everything you ran", "A .json of every run of every exercise, to hand in")
+        self.export_link = html(first["export_link"].value)
         self.export.on_click(self._on_export)
-        self.compare = w.HTML()
-        self.next_hint = w.Button(description="Show next hint", tooltip="Reveal one more hint", layout=auto)
-        self.hide_hints = w.Button(description="Hide hints", tooltip="Hide all hints again", layout=auto)
-        self.hints = w.HTML()
+        self.compare = html(first["compare"].value)
+        self.next_hint = button("Show next hint", "Reveal one more hint", first["next_hint"].disabled)
+        self.hide_hints = button("Hide hints", "Hide all hints again", first["hide_hints"].disabled)
+        self.hints = html(first["hints"].value)
         # Named by its label, which only a screen reader meets (the sighted see "solve(" and ")" around the box).
-        self.inputs = w.Text(description=PLAYGROUND_NAME, continuous_update=True, layout=w.Layout(width="auto", flex="1 1 12em", min_width="0"))
+        self.inputs = w.Text(description=PLAYGROUND_NAME, continuous_update=True, layout=w.Layout(width="auto", flex="1 1 12em", min_width="0"),
+                             placeholder=first["inputs"].placeholder)
         self.inputs.add_class("fm-named-box")
-        self.outputs = w.HTML()
-        self.reveal = w.Button(description="Reveal everything", tooltip="Open every hint and every check", layout=auto)
-        self.hide = w.Button(description="Hide everything", tooltip="Close every hint and check again", layout=auto)
+        self.outputs = html(first["outputs"].value)
+        self.reveal = button("Reveal everything", "Open every hint and every check")
+        self.hide = button("Hide everything", "Close every hint and check again")
         self._pending = None
         self.reveal.on_click(lambda _: e.reveal_all())
         self.hide.on_click(lambda _: e.hide_all())
@@ -172,39 +189,55 @@ class Panel:
         self.inputs.observe(self._on_inputs, names="value")
 
         def heading(text: str):
-            return w.HTML(_html(f"<h4>{escape(text)}</h4>"))
+            return html(_html(f"<h4>{escape(text)}</h4>"))
 
         controls = [self.variant, self.all_variants, self.rerun, self.variant_note] if e.uses_variant else [self.rerun]
-        presenter = [w.HBox([self.reveal, self.hide]), w.HTML(_html(f'<p class="fm-muted">{escape(FONT_HELP)}</p>'))] if e.presenter else []
+        presenter = [row([self.reveal, self.hide]), html(_html(f'<p class="fm-muted">{escape(FONT_HELP)}</p>'))] if e.presenter else []
         self.root = w.VBox(
             [
-                w.HTML(f"<style>{CSS}{PANEL_CSS}</style>"),
+                html(f"<style>{CSS}{PANEL_CSS}</style>"),
                 self.status,  # first: after Shift+Enter JupyterLab scrolls to the next cell, and this line stays in view
                 self.header,
                 *presenter,
-                w.HBox(controls),
+                row(controls),
                 self.mistake,
                 self.checks,
                 self.downloads,
-                *([w.HBox([self.export]), self.export_link] if e.log_progress else []),
+                *([row([self.export]), self.export_link] if e.log_progress else []),
                 heading("Compared with the record's broken and attempt"),
                 self.compare,
                 heading("Hints"),
-                w.HBox([self.next_hint, self.hide_hints]),
+                row([self.next_hint, self.hide_hints]),
                 self.hints,
                 heading("Playground: try any inputs"),
-                w.HTML(_html(f'<p class="fm-muted">{escape(PLAYGROUND_HELP)} {escape(playground_contract(e.record.contract))}</p>')),
-                w.HBox([w.HTML(_html('<code aria-hidden="true">solve(</code>')), self.inputs, w.HTML(_html('<code aria-hidden="true">)</code>'))]),
+                html(_html(f'<p class="fm-muted">{escape(PLAYGROUND_HELP)} {escape(playground_contract(e.record.contract))}</p>')),
+                row([html(_html('<code aria-hidden="true">solve(</code>')), self.inputs, html(_html('<code aria-hidden="true">)</code>'))]),
                 self.outputs,
                 self.status_end,
             ],
             layout=w.Layout(border="1px solid rgba(128,128,128,.4)", padding="6px"),
         )
         self.root.add_class("fm-panel")  # the panel's own CSS (focus, reflow) is scoped under it
+        e.subscribe(lambda _: self.update())
+
+    _SHOWN = ("header", "variant", "variant_note", "all_variants", "rerun", "status", "status_end", "mistake", "checks", "downloads",
+              "export_link", "compare", "next_hint", "hide_hints", "hints", "inputs", "outputs")
+    """The widgets `update` sets."""
+
+    def _first_state(self) -> dict[str, Any]:
+        """What `update` would set on each widget now, set on stand-ins (no widget exists yet)."""
+        from types import SimpleNamespace
+
+        e = self.exercise
         self._downloads_for: tuple | None = None
         self._held = False
-        e.subscribe(lambda _: self.update())
+        self._exported = None
+        """The runs the export link was made after (None: no link, or one already marked stale)."""
+        for name in self._SHOWN:
+            setattr(self, name, SimpleNamespace(value="", disabled=False, placeholder=""))
+        self.variant.value, self.all_variants.value = e.variant if e.variant in VARIANTS else VARIANTS[0], e.variant == ALL_VARIANTS
         self.update()
+        return {name: getattr(self, name) for name in self._SHOWN}
 
     # ------------------------------------------------------------ quick runs
 

@@ -257,6 +257,19 @@ def test_refused_other_values_json_cannot_serialize(folder, expected, what):
     assert message.startswith(f"{folder}/checks.py:3: the expected value of check 'one' is {what}, which cannot be serialized as JSON")
 
 
+def test_a_record_over_the_size_cap_is_refused_from_the_scripts_runs_before_any_replay(folder, monkeypatch):
+    """Its size is known once the two scripts have run: the replays and verification of such values (81 s at 10^6 ints) never start."""
+    from failuremap_edu import _authoring, _records
+
+    replays: list = []
+    monkeypatch.setattr(_records, "MAX_RECORD_BYTES", 200_000)  # 10^4 ints stand for 10^6 under the real 64 MiB
+    monkeypatch.setattr(_authoring, "replay", lambda *args, **kwargs: replays.append(args))
+    message = refusal(folder, checks_py=CHECKS + "check('big', solve([list(range(10_000))], 10_000), [list(range(10_000))])\n")
+    assert replays == []
+    assert message.startswith(f"{folder}: the record would be ") and "records over 200,000 bytes are refused" in message, message
+    assert "the expected value of check 'big'" in message or "the actual value of check 'big'" in message, message
+
+
 def test_refused_fixtures_that_crash_before_the_first_check(folder):
     message = refusal(folder, checks_py="rows = make_rows(3)\n" + CHECKS)
     assert message == (

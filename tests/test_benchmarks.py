@@ -77,3 +77,36 @@ def test_the_figures_page_reads_pytests_count_of_collected_tests():
     assert collected("tests/test_x.py::test_a\n\n1082/1132 tests collected (50 deselected) in 3.10s\n") == 1082
     assert collected("tests/test_x.py::test_a\n\n1132 tests collected in 3.10s\n") == 1132
     assert collected("no tests ran\n") is None
+
+
+def test_bench_cli_pairs_check_with_the_records_own_script_at_a_tiny_size():
+    """Both sides run (the reference passes: `check` exits 0), and the ratio is of paired rounds."""
+    import bench_cli
+
+    found = bench_cli.measure("FA-100786", rounds=1)
+    assert found["script_s"] > 0 and found["check_s"] > 0 and found["ratio"] > 0
+
+
+def test_bench_report_pairs_each_form_with_the_json_floor_at_a_tiny_size():
+    import bench_report
+
+    found = bench_report.measure(learners=3, rounds=1)
+    assert {"floor_s", "text_s", "live_s", "html_s", "text_ratio", "live_ratio", "html_ratio", "bytes"} <= set(found)
+    assert found["floor_s"] > 0 and found["html_ratio"] > 0 and found["bytes"] > 0
+
+
+def test_bench_catalog_pairs_verify_with_the_scripts_on_distinct_records_at_a_tiny_size():
+    import bench_catalog
+
+    refs = bench_catalog.distinct()
+    assert len(refs) == len(set(Path(r).name for r in refs)) >= 3  # distinct records, not copies
+    found = bench_catalog.measure(refs[:3], rounds=1)
+    assert found["identical"] and found["records"] == 3 and found["ratio"] > 0
+
+
+def test_bench_panel_messages_first_run_counts_a_fresh_kernels_first_shift_enter():
+    pytest.importorskip("jupyter_client")
+    import bench_panel_messages
+
+    found = bench_panel_messages.first_run(rounds=1, pause=0.5)
+    assert found["messages"] > 0 and found["kinds"].get("comm_open", 0) > 0 and found["ratio"] > 0

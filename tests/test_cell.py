@@ -165,6 +165,29 @@ def test_a_quick_run_in_a_real_kernel_costs_few_messages():
             assert {k: kernel_side[comm_id][k] for k in state} == state, comm_id
 
 
+def test_a_first_run_in_a_fresh_kernel_opens_each_widget_once_with_its_state_and_shares_layouts_and_styles():
+    """A first Shift+Enter: every widget is opened with its first state (no update after), layouts and styles are
+    shared, and ipywidgets was imported by the earlier ``fm.exercise(...)`` cell. Before: 102 messages, 85 of them
+    comm_open (26 layouts, 26 styles), 12 updates, 103 KB."""
+    from kernelkit import ATTEMPT, EXERCISE_CELL, Kernel
+
+    pytest.importorskip("jupyter_client")
+    with Kernel() as kernel:
+        earlier = kernel.run("import sys, time, failuremap_edu as fm\nexercise = fm.exercise('FA-100786')\n")
+        assert earlier.count <= 4, earlier.kinds()
+        imported = kernel.run("deadline = time.monotonic() + 30\nwhile 'ipywidgets.widgets' not in sys.modules and time.monotonic() < deadline:\n"
+                              "    time.sleep(0.01)\nprint('ipywidgets.widgets' in sys.modules)")
+        assert "True" in "".join(m["content"].get("text", "") for m in imported.messages)
+        first = kernel.run(EXERCISE_CELL.format(body=ATTEMPT))
+        opened = [m["content"]["data"]["state"]["_model_name"] for m in first.messages if m["header"]["msg_type"] == "comm_open"]
+        assert opened.count("LayoutModel") <= 5 and sum(name.endswith("StyleModel") for name in opened) <= 5, opened
+        assert len(first.updates()) <= 2, first.kinds()
+        assert first.count <= 50 and first.bytes <= 70_000, (first.count, first.bytes, first.kinds())
+        frontend, kernel_side = kernel.frontend_widgets(), kernel.kernel_widgets()
+        for comm_id, state in frontend.items():  # the browser shows what the kernel holds
+            assert {k: kernel_side[comm_id][k] for k in state} == state, comm_id
+
+
 def test_the_panel_is_displayed_as_ipywidgets_displays_it_with_the_exercise_text(notebook):
     """The bundle is made without ipywidgets' text/plain (the repr of every widget of the panel: a third of a run)."""
     from failuremap_edu._panel import panel_for

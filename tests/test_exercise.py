@@ -325,6 +325,32 @@ def test_a_first_check_that_loops_shows_the_live_panel_before_it_ends(stopping, 
     assert stopping.runs[0].summary().startswith("0/6 checks pass")
 
 
+def test_a_limit_shorter_than_show_after_shows_the_live_panel_when_the_first_check_times_out(stopping, monkeypatch):
+    """The panel is held for min(SHOW_AFTER, limit): a 0.3 s limit's timeout is not kept back until a second has passed."""
+    import IPython
+    import IPython.display
+
+    from failuremap_edu import _cell
+
+    shown: list[str] = []
+
+    def display(obj, display_id=False):
+        shown.append(obj.summary())
+        return SimpleNamespace(update=lambda obj: shown.append("update: " + obj.summary()))
+
+    monkeypatch.setattr(IPython, "get_ipython", lambda: SimpleNamespace())
+    monkeypatch.setattr(IPython.display, "display", display)
+
+    def solve(text, stops):
+        while True:
+            pass
+
+    monkeypatch.setattr(stopping, "timeout", 0.3)
+    assert _cell.SHOW_AFTER == 1.0  # the whole run (0.3 s, then 5 short limits of 0.0375 s) ends well before 1 s
+    stopping.check(solve)
+    assert len(shown) == 2 and shown[0].startswith("Checking your solve: ") and shown[1].startswith("update: "), shown
+
+
 def test_while_a_run_is_under_way_the_previous_runs_hints_are_not_shown(stopping):
     """The hints follow the latest run: 'You pass every check' must not stand there while new checks run."""
     stopping.check(reference)

@@ -4,6 +4,7 @@ In the caller (a kernel, the CLI):
   _api       the public calls (`run_checks`, `replay`, `try_call`, `compare`; `run_script`, a whole script in a fresh interpreter), time limits,
              supervision of workers, and the in-process fallback where there is no fork
   _warm      the worker server (a private forkserver), the standby worker, the sweep
+  _oneshot   workers of a command that runs once and exits: plain forks of it, no server, no standby
   _sandbox   workers in a bubblewrap sandbox (``--sandbox``): what the sandbox holds, and how one starts
   _platform  which isolation this platform has
 
@@ -35,6 +36,7 @@ _EXPORTS = {
     "compare": "._api",
     "parse_call_arguments": "._api",
     "warm_up": "._api",
+    "one_shot": "._warm",
     "DEFAULT_TIMEOUT": "._api",
     "SHORT_LIMIT": "._api",
     "isolation_available": "._platform",

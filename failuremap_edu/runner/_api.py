@@ -692,9 +692,10 @@ def _supervise(plan: Plan, collector: _Collector, sandbox: bool = False) -> None
     With `sandbox`, each worker runs in a bubblewrap sandbox of its own (`_sandbox.SandboxPool`).
     """
     from . import _warm  # here, not at the top: platforms without fork never import multiprocessing
-    from ._sandbox import sandbox_pool
     from ._worker import Start
 
+    if sandbox:  # only then: a one-shot command's every import counts (`_oneshot`)
+        from ._sandbox import sandbox_pool
     pool, not_run, unsent = sandbox_pool(plan) if sandbox else _warm.pool(), None, 0
     split = sandbox and plan.solve is not None and _judge.SPLIT  # judged apart from solve (`_judge`)
     try:

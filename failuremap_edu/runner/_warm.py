@@ -23,6 +23,9 @@ killed whole at the end of its run. The server is the subreaper below it
 to init; after a run, every child of the server that is not one of our workers
 is killed with its group, until none is left. Nothing in the caller's own
 session is ever killed. Without ``/proc`` (macOS) only the group is killed.
+
+One exception to "never fork the caller": a command that runs once and exits, with no
+thread (`one_shot`: ``failuremap-edu check``), forks its workers itself (`_oneshot`).
 """
 
 from __future__ import annotations
@@ -38,11 +41,6 @@ import struct
 import sys
 import threading
 import time
-
-try:
-    from multiprocessing import forkserver
-except ImportError:  # pragma: no cover - Pyodide: no processes at all (the runner never gets here)
-    forkserver = None  # type: ignore[assignment]
 
 from . import _byvalue, _health
 from ._channel import Reader
@@ -343,6 +341,8 @@ class Pool(_health.Watched):
 
 def _new_server():
     """A private forkserver (not yet started) that preloads the worker side."""
+    from multiprocessing import forkserver  # here: a one-shot command never starts one (`_oneshot`)
+
     server = forkserver.ForkServer()
     server.set_forkserver_preload(["failuremap_edu.runner._serve"])
     return server
@@ -411,12 +411,30 @@ def _package_importable():
 
 
 _POOL: Pool | None = None
+_ONE_SHOT: int | None = None
+"""The pid of a process that said it runs one command and exits (`one_shot`)."""
+
+
+def one_shot() -> bool:
+    """Say that this process runs one command and exits: from now on, while it has no thread, its
+    workers are plain forks of it (`_oneshot`), with no server and no standby. True if that holds."""
+    global _ONE_SHOT
+    from ._oneshot import possible
+
+    _ONE_SHOT = os.getpid() if possible() else None
+    return _ONE_SHOT is not None
 
 
 def pool() -> Pool:
     """This process's pool, made on first use (a forked copy of a caller makes its own)."""
     global _POOL
     if _POOL is None or _POOL.owner != os.getpid():
+        if _ONE_SHOT == os.getpid():
+            from ._oneshot import OneShotPool, possible
+
+            if possible():
+                _POOL = OneShotPool()  # type: ignore[assignment]
+                return _POOL
         _POOL = Pool()
     return _POOL
 
