@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 
-from ._warm import SWEEP_LIMIT, Worker, _children, _contained, _kill_group, _ready, _tree_size
+from ._warm import SWEEP_LIMIT, Worker, _children, _contained, _kill_group, _ready, _tree_size, sweep
 from ._worker import Start, _keep_only
 
 _PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER = 1, 36
@@ -135,21 +135,12 @@ class OneShotPool:
 
     def _sweep(self, group: int | None) -> None:
         """Until the worker's group is empty and no stray child is left: kill them, with their groups, and reap them."""
-        deadline = time.monotonic() + SWEEP_LIMIT
-        groups = set() if group is None else {group}
-        while time.monotonic() < deadline:
-            _reap_strays(self)
-            groups = {g for g in groups if _kill_group(g)}
+        def strays() -> set[int]:
             with self.lock:
                 ours = {w.pid for w in self.workers}
-            strays = {pid for pid in _children(os.getpid()) - ours if _contained(pid)}
-            if not strays and not groups:
-                return
-            for stray in strays:
-                with contextlib.suppress(OSError):
-                    groups.add(os.getpgid(stray))
-                    os.kill(stray, signal.SIGKILL)
-            time.sleep(0.002)
+            return {pid for pid in _children(os.getpid()) - ours if _contained(pid)}
+
+        sweep(group, strays, lambda: _reap_strays(self))
 
 
 def _reap_strays(pool: OneShotPool) -> None:

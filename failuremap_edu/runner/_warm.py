@@ -41,6 +41,7 @@ import struct
 import sys
 import threading
 import time
+from typing import Callable
 
 from . import _byvalue, _health
 from ._channel import Reader
@@ -325,18 +326,27 @@ class Pool(_health.Watched):
 
     def _sweep(self, group: int | None) -> None:
         """Until the worker's group is empty and the server has no stray child: kill them, with their groups."""
-        deadline = time.monotonic() + SWEEP_LIMIT
-        groups = set() if group is None else {group}
-        while time.monotonic() < deadline:
-            groups = {g for g in groups if _kill_group(g)}
-            strays = self._strays()
-            if not strays and not groups:
-                return
-            for stray in strays:
-                with contextlib.suppress(OSError):
-                    groups.add(os.getpgid(stray))
-                    os.kill(stray, signal.SIGKILL)
-            time.sleep(0.002)
+        sweep(group, self._strays)
+
+
+def sweep(group: int | None, strays: Callable[[], set[int]], each_round: Callable[[], None] = lambda: None) -> None:
+    """Kill `group` and every process `strays()` names, with its group, until none is left or `SWEEP_LIMIT` passes.
+
+    `each_round` runs first in every round (reaping what was killed, say).
+    """
+    deadline = time.monotonic() + SWEEP_LIMIT
+    groups = set() if group is None else {group}
+    while time.monotonic() < deadline:
+        each_round()
+        groups = {g for g in groups if _kill_group(g)}
+        found = strays()
+        if not found and not groups:
+            return
+        for stray in found:
+            with contextlib.suppress(OSError):
+                groups.add(os.getpgid(stray))
+                os.kill(stray, signal.SIGKILL)
+        time.sleep(0.002)
 
 
 def _new_server():
