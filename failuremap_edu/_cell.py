@@ -79,8 +79,12 @@ def _import_widgets_soon() -> None:
     (0.6 s under load, a third of a first Shift+Enter). A run that comes first waits for the same import, no longer."""
     import threading
 
-    if "ipywidgets" not in sys.modules:
+    if "ipywidgets" in sys.modules or sys.platform == "emscripten":  # Pyodide (JupyterLite) starts no threads
+        return
+    try:
         threading.Thread(target=__import__, args=("ipywidgets",), name="failuremap-import-widgets", daemon=True).start()
+    except RuntimeError:  # no threads here: the first run imports it
+        pass
 
 
 class NotebookFront(PlainFront):

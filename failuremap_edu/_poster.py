@@ -147,7 +147,10 @@ class Poster:
             self._wake.set()
             if self._thread is None:
                 self._thread = threading.Thread(target=self._loop, name="failuremap-poster", daemon=True)
-                self._thread.start()
+                try:
+                    self._thread.start()
+                except RuntimeError:  # no threads (Pyodide): the runs stay in the log, sent by a kernel that has them
+                    self._idle.set()
 
     def wait_idle(self, timeout: float | None = None) -> bool:
         """For tests and benchmarks: wait until the poster has finished the round it was woken for."""

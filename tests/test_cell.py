@@ -198,3 +198,20 @@ def test_the_panel_is_displayed_as_ipywidgets_displays_it_with_the_exercise_text
     ours, theirs = e._repr_mimebundle_(), root._repr_mimebundle_()
     assert ours[_cell.WIDGET_VIEW] == theirs[_cell.WIDGET_VIEW] and ours[_cell.WIDGET_VIEW]["model_id"] == root.model_id
     assert ours["text/plain"] == e.text() and ours["text/html"] == e.static_html()
+
+
+def test_where_no_thread_can_start_the_widgets_import_waits_for_the_first_run(monkeypatch):
+    """Pyodide (JupyterLite) cannot start a thread: making an exercise there must not raise (it left the site with no panel)."""
+    import sys
+    import threading
+
+    from failuremap_edu import _cell
+
+    def refuse(self):
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+    monkeypatch.delitem(sys.modules, "ipywidgets", raising=False)
+    _cell._import_widgets_soon()  # no error
+    monkeypatch.setattr(sys, "platform", "emscripten")
+    _cell._import_widgets_soon()
