@@ -38,6 +38,11 @@ def _actual(result):
     return json.loads(values.pop())
 
 
+def _under_tmp(path: Path) -> bool:
+    real = path.resolve()
+    return real == Path("/tmp") or Path("/tmp") in real.parents
+
+
 def test_as_root_sandboxed_code_has_no_capabilities_and_cannot_remount_or_write(stopping):
     """With root's capabilities, code could remount a read-only bind writable and write into the real folder: here it has none."""
     marker = f"fm-sandbox-probe-{uuid.uuid4().hex}"
@@ -71,7 +76,10 @@ def test_as_root_sandboxed_code_has_no_capabilities_and_cannot_remount_or_write(
     uid, caps, remounts, writes, home, run_visible = _actual(result)
     assert uid != 0 and caps == "0000000000000000"
     assert remounts == [-1, -1, -1]
-    assert "wrote" not in writes and landed == [False, False]
+    assert landed == [False, False]  # nothing reached the real folders
+    assert writes[0] != "wrote"  # the package is read-only in the sandbox
+    if not _under_tmp(Path.cwd()):  # else the working folder is made afresh inside the sandbox's own /tmp, writable and gone after
+        assert writes[1] != "wrote"
     assert home == "/tmp" and home != os.path.expanduser("~")
     assert run_visible is False
 
@@ -201,7 +209,9 @@ def test_only_the_py_files_beside_a_solution_file_are_in_the_sandbox(capsys, tmp
 def test_a_sandboxed_script_runs_as_nobody_in_an_empty_tmp_and_is_interrupted_at_the_limit():
     probe = "import os\nprint(os.getuid(), os.getcwd(), os.listdir('.'), os.environ['HOME'], os.path.exists('/run'))\n"
     run = run_script(probe, isolation="sandbox")
-    assert run.exit_code == 0 and run.stdout.split() == ["65534", "/tmp", "[]", "/tmp", "False"]
+    # An empty /tmp: but for the caller's working folder's path, made afresh in it when that folder is under /tmp (a clone there)
+    seen = str([Path.cwd().resolve().relative_to("/tmp").parts[0]]) if _under_tmp(Path.cwd()) else "[]"
+    assert run.exit_code == 0 and run.stdout.split() == ["65534", "/tmp", seen, "/tmp", "False"]
     assert run.stderr == "" and run.not_started is None  # the launcher's mark is not the script's
     looping = run_script("import time\nwhile True:\n    time.sleep(0.01)\n", timeout=1.0, isolation="sandbox")
     assert looping.timed_out and looping.exit_code == -2  # SIGINT, as outside the sandbox
