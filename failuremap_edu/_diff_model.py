@@ -149,7 +149,7 @@ class Diff(Shown):
     """Differences found but not kept because of the budget."""
     omitted_items: int = 0
     """Items found to differ but not looked into because of the budget, whose differences were not counted
-    (their shapes differ: a count would guess). Said apart: "… and 7 more differences" for 13 cells misled a trial."""
+    (their shapes differ: a count would guess). They are said apart."""
     hint: str | None = None
     """One overall hint, e.g. that solve returned a generator."""
     budget: Budget = field(default=DEFAULT_BUDGET, repr=False)

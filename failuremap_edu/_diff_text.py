@@ -62,7 +62,7 @@ def _short_and_plain(text: str) -> bool:
     """A short one-line ASCII string, whose repr shows every character plainly.
 
     Not other letters: 'ﬁne' (a ligature) and 'fine' look the same on screen, and full-width 'ｈｅｌｌｏ'
-    showed as boxes where the font had none (a learner trial): those get the characters named.
+    can show as boxes where the font has none: those get the characters named.
     """
     return (
         len(text) <= 30
