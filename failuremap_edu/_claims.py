@@ -129,8 +129,8 @@ def _plain_eq(value: Any) -> Any:
 
 def equal(e: Any, a: Any, depth: int = 0) -> bool:
     """``==`` on portable views, as it decides on the original values (a named tuple equals a tuple)."""
-    if e is a or (type(e) is type(a) and _eq(e, a)):
-        return True  # what == finds equal, the view does too (it only adds what an Opaque's == cannot see)
+    if (depth and e is a) or (type(e) is type(a) and _eq(e, a)):
+        return True  # == inside a container takes the same object as equal (a NaN too); at the top it does not
     e, a = _plain_eq(e), _plain_eq(a)
     if (type(e) is Opaque) != (type(a) is Opaque):  # a Mapping equals a dict, a keys view a set: by the plain value
         e, a = _as_plain(e), _as_plain(a)
