@@ -590,3 +590,28 @@ def test_an_unconfirmed_verdict_is_never_a_pass_in_the_report(tmp_path):
     assert e.learners == 2 and e.reached_pass == 0 and len(e.stuck) == 2
     assert e.checks[0].reached_pass == 2 and e.checks[1].reached_pass == 0
     assert [(g.kind, len(g.learners)) for g in e.checks[1].groups] == [("unconfirmed", 2)]
+
+
+@pytest.mark.parametrize("learners, records", [(1, ("FA-1",)), (40, ("FA-1", "FA-2", "FA-3"))])
+def test_the_heatmap_is_placed_without_a_layout_pass_and_every_label_fits_inside_it(tmp_path, learners, records):
+    """A layout engine lays every label out once more before the draw (a third of a 100-learner page's time): the axes
+    are placed from the labels' lengths, and what is drawn still lies inside the figure, clear of the other heatmaps."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from failuremap_edu.render._report import heatmap_figure
+
+    paths = [download(tmp_path, f"l{n}-{r}.json", f"{n:016x}", 5, record=r) for n in range(learners) for r in records]
+    figure = heatmap_figure(build_report(paths))
+    assert figure.get_layout_engine() is None
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()  # the legend places its texts when drawn
+    renderer, whole = canvas.get_renderer(), figure.bbox
+    texts = [t for ax in figure.axes for t in (*ax.get_yticklabels(), *ax.get_xticklabels(), ax.title)] + list(figure.legends[0].get_texts())
+    assert len(texts) >= len(records) * 5 + learners
+    for text in texts:
+        box = text.get_window_extent(renderer)
+        assert whole.x0 <= box.x0 and box.x1 <= whole.x1 and whole.y0 <= box.y0 and box.y1 <= whole.y1, text.get_text()
+    for upper, lower in zip(figure.axes, figure.axes[1:]):  # a title clears the heatmap above it
+        assert lower.title.get_window_extent(renderer).y1 <= upper.get_window_extent(renderer).y0
+    names = [t.get_window_extent(renderer) for t in figure.axes[-1].get_xticklabels()]
+    assert min(b.y0 for b in names) >= figure.legends[0].get_window_extent(renderer).y1  # the names clear the legend

@@ -276,12 +276,25 @@ def heatmap_figure(report: ClassReport):
     cmap = ListedColormap(colours)
     drawn = _heatmap_rows(report)
     learners = [terminal_safe(name, 40) for name in report.learners[:HEATMAP_LEARNERS]]
+    labels = [[terminal_safe(clip(c.label, 34, one_line=True), 60) for c in e.checks[:rows]] for e, rows in drawn]
     heights = [max(rows, 1) for _, rows in drawn] or [1]
     columns = max(len(learners), 1)
     width = min(4.5 + 0.28 * columns, 18)
-    names = 0.055 * max(map(len, learners), default=0)  # inches under the last heatmap: the names, turned upright
-    fig = Figure(figsize=(width, 1.4 + 0.32 * sum(heights) + 0.3 * len(heights) + names), layout="constrained")
-    axes = fig.subplots(len(heights), 1, squeeze=False, gridspec_kw={"height_ratios": heights})[:, 0]
+    # Placed by hand, in inches measured from the labels' lengths: a layout engine lays every label out once more
+    # before the draw (a third of a 100-learner page's time). A character of DejaVu Sans is at most 0.62 em wide.
+    names = 7 / 72 * 0.62 * max(map(len, learners), default=0) + 0.1  # under the last heatmap: the names, turned upright
+    left = 8 / 72 * 0.62 * max((len(label) for rows in labels for label in rows), default=0) + 0.2
+    title, row_in, gap, legend, margin = 0.25, 0.32, 0.12, 0.35, 0.08
+    keys = [s if s != "pass" else "passed" for s in order] + ["not run"]
+    # The legend in one row: each key's text, and its handle and gaps, about 5 em.
+    width = max(width, 8 / 72 * (0.62 * sum(map(len, keys)) + 5 * len(keys)) + 2 * margin)
+    height = margin + sum(title + row_in * h + gap for h in heights) + names + legend
+    fig = Figure(figsize=(width, height))
+    axes, top = [], height - margin
+    for h in heights:
+        top -= title + row_in * h
+        axes.append(fig.add_axes((left / width, top / height, max(width - left - margin, 0.5) / width, row_in * h / height)))
+        top -= gap
     # The learners' names under the last heatmap only: the columns line up (one column of axes, the same learners),
     # and each tick label is laid out at every draw (300 of them were most of a 100-learner page's time).
     named = max((i for i, (e, rows) in enumerate(drawn) if e.checks[:rows]), default=None)
@@ -294,7 +307,7 @@ def heatmap_figure(report: ClassReport):
         grid = [[order.index(cell) if cell in order else len(order) for cell in c.cells[:HEATMAP_LEARNERS]] for c in checks]
         ax.imshow(grid, cmap=cmap, vmin=0, vmax=len(colours) - 1, aspect="auto", interpolation="nearest")
         ax.set_yticks(range(len(checks)))
-        ax.set_yticklabels([terminal_safe(clip(c.label, 34, one_line=True), 60) for c in checks], fontsize=8, parse_math=False)
+        ax.set_yticklabels(labels[i], fontsize=8, parse_math=False)
         if i == named:
             ax.set_xticks(range(len(learners)))
             ax.set_xticklabels(learners, rotation=90, fontsize=7, parse_math=False)
@@ -309,8 +322,8 @@ def heatmap_figure(report: ClassReport):
         ax.set_xlim(-0.5, len(learners) - 0.5)
         ax.set_ylim(len(checks) - 0.5, -0.5)  # as imshow has it: the first check on top
         ax.tick_params(which="both", length=0)
-    handles = [Patch(facecolor=STATUS_STYLE[s][0], label=s if s != "pass" else "passed") for s in order] + [Patch(facecolor=_NOT_RUN, label="not run")]
-    fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), frameon=False, fontsize=8)
+    handles = [Patch(facecolor=colour, label=key) for colour, key in zip(colours, keys)]
+    fig.legend(handles=handles, loc="lower center", ncol=len(handles), frameon=False, fontsize=8, borderaxespad=0.2)
     return fig
 
 
