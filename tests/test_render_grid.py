@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from html.parser import HTMLParser
 
+import pytest
+
 from failuremap_edu.render._grid import grid_html, grid_text, picture_kind, picture_text, sequence_html, sequence_text
 
 
@@ -122,3 +124,31 @@ def test_the_legend_says_both_sides_only_when_both_have_the_cell():
     assert mixed.endswith("on both sides, or on the one side that has them (2 on one side only)</p>")
     assert sequence_html([1, 2], [1, 3]).endswith("highlighted and set in bold, on both sides</p>")
     assert sequence_html([1, 2], [1, 2, 3]).endswith("the position that differs is highlighted and set in bold, on the side that has it</p>")
+
+
+@pytest.mark.parametrize("rows, columns", [(13, 13), (40, 25), (1000, 3), (300, 300)])
+def test_a_large_grid_is_drawn_without_a_layout_pass_and_its_labels_fit_beside_each_other(rows, columns):
+    """Constrained layout laid every tick label out once more before the draw (two thirds of a picture's time): the
+    axes are placed in inches, and every label, tick number and title still lies inside the figure, the two sides apart."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from failuremap_edu._patterns import differing_cells
+    from failuremap_edu.render._grid import grid_figure
+
+    expected = [[r * columns + c for c in range(columns)] for r in range(rows)]
+    got = [row[:] for row in expected]
+    got[rows // 2][columns // 2] = -1
+    figure = grid_figure(expected, got, differing_cells(expected, got))
+    assert figure.get_layout_engine() is None
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()
+    renderer, whole = canvas.get_renderer(), figure.bbox
+    sides = [ax.get_tightbbox(renderer) for ax in figure.axes]
+    assert len(sides) == 2 and sides[0].x1 <= sides[1].x0  # expected's numbers and labels clear got's
+    for ax in figure.axes:
+        (x0, x1), (y0, y1) = sorted(ax.get_xlim()), sorted(ax.get_ylim())
+        ticks = [t for t in ax.get_xticklabels() if x0 <= t.get_position()[0] <= x1] + [t for t in ax.get_yticklabels() if y0 <= t.get_position()[1] <= y1]
+        texts = [*ticks, ax.title, ax.xaxis.label, ax.yaxis.label]
+        for text in (t for t in texts if t.get_text()):
+            box = text.get_window_extent(renderer)
+            assert whole.x0 <= box.x0 and box.x1 <= whole.x1 and whole.y0 <= box.y0 and box.y1 <= whole.y1, text.get_text()
