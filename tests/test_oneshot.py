@@ -98,3 +98,19 @@ def test_only_the_given_commands_parser_is_built_and_the_full_one_lists_every_co
     assert list(commands(build_parser("check"))) == ["check"]
     assert list(commands(build_parser())) == list(COMMANDS)
     assert build_parser("check").parse_args(["check", "FA-100786", "sol.py", "--sandbox"]).sandbox is True
+
+
+def test_check_of_a_right_solution_imports_no_picture_and_no_pattern_module(tmp_path):
+    """What a passing run's text needs is loaded, nothing more: the pictures and the pattern search (a tenth of the
+    command's imports) load only for a failing check. Counted in the program itself, as `failuremap-edu check` runs."""
+    (tmp_path / "sol.py").write_text(REFERENCE)
+    program = ("import atexit, sys\n"
+               "atexit.register(lambda: print('MODULES', sorted(m for m in sys.modules if m.startswith('failuremap_edu')), file=sys.stderr))\n"
+               f"sys.argv = ['failuremap-edu', 'check', 'FA-100786', {str(tmp_path / 'sol.py')!r}]\n"
+               "from failuremap_edu._cli import main\nraise SystemExit(main())\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    loaded = __import__("ast").literal_eval(done.stderr.rsplit("MODULES ", 1)[1].strip())
+    assert "failuremap_edu.render._text" in loaded and "failuremap_edu._diff" in loaded  # it did render the run
+    assert "failuremap_edu.render._grid" not in loaded and "failuremap_edu._patterns" not in loaded, loaded

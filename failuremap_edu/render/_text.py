@@ -18,7 +18,6 @@ from .._fixtures import FixtureScript
 from .._records import Record
 from .._results import COMPARED, FAIL, JUDGED_IN_SOLVE_PROCESS, PASS, TIMEOUT, Observation, RunResult, check_labels
 from .._values import clip, is_not_computed, safe_repr
-from ._grid import picture_text
 from ._style import STATUS_SYMBOLS
 
 __all__ = [
@@ -244,6 +243,8 @@ def render_observation(o: Observation, budget: Budget | None = None, *, missing_
     if o.status in COMPARED:
         lines.append(terminal_safe(f"  got:      {safe_repr(o.actual, budget.max_repr * 4)}", 1_000))
     if o.status == FAIL:
+        from ._grid import picture_text  # here: a run that passes (`check` on a right solution) never imports the pictures
+
         lines += ["    " + terminal_safe(text, 1_000) for text in picture_text(o.expected, o.actual)]
         explained = diff(o.expected, o.actual, budget, missing_return=missing_return)
         if explained.pattern:
