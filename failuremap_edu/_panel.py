@@ -15,6 +15,7 @@ from html import escape
 from typing import Any
 
 from ._exercise import ALL_VARIANTS, HINTS_WAIT, Exercise
+from ._panel_parts import PARTS, build_part, place_parts
 from ._progress import export_link_html
 from ._fixtures import VARIANTS
 from ._values import text_safe
@@ -161,35 +162,25 @@ class Panel:
         tall panel's top goes out of view while its bottom stays (a learner trial at 1366x900; the browser test checks it)."""
         self.mistake = html(first["mistake"].value)
         self.checks = html(first["checks"].value)
-        self.downloads = html(first["downloads"].value)
-        # Everything you ran, one file to hand in without a terminal: made when asked (it reads the whole progress
-        # log, so building it on every run would cost more with every run).
-        self.export = button("Export everything you ran", "A .json of every run of every exercise, to hand in")
-        self.export_link = html(first["export_link"].value)
-        self.export.on_click(self._on_export)
-        self.compare = html(first["compare"].value)
-        self.next_hint = button("Show next hint", "Reveal one more hint", first["next_hint"].disabled)
-        self.hide_hints = button("Hide hints", "Hide all hints again", first["hide_hints"].disabled)
-        self.hints = html(first["hints"].value)
-        # Named by its label, which only a screen reader meets (the sighted see "solve(" and ")" around the box).
-        self.inputs = w.Text(description=PLAYGROUND_NAME, continuous_update=True, layout=w.Layout(width="auto", flex="1 1 12em", min_width="0"),
-                             placeholder=first["inputs"].placeholder)
-        self.inputs.add_class("fm-named-box")
-        self.outputs = html(first["outputs"].value)
-        self.reveal = button("Reveal everything", "Open every hint and every check")
-        self.hide = button("Hide everything", "Close every hint and check again")
+        # The folded parts (downloads, the comparison, hints, the playground) are made when first opened: until then
+        # their widgets are the stand-ins `update` writes to (each widget is a model opened in the browser: a first
+        # run sent 42 of them). `open_part` makes them with the stand-ins' values, so nothing is lost.
+        self._make = {"html": html, "row": row, "button": button}
         self._pending = None
-        self.reveal.on_click(lambda _: e.reveal_all())
-        self.hide.on_click(lambda _: e.hide_all())
+        if e.presenter:
+            self.reveal = button("Reveal everything", "Open every hint and every check")
+            self.hide = button("Hide everything", "Close every hint and check again")
+            self.reveal.on_click(lambda _: e.reveal_all())
+            self.hide.on_click(lambda _: e.hide_all())
         self.variant.observe(self._on_variant, names="value")
         self.all_variants.observe(self._on_all_variants, names="value")
         self.rerun.on_click(lambda _: e.run())
-        self.next_hint.on_click(self._on_next_hint)
-        self.hide_hints.on_click(self._on_hide_hints)
-        self.inputs.observe(self._on_inputs, names="value")
-
-        def heading(text: str):
-            return html(_html(f"<h4>{escape(text)}</h4>"))
+        self._opened: dict[str, tuple] = {}
+        """Each part made so far: its widgets, in the panel's order."""
+        self._shown_parts: set[str] = set()
+        self.folds = {name: button(f"▸ {title}", tip) for name, (title, tip) in PARTS.items()}
+        for name, fold in self.folds.items():
+            fold.on_click(lambda _, name=name: self.toggle_part(name))
 
         controls = [self.variant, self.all_variants, self.rerun, self.variant_note] if e.uses_variant else [self.rerun]
         presenter = [row([self.reveal, self.hide]), html(_html(f'<p class="fm-muted">{escape(FONT_HELP)}</p>'))] if e.presenter else []
@@ -202,22 +193,14 @@ class Panel:
                 row(controls),
                 self.mistake,
                 self.checks,
-                self.downloads,
-                *([row([self.export]), self.export_link] if e.log_progress else []),
-                heading("Compared with the record's broken and attempt"),
-                self.compare,
-                heading("Hints"),
-                row([self.next_hint, self.hide_hints]),
-                self.hints,
-                heading("Playground: try any inputs"),
-                html(_html(f'<p class="fm-muted">{escape(PLAYGROUND_HELP)} {escape(playground_contract(e.record.contract))}</p>')),
-                row([html(_html('<code aria-hidden="true">solve(</code>')), self.inputs, html(_html('<code aria-hidden="true">)</code>'))]),
-                self.outputs,
+                *self.folds.values(),
                 self.status_end,
             ],
             layout=w.Layout(border="1px solid rgba(128,128,128,.4)", padding="6px"),
         )
         self.root.add_class("fm-panel")  # the panel's own CSS (focus, reflow) is scoped under it
+        if e.hints_shown:
+            self.open_part("hints")
         e.subscribe(lambda _: self.update())
 
     _SHOWN = ("header", "variant", "variant_note", "all_variants", "rerun", "status", "status_end", "mistake", "checks", "downloads",
@@ -257,6 +240,31 @@ class Panel:
         if self._held:
             self._held = False
             self.update()
+
+    # ---------------------------------------------------------- folded parts
+
+    def is_open(self, name: str) -> bool:
+        """Whether a folded part's widgets are in the panel now."""
+        return name in self._shown_parts
+
+    def toggle_part(self, name: str) -> None:
+        """Open a folded part (made the first time), or fold it again."""
+        if self.is_open(name):
+            self._shown_parts.discard(name)
+            self.folds[name].description = f"▸ {PARTS[name][0]}"
+            place_parts(self)
+        else:
+            self.open_part(name)
+
+    def open_part(self, name: str) -> None:
+        """Show a folded part, making its widgets the first time from what `update` left on their stand-ins."""
+        if self.is_open(name):
+            return
+        if name not in self._opened:
+            self._opened[name] = build_part(self, name)
+        self._shown_parts.add(name)
+        self.folds[name].description = f"▾ {PARTS[name][0]}"
+        place_parts(self)
 
     # ---------------------------------------------------------------- input
 
@@ -374,6 +382,8 @@ class Panel:
             self.hints.value = _html("<p>Hints are ready after the first run.</p>")
         else:
             self.hints.value = _html(f"<p>{escape(hints_offer(e, total))}</p>")
+        if e.hints_shown and not e.running and getattr(self, "root", None) is not None:
+            self.open_part("hints")  # a hint revealed (Reveal everything too) is in view
         self.next_hint.disabled = e.running or (total is not None and e.hints_shown >= total)
         self.hide_hints.disabled = e.hints_shown == 0
         example = e.example_arguments()

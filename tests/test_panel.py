@@ -10,6 +10,7 @@ import pytest
 from conftest import mixed_stopping_solve, reference_solve, with_lone_surrogates
 from failuremap_edu import Exercise
 from failuremap_edu._panel import panel, panel_for
+from failuremap_edu._panel_parts import PARTS
 
 reference = reference_solve("FA-100786")
 
@@ -85,6 +86,7 @@ def test_signature_mismatch_is_a_message_not_a_traceback(stopping):
 def test_hints_are_revealed_in_order(stopping):
     ui = panel(stopping)
     stopping.check(reference)
+    ui.open_part("hints")  # the learner opens the folded part
     assert ui.hide_hints.disabled and not ui.next_hint.disabled
     assert "4 hints, for comparison: you pass every check" in ui.hints.value
     for _ in range(4):
@@ -134,6 +136,7 @@ def test_playground_placeholder_is_typeable_and_follows_the_variant():
     panel_for(pairs)
     ui = panel(pairs)
     pairs.check(lambda candidates: None)
+    ui.open_part("playground")
     assert ui.inputs.placeholder == "[['a1', 'one', 6], ['a1', 'changed', -1], ['b1', 'two', 0]]"
     pairs.select_variant(2)
     assert ui.inputs.placeholder == "[['a2', 'one', 7], ['a2', 'changed', -2], ['b2', 'two', 0]]"
@@ -143,6 +146,7 @@ def test_playground_placeholder_is_typeable_and_follows_the_variant():
 
 def test_playground_runs_on_typing(stopping):
     stopping.check(reference)
+    panel(stopping).open_part("playground")
     panel(stopping).inputs.value = "'hello<st', ['<stop>']"  # no event loop here: runs at once
     assert "(&#x27;hello&#x27;, &#x27;&lt;st&#x27;)" in panel(stopping).outputs.value
     panel(stopping).inputs.value = "os.system('x')"
@@ -194,12 +198,17 @@ def test_controls_are_keyboard_reachable_and_labels_fit(stopping):
         else:
             assert isinstance(widget, (ipywidgets.Box, ipywidgets.HTML)), type(widget)
 
-    walk(panel_for(stopping))
-    assert len(controls) == 5  # run again, export, next hint, hide hints, playground (no variant selector here)
+    root = panel_for(stopping)
+    for name in PARTS:  # every folded part opened
+        panel(stopping).open_part(name)
+    walk(root)
     # What each control is called (a screen reader says it; tests/test_a11y.py walks them with Tab in Chromium).
-    assert [c.description for c in controls] == ["Run checks again", "Export everything you ran", "Show next hint", "Hide hints", "Arguments to try, as between solve( and )"]
+    # Run again, each part's button and its controls: export, next hint, hide hints, the playground (no variant selector here).
+    assert [c.description for c in controls] == [
+        "Run checks again", "▾ Keep your work: downloads", "Export everything you ran", "▾ Compared with the record's broken and attempt",
+        "▾ Hints", "Show next hint", "Hide hints", "▾ Playground: try any inputs", "Arguments to try, as between solve( and )"]
     assert all(c.tabbable is None for c in controls)  # the browser's default: focusable (False would take it out of Tab)
-    assert [c.layout.width for c in controls if isinstance(c, ipywidgets.Button)] == ["auto"] * 4  # sized to the label, never cut
+    assert [c.layout.width for c in controls if isinstance(c, ipywidgets.Button)] == ["auto"] * 8  # sized to the label, never cut
 
 
 def test_presenter_aids():
@@ -284,9 +293,14 @@ def test_lone_surrogates_everywhere_reach_the_browser_escaped(raw_record, write_
     assert results["runs"][0]["observations"][0]["check"] == "partial marker held \ud800"  # JSON's escape: the data as it was
 def test_buttons_have_no_icon_and_the_playground_box_a_real_name(stopping):
     """ipywidgets draws a button's icon as <i class="fa"> without aria-hidden: its glyph would start the spoken name."""
-    root = panel_for(Exercise("FA-100786", presenter=True))
+    presenter = Exercise("FA-100786", presenter=True)
+    root = panel_for(presenter)
+    for name in PARTS:
+        panel(presenter).open_part(name)
     buttons = [w for w in _walk(root) if isinstance(w, ipywidgets.Button)]
-    assert len(buttons) == 6 and all(b.icon == "" for b in buttons), [(b.description, b.icon) for b in buttons]
+    assert len(buttons) == 10 and all(b.icon == "" for b in buttons), [(b.description, b.icon) for b in buttons]
+    panel_for(stopping)
+    panel(stopping).open_part("playground")
     box = panel(stopping).inputs
     assert box.description == "Arguments to try, as between solve( and )" and "fm-named-box" in box._dom_classes  # a label only a screen reader meets
     row = next(w for w in _walk(panel_for(stopping)) if isinstance(w, ipywidgets.HBox) and box in w.children)
@@ -298,6 +312,8 @@ def test_buttons_have_no_icon_and_the_playground_box_a_real_name(stopping):
 
 def test_sections_are_headings_and_the_panel_has_its_class(stopping):
     root = panel_for(stopping)
+    for name in PARTS:
+        panel(stopping).open_part(name)
     values = [w.value for w in _walk(root) if isinstance(w, ipywidgets.HTML)]
     for title in ("Compared with the record&#x27;s broken and attempt", "Hints", "Playground: try any inputs"):
         assert f'<div class="fm-root"><h4>{title}</h4></div>' in values
@@ -318,6 +334,7 @@ def _focus_log(ui, monkeypatch):
 def test_hide_hints_moves_focus_to_show_next_hint_before_it_disables_itself(stopping, monkeypatch):
     ui = panel(stopping)
     stopping.check(reference)
+    ui.open_part("hints")
     for _ in range(4):
         ui.next_hint.click()
     assert ui.next_hint.disabled
@@ -330,6 +347,7 @@ def test_hide_hints_moves_focus_to_show_next_hint_before_it_disables_itself(stop
 def test_the_last_hint_moves_focus_to_hide_hints_before_show_next_hint_disables(stopping, monkeypatch):
     ui = panel(stopping)
     stopping.check(reference)
+    ui.open_part("hints")
     log = _focus_log(ui, monkeypatch)
     ui.next_hint.click()  # the first of four: no focus move
     assert log == [("hide_hints", "enabled")]
@@ -395,19 +413,23 @@ def test_the_panel_links_an_export_of_everything_to_hand_in(tmp_path, monkeypatc
     panel_for(learner)
     learner.check(reference)
     ui = panel(learner)
+    ui.open_part("downloads")
     assert ui.export_link.value == ""  # made when asked: it reads the whole log
     ui.export.click()
     assert "Export everything (.json)" in ui.export_link.value and 'download="failuremap-export-' in ui.export_link.value and "1 run, as of " in ui.export_link.value
     demo = Exercise("FA-100786", timeout=0.5, log_progress=False)
     root = panel_for(demo)
     demo.check(reference)
+    panel(demo).open_part("downloads")
     assert panel(demo).export not in list(_walk(root))  # a demo logs nothing to export
 
 
 def test_the_playground_says_the_contract_it_does_not_check():
     """Typed inputs are not checked against the contract (it is prose): the help beside the box quotes it."""
     pairs = Exercise("FA-100061", timeout=1.0)
-    texts = [w.value for w in _walk(panel_for(pairs)) if isinstance(w, ipywidgets.HTML)]
+    root = panel_for(pairs)
+    panel(pairs).open_part("playground")
+    texts = [w.value for w in _walk(root) if isinstance(w, ipywidgets.HTML)]
     assert any("Only inputs the contract allows have a right answer; it says: Candidates are [id,text,score]. Keep first" in t for t in texts)
 
 
@@ -432,6 +454,7 @@ def test_export_with_an_unwritable_log_says_the_log_could_not_be_written(tmp_pat
     panel_for(learner)
     learner.check(reference)
     ui = panel(learner)
+    ui.open_part("downloads")
     ui.export.click()
     assert "it could not be written" in ui.export_link.value and "Nothing is logged yet" not in ui.export_link.value
 
@@ -443,6 +466,7 @@ def test_an_export_link_made_before_the_latest_run_says_it_is_old(tmp_path, monk
     panel_for(pairs)
     ui = panel(pairs)
     pairs.check(lambda candidates: None)
+    ui.open_part("downloads")
     ui.export.click()
     assert "Export everything (.json)" in ui.export_link.value and ", as of " in ui.export_link.value
     pairs.run()
@@ -480,3 +504,41 @@ def test_an_unconfirmed_verdict_is_shown_as_such_not_as_a_pass(stopping):
     ui = panel(stopping)
     assert "0/6 checks pass (6 unconfirmed)" in ui.status.value and '<span class="fm-mark">✗</span>' in ui.status.value
     assert ui.checks.value.count("fm-badge fm-unconfirmed") == 6 and "fm-badge fm-pass" not in ui.checks.value
+
+
+def test_folded_parts_are_made_when_first_opened_with_the_state_they_would_have_had(stopping):
+    """Until opened, a part is one button; its widgets are made on opening, with what every update since left on their
+    stand-ins, then followed like the rest; folded again they leave the panel and come back as they were."""
+    root = panel_for(stopping)
+    ui = panel(stopping)
+    stopping.check(lambda text, stops: (text, ""))
+    shown = list(_walk(root))
+    assert [w.description for w in shown if isinstance(w, ipywidgets.Button)] == ["Run checks again", *(f"▸ {t}" for t, _ in PARTS.values())]
+    assert not any(isinstance(w, ipywidgets.Text) for w in shown)  # no playground box yet
+    offer, placeholder = ui.hints.value, ui.inputs.placeholder
+    assert "4 hints for your latest run" in offer and placeholder  # the stand-ins follow every update
+    ui.folds["hints"].click()
+    assert ui.hints in list(_walk(root)) and ui.hints.value == offer and isinstance(ui.next_hint, ipywidgets.Button)
+    assert ui.folds["hints"].description == "▾ Hints"
+    children = list(root.children)
+    assert children.index(ui.folds["hints"]) < children.index(ui.hints) < children.index(ui.folds["playground"])  # right under its button
+    ui.next_hint.click()
+    assert stopping.hints_shown == 1 and "<ol" in ui.hints.value  # followed once made
+    made = ui.hints
+    ui.folds["hints"].click()  # folded again
+    assert made not in list(_walk(root)) and ui.folds["hints"].description == "▸ Hints"
+    ui.folds["hints"].click()
+    assert ui.hints is made and made in list(_walk(root))  # made once
+    ui.open_part("playground")
+    assert ui.inputs.placeholder == placeholder
+
+
+def test_a_hint_revealed_while_its_part_is_folded_opens_it(stopping):
+    """Reveal everything (a presenter) shows every hint: the hints part opens, never a hint out of view."""
+    presenter = Exercise("FA-100786", presenter=True)
+    root = panel_for(presenter)
+    ui = panel(presenter)
+    presenter.check(lambda text, stops: (text, ""))
+    assert not ui.is_open("hints")
+    ui.reveal.click()
+    assert ui.is_open("hints") and ui.hints in list(_walk(root)) and "<ol" in ui.hints.value
