@@ -251,8 +251,8 @@ class Panel:
         """Open a folded part (made the first time), or fold it again."""
         if self.is_open(name):
             self._shown_parts.discard(name)
-            self.folds[name].description = f"▸ {PARTS[name][0]}"
             place_parts(self)
+            self.folds[name].description = f"▸ {PARTS[name][0]}"  # after the children: the browser has them when it changes
         else:
             self.open_part(name)
 
@@ -263,8 +263,8 @@ class Panel:
         if name not in self._opened:
             self._opened[name] = build_part(self, name)
         self._shown_parts.add(name)
-        self.folds[name].description = f"▾ {PARTS[name][0]}"
         place_parts(self)
+        self.folds[name].description = f"▾ {PARTS[name][0]}"  # after the children: the browser has them when it changes
 
     # ---------------------------------------------------------------- input
 
@@ -365,7 +365,9 @@ class Panel:
         self._export_went_stale()
         runs = e.partial if e.running else e.runs
         self.checks.value = checks_html(runs, expand=e.expanded, missing_return=e.missing_return) if runs else ""
-        self.downloads.value = "" if e.running or not e.runs else self._download_links()
+        # The links carry the files: made only once their part is (until then the stand-in holds nothing).
+        made = "downloads" in getattr(self, "_opened", {})
+        self.downloads.value = "" if e.running or not e.runs or not made else self._download_links()
         comparisons = e.comparisons()
         if comparisons:
             self.compare.value = "".join(

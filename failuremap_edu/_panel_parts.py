@@ -49,7 +49,7 @@ def build_part(panel, name: str) -> tuple:
     was = {attr: getattr(panel, attr) for attr in PART_WIDGETS[name]}
     heading = html(_html(f"<h4>{escape(PARTS[name][0])}</h4>"))
     if name == "downloads":
-        panel.downloads = html(was["downloads"].value)
+        panel.downloads = html(panel._download_links() if e.runs and not e.running else was["downloads"].value)
         # Everything you ran, one file to hand in without a terminal: made when asked (it reads the whole progress
         # log, so building it on every run would cost more with every run).
         panel.export = button("Export everything you ran", "A .json of every run of every exercise, to hand in")

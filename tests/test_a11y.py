@@ -79,7 +79,13 @@ def ran(page, lab: str) -> None:  # noqa: F811
 def open_everything(page) -> None:
     """Every hint shown, the playground in use, every details element open."""
     ui = panel(page)
+    for title in ("Keep your work: downloads", "Compared with the record's broken and attempt", "Hints", "Playground: try any inputs"):
+        fold = ui.locator(".widget-button", has_text=f"▸ {title}")  # a folded part, made when opened
+        if fold.count():
+            fold.click()
+            expect(ui.locator(".widget-button", has_text=f"▾ {title}")).to_have_count(1)
     button = ui.locator(".widget-button", has_text="Show next hint")
+    expect(button).to_have_count(1)
     while button.is_enabled():
         shown = ui.locator(".widget-html ol li").count()
         button.click()
@@ -151,8 +157,9 @@ def test_keyboard_walks_the_panel_and_focus_never_lands_on_body(new_page, lab): 
     first = ui.locator("select, input, button, a[href], summary").first
     first.focus()
     in_panel = "() => !!document.activeElement.closest('.fm-panel')"
+    # A folded part's button says ▸ (folded) or ▾ (open) before its title: the same control either way.
     name = """() => { const a = document.activeElement, label = a.labels && a.labels.length ? a.labels[0].innerText : '';
-                      return (label || a.innerText || a.getAttribute('aria-label') || a.title || a.tagName).trim().slice(0, 60) }"""
+                      return (label || a.innerText || a.getAttribute('aria-label') || a.title || a.tagName).trim().replace(/^[▸▾] /, '').slice(0, 60) }"""
     ring = "() => { const s = getComputedStyle(document.activeElement); return s.outlineStyle + ' ' + s.outlineWidth + ' ' + s.outlineColor }"
     seen, pressed, rings = [], [], {}
     for _ in range(80):

@@ -110,3 +110,15 @@ def test_bench_panel_messages_first_run_counts_a_fresh_kernels_first_shift_enter
 
     found = bench_panel_messages.first_run(rounds=1, pause=0.5)
     assert found["messages"] > 0 and found["kinds"].get("comm_open", 0) > 0 and found["ratio"] > 0
+
+
+def test_bench_diff_pairs_each_render_with_the_diff_at_a_tiny_size():
+    """Each row has the diff (the floor) and both renders of the same values, and the verdicts name every size past the first."""
+    import bench_diff
+
+    rows = bench_diff.measure(sizes=(100, 1_000), grids=(20,), rounds=1)
+    assert set(rows) == {"20x20 grid, one cell", "100 ints, one changed", "100 ints, all off by 1", "1,000 ints, one changed", "1,000 ints, all off by 1"}
+    assert all(r["diff_s"] > 0 and r["text_ratio"] > 0 and r["html_ratio"] > 0 for r in rows.values())
+    lines, _ = bench_diff.verdicts(rows)
+    assert lines[0].startswith("  renders up to 10,000 leaves") and [line.split(":")[0].strip() for line in lines[1:]] == [
+        "1,000 ints, one changed", "1,000 ints, all off by 1"]

@@ -218,6 +218,8 @@ def test_learner_session(page, lab, name):
     shot(page, f"{stem}-2-fixed")
 
     # Export: one click downloads the solve through the browser, results in its header.
+    for title in ("Keep your work: downloads", "Hints", "Playground: try any inputs"):  # folded parts, made when opened
+        solve_cell(page).locator(".jupyter-widgets").first.locator(".widget-button", has_text=f"▸ {title}").click()
     with page.expect_download() as info:
         solve_cell(page).locator("a.fm-download", has_text="your solve (.py)").click()
     download = info.value

@@ -546,11 +546,13 @@ def test_learner_solves_an_exercise_offline(page, chromium, served):
     shot(page, "3-solved")
 
     # Download, hints, playground: the panel works as it does on a server.
+    panel = solve_cell(page).locator(".jupyter-widgets").first
+    for title in ("Keep your work: downloads", "Hints", "Playground: try any inputs"):  # folded parts, made when opened
+        panel.locator(".widget-button", has_text=f"▸ {title}").click()
     with page.expect_download() as info:
         solve_cell(page).locator("a.fm-download", has_text="your solve (.py)").click()
     exported = Path(info.value.path()).read_text(encoding="utf-8")
     assert "# result: 6/6 checks pass" in exported and "\ndef solve(" in exported
-    panel = solve_cell(page).locator(".jupyter-widgets").first
     panel.locator(".widget-button", has_text="Show next hint").click()
     expect(panel.locator(".widget-html ol li")).to_have_count(1)
     playground = panel.locator(".widget-text input[type='text']")

@@ -234,6 +234,8 @@ def _downloaded(links_html: str) -> list[str]:
 
 
 def test_downloads_are_built_once_per_run(stopping):
+    panel_for(stopping)
+    panel(stopping).open_part("downloads")
     stopping.check(reference)
     links = panel(stopping).downloads.value
     assert links.count('class="fm-download" download="FA-100786-') == 2 and "data:text/x-python;charset=utf-8;base64," in links
@@ -253,6 +255,8 @@ def test_downloads_are_built_once_per_run(stopping):
 def test_the_keep_your_work_tip_fits_where_the_notebook_runs(stopping, monkeypatch):
     import failuremap_edu._panel as panel_module
 
+    panel_for(stopping)
+    panel(stopping).open_part("downloads")
     stopping.check(reference)
     assert "Hosted sessions (Binder, a hub) vanish" in panel(stopping).downloads.value
     monkeypatch.setattr(panel_module.sys, "platform", "emscripten")  # JupyterLite's Pyodide
@@ -542,3 +546,20 @@ def test_a_hint_revealed_while_its_part_is_folded_opens_it(stopping):
     assert not ui.is_open("hints")
     ui.reveal.click()
     assert ui.is_open("hints") and ui.hints in list(_walk(root)) and "<ol" in ui.hints.value
+
+
+def test_the_download_links_are_made_only_once_their_part_is(stopping, monkeypatch):
+    """The links carry the whole files (base64): a run whose downloads stay folded builds none of them."""
+    made = []
+    real = Exercise.export_files
+    monkeypatch.setattr(Exercise, "export_files", lambda self: made.append(1) or real(self))
+    panel_for(stopping)
+    ui = panel(stopping)
+    stopping.check(reference)
+    stopping.check(lambda text, stops: (text, ""))
+    assert made == [] and ui.downloads.value == ""
+    ui.open_part("downloads")
+    assert made == [1] and _downloaded(ui.downloads.value)
+    assert "# result: 4/6 checks pass" in _downloaded(ui.downloads.value)[0]
+    stopping.check(reference)  # a new result, its part made: its links follow
+    assert len(made) == 2 and "# result: 6/6 checks pass" in _downloaded(ui.downloads.value)[0]
