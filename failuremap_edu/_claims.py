@@ -243,7 +243,7 @@ def verify(claim: Any, expected: Any, got: Any) -> bool:
     kind = type(claim)
     if kind is Differs or kind is Reordered:
         e, a = resolve(expected, claim.path, "expected"), resolve(got, claim.path)
-        if e is MISSING or a is MISSING or equal(e, a):
+        if e is MISSING or a is MISSING or equal(e, a, 1 if claim.path else 0):
             return False
         if not (_same_object(e, claim.expected) and _same_object(a, claim.got)):
             return False
@@ -262,7 +262,7 @@ def verify(claim: Any, expected: Any, got: Any) -> bool:
         return parent_there is not MISSING and not equal(parent_here, parent_there)
     if kind is TypeDiffers:
         e, a = resolve(expected, claim.path, "expected"), resolve(got, claim.path)
-        if e is MISSING or a is MISSING or equal(e, a):
+        if e is MISSING or a is MISSING or equal(e, a, 1 if claim.path else 0):
             return False
         return (type_name(e), type_name(a)) == (claim.expected_type, claim.got_type) and type_matters(e, a)
     if kind is Length:

@@ -100,6 +100,8 @@ class Walker:
             if not equal(exp, act):
                 self.add(path, "depth", f"nested deeper than {self.budget.max_depth} levels; not compared further", claim=Differs(path.steps, exp, act))
             return
+        if not top and exp is act:
+            return  # == inside a container takes the same object as equal, a NaN too
         if (exp is not act or not top) and equal(exp, act):
             return
         pair = (id(exp), id(act))

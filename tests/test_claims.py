@@ -209,8 +209,9 @@ _NAN = float("nan")
 
 @pytest.mark.parametrize(
     "e, a",
-    [(_NAN, _NAN), (float("nan"), float("nan")), ([_NAN], [_NAN]), ([float("nan")], [float("nan")]), ({"k": _NAN}, {"k": 1.0})],
-    ids=["one-nan-object", "two-nans", "one-nan-in-lists", "two-nans-in-lists", "nan-in-a-dict"],
+    [(_NAN, _NAN), (float("nan"), float("nan")), ([_NAN], [_NAN]), ([float("nan")], [float("nan")]), ({"k": _NAN}, {"k": 1.0}),
+     (Point(_NAN, 1), Point(_NAN, 2))],
+    ids=["one-nan-object", "two-nans", "one-nan-in-lists", "two-nans-in-lists", "nan-in-a-dict", "one-nan-object-in-fields"],
 )
 def test_claims_about_nan_verify_as_the_harness_compares(e, a):
     """`==` says a NaN differs from itself at the top, and a list holding the same NaN object equals itself."""
@@ -218,6 +219,7 @@ def test_claims_about_nan_verify_as_the_harness_compares(e, a):
     assert bool(result.differences) == (not e == a)
     _check_claims(e, a, result)
     _check_complete(e, a, result)
+    _check_counts(e, a, diff(e, a, Budget(max_differences=1)))
 
 
 @settings(max_examples=40, deadline=None, derandomize=True)
