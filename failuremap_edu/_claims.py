@@ -68,6 +68,8 @@ class TypeDiffers:
     path: Path
     expected_type: str
     got_type: str
+    items_equal: bool | None = None
+    """For sequences (a tuple against a list): whether their items are equal, one by one; None when not said."""
 
 
 @dataclass(frozen=True)
@@ -264,6 +266,12 @@ def verify(claim: Any, expected: Any, got: Any) -> bool:
         e, a = resolve(expected, claim.path, "expected"), resolve(got, claim.path)
         if e is MISSING or a is MISSING or equal(e, a, 1 if claim.path else 0):
             return False
+        if claim.items_equal is not None:
+            try:
+                if equal(list(_container(e)), list(_container(a))) != claim.items_equal:
+                    return False
+            except TypeError:
+                return False
         return (type_name(e), type_name(a)) == (claim.expected_type, claim.got_type) and type_matters(e, a)
     if kind is Length:
         e, a = _container(resolve(expected, claim.path, "expected")), _container(resolve(got, claim.path))

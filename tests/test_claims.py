@@ -9,6 +9,7 @@ the panel's path says, and never names a type that ``==`` ignores.
 from __future__ import annotations
 
 import collections
+import re
 import dataclasses
 from typing import NamedTuple
 
@@ -408,3 +409,59 @@ def test_the_pattern_search_looks_at_a_bounded_number_of_leaves():
     work = [0]
     _patterns.find_pattern(list(range(100_000)), list(range(1, 100_001)), work)
     assert work[0] <= 2 * (_patterns.PATTERN_LIMIT + 1)
+
+
+# ------------------------------------------------- counts said once, adding up
+
+_PATH = r"(?:\[[^\]]*\]|\.\w+)+"
+_LISTED = re.compile(rf"^- ({_PATH}(?:, {_PATH})*): ")
+_FOLDED = re.compile(rf"^- {_PATH}, {_PATH}, {_PATH}, …, {_PATH} \(([\d,]+) places\): ")
+_MORE = re.compile(r"^- … and ([\d,]+) more differences? \(([\d,]+) in all\)$")
+
+
+def _shown_counts(text: str) -> tuple[int, int | None, int | None]:
+    """(places the difference lines name, the "more" count, the "in all" count) read back from a diff's text form."""
+    places, more, total = 0, None, None
+    for line in text.splitlines():
+        if not line.startswith("- "):
+            continue  # a pattern sentence, a hint, or the marked windows under a difference
+        if found := _MORE.match(line):
+            more, total = (int(g.replace(",", "")) for g in found.groups())
+        elif found := _FOLDED.match(line):
+            places += int(found.group(1).replace(",", ""))
+        elif found := _LISTED.match(line):
+            places += found.group(1).count(", ") + 1
+        else:
+            places += 1  # a difference of the whole value
+    return places, more, total
+
+
+@st.composite
+def many_differences(draw):
+    """Pairs with many differences, often alike (a list of losses all off the same way), under a small budget."""
+    n = draw(st.integers(1, 80))
+    e = [draw(st.sampled_from([1.0, 2.0, 0.5])) for _ in range(n)]
+    a = [draw(st.sampled_from([1.0, 0.02, 0.5])) for _ in range(n)]
+    return e, a
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(many_differences() | pairs(), st.integers(1, 14))
+def test_the_counts_shown_add_up_to_every_difference(pair, kept):
+    e, a = pair
+    result = diff(e, a, Budget(max_differences=kept))
+    if result.omitted_items or result.equal:
+        return
+    places, more, total = _shown_counts(str(result))
+    assert places == len(result.differences)
+    everything = len(diff(e, a, Budget(max_differences=10**6)).differences)
+    if result.omitted:
+        assert (more, total) == (result.omitted, everything) and places + more == total
+    else:
+        assert more is None and places == everything
+
+
+def test_fifty_losses_read_as_twelve_places_and_thirty_eight_more():
+    text = str(fm.diff([1.0] * 50, [0.02] * 50))
+    assert _shown_counts(text) == (12, 38, 50)
+    assert text.count("50") == 2  # the pattern's "in all 50 values" and the total: no other count to add up
