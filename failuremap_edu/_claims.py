@@ -21,7 +21,7 @@ from ._values import Opaque
 
 __all__ = [
     "Count", "Differs", "Extra", "Length", "MISSING", "Missing", "OwnEquality", "Pattern", "Reordered",
-    "TypeDiffers", "apply", "equal", "resolve", "type_name", "verify",
+    "TypeDiffers", "apply", "equal", "explains", "resolve", "type_name", "verify",
 ]
 
 Path = tuple
@@ -297,6 +297,54 @@ def _rearranged(e: list, a: list) -> bool:
         else:
             return False
     return True
+
+
+# ------------------------------------------------------ patterns over claims
+
+
+_NUMBER_TYPES = (bool, int, float)
+
+
+def _index(step: tuple) -> Any:
+    return step[1] if step[0] == "index" else None
+
+
+def explains(found: Pattern, claim: Any) -> bool:
+    """Whether the pattern accounts for this difference claim (`_claims`): the claim lies where the pattern says
+    the values differ, and is of a kind the pattern speaks of (a type difference only a whole-value pattern can hold)."""
+    if isinstance(claim, (Count, Pattern)):
+        return True
+    if isinstance(claim, OwnEquality):
+        return False
+    kind, p, path = found.kind, found.params, claim.path
+    if kind == "swapped":
+        return isinstance(claim, Differs) and len(path) >= 1 and path[0][0] == "key" and path[0][1] in p
+    if kind == "swapped_at_every_label":
+        return isinstance(claim, Differs) and len(path) >= 2 and path[0][0] == "key" and path[1][0] == "key" and path[1][1] in p
+    if kind == "transposed":
+        return not (isinstance(claim, TypeDiffers) and not path)
+    if kind in ("reversed", "shifted"):
+        if not path:  # a reversal is the same items reordered; a string reversed or shifted differs as a whole
+            same_kind = isinstance(claim, Differs) and type(claim.expected) is type(claim.got) is str
+            return same_kind or kind == "reversed" and isinstance(claim, Reordered)
+        return not isinstance(claim, (Length, Missing, Extra)) or len(path) > 1
+    if kind in ("first", "last"):
+        if not path and isinstance(claim, Reordered):
+            return True  # the same items, and only the first (last) k positions differ: both hold
+        if not (isinstance(claim, Differs) and len(path) >= 1 and _index(path[0]) is not None):
+            return False
+        i = _index(path[0])
+        return i < p[0] if kind == "first" else i >= p[1] - p[0]
+    if kind in ("diagonal", "on_diagonal", "row", "column"):
+        if not (isinstance(claim, Differs) and len(path) == 2 and None not in (_index(path[0]), _index(path[1]))):
+            return False
+        i, j = _index(path[0]), _index(path[1])
+        if kind in ("diagonal", "on_diagonal"):
+            return i == j
+        return (i if kind == "row" else j) == p[0]
+    if kind in ("offset", "factor", "one_value"):
+        return isinstance(claim, Differs) and type(claim.expected) in _NUMBER_TYPES and type(claim.got) in _NUMBER_TYPES
+    return False
 
 
 # -------------------------------------------------------------------- apply

@@ -118,7 +118,7 @@ def diff(expected: Any, actual: Any, budget: Budget = DEFAULT_BUDGET, *, missing
         claims.append(Count("differences", walker.omitted))
     if walker.omitted_items:
         claims.append(Count("items", walker.omitted_items))
-    found = find_pattern(expected, actual) if walker.kept else None
+    found = find_pattern(expected, actual, claims=tuple(claims)) if walker.kept else None
     if found is not None:
         claims.append(found)
     return Diff(tuple(walker.kept), walker.omitted, walker.omitted_items, hint, budget, tuple(claims),

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import failuremap_edu as fm
 from failuremap_edu import _patterns
 from failuremap_edu._claims import (
-    Count, Differs, Extra, Length, Missing, OwnEquality, Pattern, TypeDiffers, apply, equal, verify,
+    Count, Differs, Extra, Length, Missing, OwnEquality, Pattern, Reordered, TypeDiffers, apply, equal, explains, verify,
 )
 from failuremap_edu._diff import Budget, diff, type_word
 from failuremap_edu._values import Opaque, portable
@@ -465,3 +465,104 @@ def test_fifty_losses_read_as_twelve_places_and_thirty_eight_more():
     text = str(fm.diff([1.0] * 50, [0.02] * 50))
     assert _shown_counts(text) == (12, 38, 50)
     assert text.count("50") == 2  # the pattern's "in all 50 values" and the total: no other count to add up
+
+
+# ------------------------------------------- patterns explain every difference
+
+
+@st.composite
+def number_pairs(draw):
+    """Number sequences and grids and a mistake of them: an offset, a factor, one row, a shift, or a few cells,
+    sometimes with a row turned into a tuple (a type difference no pattern of numbers explains)."""
+    rows, columns = draw(st.integers(1, 5)), draw(st.integers(2, 6))
+    e = [[draw(st.integers(-3, 9)) for _ in range(columns)] for _ in range(rows)]
+    mistake = draw(st.sampled_from(["offset", "factor", "row", "shift", "cells"]))
+    if mistake == "offset":
+        a = [[x + 2 for x in row] for row in e]
+    elif mistake == "factor":
+        a = [[x * 3 for x in row] for row in e]
+    elif mistake == "row":
+        a = [list(row) for row in e]
+        a[-1] = [x - 1 for x in a[-1]]
+    elif mistake == "shift":
+        a = [[-7] + row[:-1] for row in e]
+    else:
+        a = [[x if draw(st.booleans()) else x + 1 for x in row] for row in e]
+    if draw(st.booleans()) and rows > 1:
+        a[0] = tuple(a[0])
+    if draw(st.booleans()):
+        e, a = e[0], a[0] if type(a[0]) is list else list(a[0])
+    return e, a
+
+
+@st.composite
+def reorderings(draw):
+    """A list of distinct items and another order of it: what a set's iteration order does to a learner's list."""
+    items = draw(st.lists(st.text(alphabet="abcdefgh", min_size=1, max_size=2) | st.integers(0, 50), min_size=2, max_size=8, unique_by=repr))
+    return items, draw(st.permutations(items))
+
+
+def _check_patterns(e, a, result) -> None:
+    pe, pa = portable(e), portable(a)
+    differences = [c for c in result.claims if not isinstance(c, (Pattern, Count))]
+    for found in (c for c in result.claims if isinstance(c, Pattern)):
+        assert _patterns.verify(found, pe, pa), found
+        assert all(explains(found, c) for c in differences), (found, differences)
+        for c in differences:  # the numbers at each differing place, held against the pattern itself
+            if found.kind == "offset":
+                assert c.got - c.expected == pytest.approx(found.params[0]), (found, c)
+            elif found.kind == "factor":
+                assert c.got == pytest.approx(c.expected * found.params[0]), (found, c)
+            elif found.kind == "one_value":
+                assert c.got == found.params[0], (found, c)
+
+
+@FAST
+@given(number_pairs() | pairs())
+def test_every_pattern_said_explains_every_difference_types_included(pair):
+    e, a = pair
+    _check_patterns(e, a, fm.diff(e, a))
+
+
+@FAST
+@given(reorderings())
+def test_another_order_of_the_same_items_is_never_said_to_be_a_shift(pair):
+    e, a = pair
+    result = fm.diff(e, a)
+    _check_patterns(e, a, result)
+    said = [c.kind for c in result.claims if isinstance(c, Pattern)]
+    assert "shifted" not in said
+    if e != a:
+        assert any(isinstance(c, Reordered) for c in result.claims) or len(e) - sum(x == y for x, y in zip(e, a)) < 2
+
+
+@pytest.mark.parametrize(
+    "expected, actual",
+    [
+        pytest.param(["b", "c", "d", "a"], ["a", "b", "c", "d"], id="rotated by one"),
+        pytest.param(["x", "y", "z"], ["z", "y", "x"], id="three reversed: two exchanged"),
+        pytest.param(["x", "y"], ["y", "x"], id="two reversed"),
+    ],
+)
+def test_a_reordering_is_said_as_the_same_items_in_another_order(expected, actual):
+    result = fm.diff(expected, actual)
+    assert [type(c) for c in result.claims] == [Reordered]
+    assert str(result).splitlines()[0].startswith("- the same items in a different order")
+
+
+@pytest.mark.parametrize(
+    "found, claim, holds",
+    [
+        (Pattern("row", (1, 2, 2)), Differs((("index", 1), ("index", 0)), 3, 0), True),
+        (Pattern("row", (1, 2, 2)), TypeDiffers((("index", 0),), "list", "tuple", True), False),
+        (Pattern("offset", (2, 4)), Differs((("index", 0),), 1, 3), True),
+        (Pattern("offset", (2, 4)), Differs((("index", 0),), "1", 3), False),
+        (Pattern("first", (2,)), Differs((("index", 3),), 1, 2), False),
+        (Pattern("shifted", (1, "right", False)), Reordered((), [1, 2, 3], [3, 1, 2]), False),
+        (Pattern("reversed"), Reordered((), [1, 2, 3, 4], [4, 3, 2, 1]), True),
+        (Pattern("swapped", ("p", "r")), Differs((("key", "f"),), 1, 2), False),
+        (Pattern("diagonal", (2,)), OwnEquality((("index", 0), ("index", 0)), "Cell"), False),
+    ],
+)
+def test_a_pattern_explains_only_the_differences_where_it_says_they_are(found, claim, holds):
+    assert explains(found, claim) is holds

@@ -166,7 +166,7 @@ def test_rows_past_the_budget_count_their_differing_cells_not_one_each():
     got = [[1 if abs(i - j) < w else 0 for j in range(n)] for i in range(n)]
     result = diff(expected, got)
     assert (len(result.differences), result.omitted, result.omitted_items) == (12, 13, 0)
-    assert diff_text(result).splitlines()[-1] == "- … and 13 more differences"
+    assert diff_text(result).splitlines()[-1] == "- … and 13 more differences (25 in all)"
     # Rows of other lengths past the budget: their differences are not guessed, the rows are counted and said apart.
     ragged = diff([[1, 2]] * 30, [[1, 2, 3]] * 30)
     assert (ragged.omitted, ragged.omitted_items) == (0, 24) and not ragged.equal
