@@ -232,11 +232,21 @@ def type_matters(e: Any, a: Any) -> bool:
 # ---------------------------------------------------------------- verifiers
 
 
-def _same_object(x: Any, y: Any) -> bool:
+def _same_object(x: Any, y: Any, active: set | None = None) -> bool:
+    """The same value, part for part (a claim's value against the one at its path): a NaN is the same NaN, and a
+    value that holds itself is the same where both hold themselves at the same place."""
     if x is y:
         return True
     if type(x) is float and type(y) is float and math.isnan(x) and math.isnan(y):
         return True
+    active = set() if active is None else active
+    if (id(x), id(y)) in active:
+        return True
+    if type(x) is type(y) and type(x) in (list, tuple, dict) and len(x) == len(y) and len(active) < 10_000:
+        active.add((id(x), id(y)))
+        if type(x) is dict:
+            return x.keys() == y.keys() and all(_same_object(x[k], y[k], active) for k in x)
+        return all(_same_object(i, j, active) for i, j in zip(x, y))
     return equal(x, y) and type_name(_plain_eq(x)) == type_name(_plain_eq(y))
 
 
