@@ -594,3 +594,15 @@ def test_a_reordering_is_said_as_the_same_items_in_another_order(expected, actua
 )
 def test_a_pattern_explains_only_the_differences_where_it_says_they_are(found, claim, holds):
     assert explains(found, claim) is holds
+
+
+def test_every_claim_kind_has_one_renderer_per_output():
+    from failuremap_edu import _claims
+    from failuremap_edu.render import _claims as words
+
+    kinds = {getattr(_claims, name) for name in _claims.__all__ if isinstance(getattr(_claims, name), type) and name != "MISSING"}
+    assert kinds == set(words.TEXT) == set(words.HTML)
+    (d,) = fm.diff({"<k>": 1}, {}).differences
+    assert words.difference_text(d) == d.message == "missing key '<k>' (expected value 1)"
+    assert words.difference_html(d) == "missing key &#x27;&lt;k&gt;&#x27; (expected value 1)"
+    assert words.claim_text(Count("differences", 3)) == "… and 3 more differences"

@@ -15,14 +15,12 @@ from typing import Any, Callable
 
 from .._claims import Count, Differs, Extra, Length, Missing, OwnEquality, Pattern, Reordered, TypeDiffers
 from .._diff_model import Difference
-from .._diff_text import (
-    _CASE_ONLY, _byte, _common_prefix, _invisible_reasons, _items, _notable, describe_lines, describe_text,
-)
+from .._diff_text import _byte, _common_prefix, _invisible_reasons, _items, describe_lines, describe_text
 from .._diff_walk import _article, type_word
 from .._patterns import sentence
 from .._values import Opaque, safe_repr
 
-__all__ = ["HTML", "TEXT", "claim_html", "claim_text", "count_text", "difference_html", "difference_text", "left_out", "type_words"]
+__all__ = ["HTML", "TEXT", "claim_html", "claim_text", "count_text", "difference_html", "difference_text", "left_out", "type_words", "whole_claims"]
 
 _NAMED_TYPES = {
     "list": "a list", "tuple": "a tuple", "dict": "a dict", "set": "a set", "frozenset": "a frozenset", "str": "a string",
@@ -195,6 +193,13 @@ def count_text(c: Count, total: int | None = None) -> str:
     if c.what == "not_compared":
         return f"{c.n:,} more items not compared (budget of the diff)"
     return f"… and {c.n:,} more item{'s' if c.n != 1 else ''} that differ{'s' if c.n == 1 else ''}, not looked into"
+
+
+def whole_claims(result: Any) -> tuple[list, list]:
+    """The claims about the diff as a whole, apart from those of its differences: (patterns, counts)."""
+    own = {id(d.claim) for d in result.differences}
+    rest = [c for c in result.claims if id(c) not in own]
+    return [c for c in rest if isinstance(c, Pattern)], [c for c in rest if isinstance(c, Count)]
 
 
 def left_out(result: Any, counts: list) -> list[str]:

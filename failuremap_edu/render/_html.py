@@ -18,8 +18,8 @@ from typing import Sequence
 from .._diff import Budget, Diff, LineDetail, TextDetail, diff
 from .._records import Record
 from ._grid import GRID_CSS, picture_html
-from ._claims import claim_html, difference_html, left_out
-from ._text import RETURNED_LIMIT, expected_text, grouped, whole_claims, paths_text, expression_label, line_rows, outcome_text, printed_summary, run_notes, story_reasons, story_sentences, visible
+from ._claims import claim_html, difference_html, left_out, whole_claims
+from ._text import RETURNED_LIMIT, expected_text, grouped, paths_text, expression_label, line_rows, outcome_text, printed_summary, run_notes, story_reasons, story_sentences, visible
 from .._results import COMPARED, FAIL, JUDGED_IN_SOLVE_PROCESS, PASS, CallResult, Observation, RunResult, check_labels, repeated_failures
 from .._values import safe_repr, text_safe
 from ._style import DARK_THEME, PLAYGROUND_UNCHECKED, STATUS_CSS, STATUS_CSS_DARK, STATUS_SYMBOLS, UI_CSS, UI_CSS_DARK

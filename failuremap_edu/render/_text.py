@@ -12,14 +12,13 @@ import textwrap
 
 import unicodedata
 
-from .._claims import Count, Pattern
 from .._diff import Budget, Diff, LineDetail, TextDetail, diff, type_only
 from .._fixtures import FixtureScript
 
 from .._records import Record
 from .._results import COMPARED, FAIL, JUDGED_IN_SOLVE_PROCESS, PASS, TIMEOUT, Observation, RunResult, check_labels
 from .._values import clip, is_not_computed, safe_repr
-from ._claims import claim_text, left_out
+from ._claims import claim_text, left_out, whole_claims
 from ._grid import picture_text
 from ._style import STATUS_SYMBOLS
 
@@ -203,13 +202,6 @@ def paths_text(paths, show=lambda p: p) -> str:
     if len(paths) <= 6:
         return ", ".join(show(p) for p in paths)
     return ", ".join(show(p) for p in paths[:3]) + f", …, {show(paths[-1])} ({len(paths):,} places)"
-
-
-def whole_claims(result: Diff) -> tuple[list, list]:
-    """The claims about the diff as a whole, apart from those of its differences: (patterns, counts)."""
-    own = {id(d.claim) for d in result.differences}
-    rest = [c for c in result.claims if id(c) not in own]
-    return [c for c in rest if isinstance(c, Pattern)], [c for c in rest if isinstance(c, Count)]
 
 
 def render_diff(result: Diff, indent: str = "  ", *, with_pattern: bool = True) -> list[str]:
