@@ -21,7 +21,7 @@ from ._values import Opaque
 
 __all__ = [
     "Count", "Differs", "Extra", "Length", "MISSING", "Missing", "OwnEquality", "Pattern", "Reordered",
-    "TypeDiffers", "apply", "equal", "resolve", "type_name", "verify",
+    "TypeDiffers", "apply", "equal", "explains", "resolve", "type_name", "verify",
 ]
 
 Path = tuple
@@ -68,6 +68,8 @@ class TypeDiffers:
     path: Path
     expected_type: str
     got_type: str
+    items_equal: bool | None = None
+    """For sequences (a tuple against a list): whether their items are equal, one by one; None when not said."""
 
 
 @dataclass(frozen=True)
@@ -230,11 +232,21 @@ def type_matters(e: Any, a: Any) -> bool:
 # ---------------------------------------------------------------- verifiers
 
 
-def _same_object(x: Any, y: Any) -> bool:
+def _same_object(x: Any, y: Any, active: set | None = None) -> bool:
+    """The same value, part for part (a claim's value against the one at its path): a NaN is the same NaN, and a
+    value that holds itself is the same where both hold themselves at the same place."""
     if x is y:
         return True
     if type(x) is float and type(y) is float and math.isnan(x) and math.isnan(y):
         return True
+    active = set() if active is None else active
+    if (id(x), id(y)) in active:
+        return True
+    if type(x) is type(y) and type(x) in (list, tuple, dict) and len(x) == len(y) and len(active) < 10_000:
+        active.add((id(x), id(y)))
+        if type(x) is dict:
+            return x.keys() == y.keys() and all(_same_object(x[k], y[k], active) for k in x)
+        return all(_same_object(i, j, active) for i, j in zip(x, y))
     return equal(x, y) and type_name(_plain_eq(x)) == type_name(_plain_eq(y))
 
 
@@ -243,7 +255,7 @@ def verify(claim: Any, expected: Any, got: Any) -> bool:
     kind = type(claim)
     if kind is Differs or kind is Reordered:
         e, a = resolve(expected, claim.path, "expected"), resolve(got, claim.path)
-        if e is MISSING or a is MISSING or equal(e, a):
+        if e is MISSING or a is MISSING or equal(e, a, 1 if claim.path else 0):
             return False
         if not (_same_object(e, claim.expected) and _same_object(a, claim.got)):
             return False
@@ -262,8 +274,14 @@ def verify(claim: Any, expected: Any, got: Any) -> bool:
         return parent_there is not MISSING and not equal(parent_here, parent_there)
     if kind is TypeDiffers:
         e, a = resolve(expected, claim.path, "expected"), resolve(got, claim.path)
-        if e is MISSING or a is MISSING or equal(e, a):
+        if e is MISSING or a is MISSING or equal(e, a, 1 if claim.path else 0):
             return False
+        if claim.items_equal is not None:
+            try:
+                if equal(list(_container(e)), list(_container(a))) != claim.items_equal:
+                    return False
+            except TypeError:
+                return False
         return (type_name(e), type_name(a)) == (claim.expected_type, claim.got_type) and type_matters(e, a)
     if kind is Length:
         e, a = _container(resolve(expected, claim.path, "expected")), _container(resolve(got, claim.path))
@@ -289,6 +307,54 @@ def _rearranged(e: list, a: list) -> bool:
         else:
             return False
     return True
+
+
+# ------------------------------------------------------ patterns over claims
+
+
+_NUMBER_TYPES = (bool, int, float)
+
+
+def _index(step: tuple) -> Any:
+    return step[1] if step[0] == "index" else None
+
+
+def explains(found: Pattern, claim: Any) -> bool:
+    """Whether the pattern accounts for this difference claim (`_claims`): the claim lies where the pattern says
+    the values differ, and is of a kind the pattern speaks of (a type difference only a whole-value pattern can hold)."""
+    if isinstance(claim, (Count, Pattern)):
+        return True
+    if isinstance(claim, OwnEquality):
+        return False
+    kind, p, path = found.kind, found.params, claim.path
+    if kind == "swapped":
+        return isinstance(claim, Differs) and len(path) >= 1 and path[0][0] == "key" and path[0][1] in p
+    if kind == "swapped_at_every_label":
+        return isinstance(claim, Differs) and len(path) >= 2 and path[0][0] == "key" and path[1][0] == "key" and path[1][1] in p
+    if kind == "transposed":
+        return not (isinstance(claim, TypeDiffers) and not path)
+    if kind in ("reversed", "shifted"):
+        if not path:  # a reversal is the same items reordered; a string reversed or shifted differs as a whole
+            same_kind = isinstance(claim, Differs) and type(claim.expected) is type(claim.got) is str
+            return same_kind or kind == "reversed" and isinstance(claim, Reordered)
+        return not isinstance(claim, (Length, Missing, Extra)) or len(path) > 1
+    if kind in ("first", "last"):
+        if not path and isinstance(claim, Reordered):
+            return True  # the same items, and only the first (last) k positions differ: both hold
+        if not (isinstance(claim, Differs) and len(path) >= 1 and _index(path[0]) is not None):
+            return False
+        i = _index(path[0])
+        return i < p[0] if kind == "first" else i >= p[1] - p[0]
+    if kind in ("diagonal", "on_diagonal", "row", "column"):
+        if not (isinstance(claim, Differs) and len(path) == 2 and None not in (_index(path[0]), _index(path[1]))):
+            return False
+        i, j = _index(path[0]), _index(path[1])
+        if kind in ("diagonal", "on_diagonal"):
+            return i == j
+        return (i if kind == "row" else j) == p[0]
+    if kind in ("offset", "factor", "one_value"):
+        return isinstance(claim, Differs) and type(claim.expected) in _NUMBER_TYPES and type(claim.got) in _NUMBER_TYPES
+    return False
 
 
 # -------------------------------------------------------------------- apply

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._claims import Count
+from ._claims import Count, Differs
 from ._diff_model import DEFAULT_BUDGET, Budget, Diff, Difference, LineDetail, LineEdit, TextDetail, TextEdit
 from ._diff_text import describe_char, describe_lines, describe_text
 from ._diff_walk import ROOT, Walker, type_word
@@ -102,13 +102,12 @@ def diff(expected: Any, actual: Any, budget: Budget = DEFAULT_BUDGET, *, missing
     try:
         walker.compare(expected, actual, ROOT, 0, top=True)
     except RecursionError:
-        walker.add(ROOT, "depth", "the values are nested too deeply to compare further")
+        walker.add(ROOT, "depth", Differs((), expected, actual))
     if not walker.kept and _first_own_eq(walker, expected, actual, ROOT, [10_000]):
         pass  # the views are equal, but a class's own == may not be: said where it is
     elif raw and not walker.kept:
         # == found them different, and their views are equal: say that much, never silence
-        walker.add(ROOT, "value", f"== finds them different: expected {walker.r(expected)}, got {walker.r(actual)}",
-                   walker.r(expected), walker.r(actual))
+        walker.add(ROOT, "eq", Differs((), expected, actual), walker.r(expected), walker.r(actual))
     hint = None
     if actual is None and expected is not None and missing_return:
         hint = MISSING_RETURN
@@ -119,7 +118,7 @@ def diff(expected: Any, actual: Any, budget: Budget = DEFAULT_BUDGET, *, missing
         claims.append(Count("differences", walker.omitted))
     if walker.omitted_items:
         claims.append(Count("items", walker.omitted_items))
-    found = find_pattern(expected, actual) if walker.kept else None
+    found = find_pattern(expected, actual, claims=tuple(claims)) if walker.kept else None
     if found is not None:
         claims.append(found)
     return Diff(tuple(walker.kept), walker.omitted, walker.omitted_items, hint, budget, tuple(claims),
@@ -137,7 +136,7 @@ def type_only(expected: Any, actual: Any, limit: int = 100_000) -> Difference | 
         if type(e) is not type(a):
             if type(e) in (set, frozenset) and type(a) in (set, frozenset):
                 continue
-            return Difference(path, "type", f"expected {type_word(e)}, got {type_word(a)}", repr(e)[:160], repr(a)[:160])
+            return Difference(path, "type", repr(e)[:160], repr(a)[:160], note=f"expected {type_word(e)}, got {type_word(a)}")
         if type(e) in (list, tuple) and len(e) == len(a):
             stack.extend((x, y, f"{path}[{i}]") for i, (x, y) in reversed(list(enumerate(zip(e, a)))))
         elif type(e) is dict:

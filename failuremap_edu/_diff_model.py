@@ -117,16 +117,20 @@ class LineDetail:
 
 
 @dataclass(frozen=True)
-class Difference:
-    """One reason why expected and actual are not the same."""
+class Difference(Shown):
+    """One reason why expected and actual are not the same: the claim it states, and what a renderer draws.
+
+    ``str()`` and `message` give it in words, rendered from `claim` (`render._claims`).
+    """
+
+    _text_renderer = "render._claims:difference_text"
+    _html_renderer = "render._claims:difference_html"
 
     path: str
     """Where, as an index path from the root: ``""`` is the whole value."""
     kind: str
-    """``type``, ``none``, ``length``, ``missing``, ``extra``, ``order``, ``value``,
-    ``text``, ``invisible``, ``number``, ``nan``, ``opaque`` or ``depth``."""
-    message: str
-    """The explanation in plain words, with "expected" and "got"."""
+    """``type``, ``none``, ``length``, ``missing``, ``extra``, ``order``, ``value``, ``text``, ``invisible``,
+    ``number``, ``nan``, ``opaque``, ``own_eq``, ``budget``, ``eq`` (only ``==`` tells them apart) or ``depth``."""
     expected: str = ""
     """A short repr of the expected part (empty for ``extra``)."""
     actual: str = ""
@@ -136,6 +140,15 @@ class Difference:
     """For texts of several lines: the line diff (then `text` is None)."""
     claim: Any = field(default=None, compare=False)
     """What this difference states, as a typed claim (`_claims`) that `_claims.verify` checks on the values."""
+    note: str = ""
+    """The words of a difference that states no claim (a type that ``==`` ignores, for a passing check)."""
+    budget: Budget = field(default=DEFAULT_BUDGET, repr=False, compare=False)
+    """The budget the diff worked within (how long a repr its words keep)."""
+
+    @property
+    def message(self) -> str:
+        """The explanation in plain words, with "expected" and "got"."""
+        return str(self)
 
 
 @dataclass(frozen=True)

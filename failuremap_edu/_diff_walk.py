@@ -17,8 +17,7 @@ from typing import Any
 from ._claims import Count, Differs, Extra, Length, Missing, OwnEquality, Reordered, TypeDiffers, equal, type_matters, type_name
 from ._diff_model import Budget, Difference
 from ._diff_text import (
-    _CASE_ONLY, _byte, _common_prefix, _invisible_reasons, _items, _line_detail, _notable, _several_lines,
-    _short_and_plain, _text_detail, describe_lines, describe_text,
+    _CASE_ONLY, _common_prefix, _invisible_reasons, _line_detail, _notable, _several_lines, _short_and_plain, _text_detail,
 )
 from ._diff_items import _align_key, _differing_leaves, _rearranged
 from ._values import Opaque, safe_repr
@@ -70,10 +69,6 @@ class _P(str):
 ROOT = _P("")
 
 
-def _scalar(value: Any) -> bool:
-    return type(value) in (bool, int, float, complex) or (type(value) in (str, bytes) and len(value) <= 40)
-
-
 class Walker:
     """One comparer per type; recurses, labels the path to each differing child, and keeps the claims."""
 
@@ -86,9 +81,10 @@ class Walker:
         self.notes: list = []
         """Claims about the whole comparison that are no difference of their own (a class's own ==)."""
 
-    def add(self, path: _P, kind: str, message: str, e: str = "", a: str = "", claim: Any = None, **details: Any) -> None:
+    def add(self, path: _P, kind: str, claim: Any, e: str = "", a: str = "", **details: Any) -> None:
+        """Keep one difference stating `claim` (its words are the renderers', `render._claims`), or count it."""
         if len(self.kept) < self.budget.max_differences:
-            self.kept.append(Difference(str(path), kind, message, e, a, claim=claim, **details))
+            self.kept.append(Difference(str(path), kind, e, a, claim=claim, budget=self.budget, **details))
         else:
             self.omitted += 1
 
@@ -98,8 +94,10 @@ class Walker:
     def compare(self, exp: Any, act: Any, path: _P, depth: int, top: bool = False) -> None:
         if depth > self.budget.max_depth:
             if not equal(exp, act):
-                self.add(path, "depth", f"nested deeper than {self.budget.max_depth} levels; not compared further", claim=Differs(path.steps, exp, act))
+                self.add(path, "depth", Differs(path.steps, exp, act))
             return
+        if not top and exp is act:
+            return  # == inside a container takes the same object as equal, a NaN too
         if (exp is not act or not top) and equal(exp, act):
             return
         pair = (id(exp), id(act))
@@ -130,19 +128,14 @@ class Walker:
         elif te is Opaque:
             self._opaque(exp, act, path, depth)
         else:
-            self.add(path, "value", f"expected {self.r(exp)}, got {self.r(act)}", self.r(exp), self.r(act), Differs(path.steps, exp, act))
+            self.add(path, "value", Differs(path.steps, exp, act), self.r(exp), self.r(act))
 
     def _own_eq(self, exp: Any, act: Any, path: _P) -> bool:
         owner = next((v for v in (exp, act) if type(v) is Opaque and v.own_eq), None)
         if owner is None:
             return False
         self.notes.append(OwnEquality(path.steps, owner.type_name))
-        self.add(
-            path, "own_eq",
-            f"{owner.type_name} defines its own ==, and its fields may not be what it compares: "
-            f"expected {self.r(exp)}, got {self.r(act)}",
-            self.r(exp), self.r(act), OwnEquality(path.steps, owner.type_name),
-        )
+        self.add(path, "own_eq", OwnEquality(path.steps, owner.type_name), self.r(exp), self.r(act))
         return True
 
     def _opaque(self, exp: Opaque, act: Opaque, path: _P, depth: int) -> None:
@@ -153,57 +146,46 @@ class Walker:
         if exp.fields is not None and act.fields is not None:
             e_fields, a_fields = dict(exp.fields), dict(act.fields)
             if exp.type_name != act.type_name and not named_tuples:
-                self.add(path, "type", f"expected {type_word(exp)}, got {type_word(act)}", self.r(exp), self.r(act),
-                         TypeDiffers(path.steps, exp.type_name, act.type_name))
+                self.add(path, "type", TypeDiffers(path.steps, exp.type_name, act.type_name), self.r(exp), self.r(act))
             if named_tuples and list(e_fields) != list(a_fields):
                 self.compare(exp.plain, act.plain, path, depth + 1)  # == compares them as tuples
                 return
             for name, e in e_fields.items():
                 here = path.step("attr", name, f".{name}")
                 if name not in a_fields:
-                    self.add(here, "missing", f"missing field {name} (expected value {self.r(e)})", self.r(e), "", Missing(here.steps, e))
+                    self.add(here, "missing", Missing(here.steps, e), self.r(e), "")
                     continue
                 self.compare(e, a_fields[name], here, depth + 1)
             for name, a in a_fields.items():
                 if name not in e_fields:
                     here = path.step("attr", name, f".{name}")
-                    self.add(here, "extra", f"extra field {name} (got value {self.r(a)})", "", self.r(a), Extra(here.steps, a))
+                    self.add(here, "extra", Extra(here.steps, a), "", self.r(a))
             return
         if exp.plain is not None and act.plain is not None:
             e_plain, a_plain = exp.plain, act.plain
             if type(e_plain) is dict and type(a_plain) is dict and e_plain == a_plain and list(e_plain) != list(a_plain):
-                ordered = exp.type_name == act.type_name == "collections.OrderedDict"
-                why = ": an OrderedDict compares the order of its keys too" if ordered else ""
-                self.add(
-                    path, "order",
-                    f"the same keys and values in a different order{why}; expected keys {self.r(list(e_plain))}, got {self.r(list(a_plain))}",
-                    self.r(exp), self.r(act), Differs(path.steps, exp, act),
-                )
+                self.add(path, "order", Differs(path.steps, exp, act), self.r(exp), self.r(act))
                 return
             self.compare(e_plain, a_plain, path, depth + 1)
             return
         if exp.type_name != act.type_name:
-            self.add(path, "type", f"expected {type_word(exp)}, got {type_word(act)}", self.r(exp), self.r(act),
-                     TypeDiffers(path.steps, exp.type_name, act.type_name))
+            self.add(path, "type", TypeDiffers(path.steps, exp.type_name, act.type_name), self.r(exp), self.r(act))
             return
-        self.add(path, "value", f"expected {exp.repr}, got {act.repr}", self.r(exp), self.r(act), Differs(path.steps, exp, act))
+        self.add(path, "value", Differs(path.steps, exp, act), self.r(exp), self.r(act))
 
     # -- types -----------------------------------------------------------------
 
-    def _type_claim(self, exp: Any, act: Any, path: _P, inside: bool = False) -> Any:
-        """`TypeDiffers` where ``==`` cares about the types and the items are compared next (`inside`); else the
-        two values differ as wholes, and the claim carries them."""
-        if inside and type_matters(exp, act):
-            return TypeDiffers(path.steps, type_name(exp), type_name(act))
+    def _type_claim(self, exp: Any, act: Any, path: _P, items_equal: bool | None = None) -> Any:
+        """`TypeDiffers` where ``==`` cares about the types of two sequences whose items are compared next
+        (`items_equal` says whether they are equal); else the two values differ as wholes, and the claim carries them."""
+        if items_equal is not None and type_matters(exp, act):
+            return TypeDiffers(path.steps, type_name(exp), type_name(act), items_equal)
         return Differs(path.steps, exp, act)
 
     def _different_types(self, exp: Any, act: Any, path: _P, depth: int) -> None:
         e, a = self.r(exp), self.r(act)
         if act is None or exp is None:
-            other = exp if act is None else act
-            word = type_word(other) + (f" {self.r(other)}" if _scalar(other) else "")
-            message = f"expected {word}, got None" if act is None else f"expected None, got {word}"
-            self.add(path, "none", message, e, a, Differs(path.steps, exp, act))
+            self.add(path, "none", Differs(path.steps, exp, act), e, a)
             return
         if type(exp) in (set, frozenset) and type(act) in (set, frozenset):
             self._set(exp, act, path)  # a frozenset equals a set with the same members: only the members can differ
@@ -219,87 +201,41 @@ class Walker:
             if plain:  # == compares it as its plain equivalent: no type to name, only what differs inside
                 self.compare(*((exp, act.plain) if opaque is act else (exp.plain, act)), path, depth + 1)
                 return
-            message = f"expected {type_word(exp)}, got {type_word(act)}"
             sequences = type(opaque.plain) in (list, tuple) and type(other) in (list, tuple)
-            if sequences:  # a named tuple against a list: never equal, but the items can still be compared
-                message += " (and a tuple never equals a list, even with the same items)"
-            self.add(path, "opaque", message, e, a, self._type_claim(exp, act, path, inside=sequences))
-            if sequences:
-                pair = (exp, act.plain) if opaque is act else (exp.plain, act)
-                if not equal(list(pair[0]), list(pair[1])):
-                    self._sequence(*pair, path, depth)
+            pair = (exp, act.plain) if opaque is act else (exp.plain, act)
+            same_items = equal(list(pair[0]), list(pair[1])) if sequences else None
+            # a named tuple against a list: never equal, but the items can still be compared
+            self.add(path, "opaque", self._type_claim(exp, act, path, same_items), e, a)
+            if sequences and not same_items:
+                self._sequence(*pair, path, depth)
             return
         if type(exp) in (list, tuple) and type(act) in (list, tuple):
             same_items = equal(list(exp), list(act))
-            note = (
-                ": the items are the same, but a tuple never equals a list, so == fails"
-                if same_items
-                else " (and a tuple never equals a list, even with the same items)"
-            )
-            self.add(path, "type", f"expected {type_word(exp)}, got {type_word(act)}{note}", e, a, self._type_claim(exp, act, path, inside=True))
+            self.add(path, "type", self._type_claim(exp, act, path, same_items), e, a)
             if not same_items:
                 self._sequence(exp, act, path, depth)
             return
         numbers = (bool, int, float, complex)
         if isinstance(exp, numbers) and isinstance(act, numbers):  # == ignores these types: only the values differ
-            self.add(path, "value", f"expected {type_word(exp)} {e}, got {type_word(act)} {a}", e, a, Differs(path.steps, exp, act))
+            self.add(path, "value", Differs(path.steps, exp, act), e, a)
             return
-        if isinstance(exp, str) and isinstance(act, (int, float)) or isinstance(act, str) and isinstance(exp, (int, float)):
-            looks = " that prints the same" if str(exp) == str(act) else ""
-            self.add(path, "type", f"expected {type_word(exp)}, got {type_word(act)}{looks}: {e} vs {a}", e, a, self._type_claim(exp, act, path))
-            return
-        values = f": expected {e}, got {a}" if _scalar(exp) and _scalar(act) else ""
-        self.add(path, "type", f"expected {type_word(exp)}, got {type_word(act)}{values}", e, a, self._type_claim(exp, act, path))
+        self.add(path, "type", Differs(path.steps, exp, act), e, a)
 
     # -- scalars -----------------------------------------------------------------
 
     def _number(self, exp: Any, act: Any, path: _P) -> None:
-        e, a = self.r(exp), self.r(act)
-        claim = Differs(path.steps, exp, act)
+        kind = "value"
         if isinstance(exp, float):
             if math.isnan(exp) or math.isnan(act):
-                message = (
-                    "both are NaN, and NaN never equals anything, not even NaN"
-                    if math.isnan(exp) and math.isnan(act)
-                    else f"expected {e}, got {a}: NaN never equals a number"
-                )
-                self.add(path, "nan", message, e, a, claim)
-                return
-            if math.isinf(exp) or math.isinf(act):
-                self.add(path, "value", f"expected {e}, got {a}", e, a, claim)
-                return
-            gap = act - exp
-            if exp != 0 and math.isclose(exp, act, rel_tol=1e-3):
-                sign = " (note the sign of zero)" if act == 0 and math.copysign(1, act) < 0 else ""
-                message = (
-                    f"close but not equal: expected {e}, got {a} (off by {gap:.3g}, {abs(gap / exp):.2g} relative); "
-                    f"== needs exact equality: rounding, float precision, or order of operations?{sign}"
-                )
-                self.add(path, "number", message, e, a, claim)
-                return
-            if exp == 0 and act != 0 and abs(act) < 1e-9:
-                self.add(path, "number", f"expected {e}, got {a}: a tiny rounding error, but == needs exactly 0", e, a, claim)
-                return
-        self.add(path, "value", f"expected {e}, got {a}", e, a, claim)
+                kind = "nan"
+            elif not (math.isinf(exp) or math.isinf(act)) and (
+                exp != 0 and math.isclose(exp, act, rel_tol=1e-3) or exp == 0 and act != 0 and abs(act) < 1e-9
+            ):
+                kind = "number"  # a near miss: == needs exact equality
+        self.add(path, kind, Differs(path.steps, exp, act), self.r(exp), self.r(act))
 
     def _bytes(self, exp: bytes, act: bytes, path: _P) -> None:
-        index = _common_prefix(exp, act)
-        if index == min(len(exp), len(act)):  # one is the other plus more bytes at the end
-            rest = act[index:] if len(act) > len(exp) else exp[index:]
-            what = f"{len(rest):,} bytes {self.r(rest)}" if len(rest) > 1 else f"the byte {_byte(rest[0])}"
-            if len(act) > len(exp):
-                message = f"got has {'an extra byte ' + _byte(rest[0]) if len(rest) == 1 else what.replace('bytes', 'extra bytes', 1)} at index {index}"
-            else:
-                message = f"got is missing {what} at index {index}"
-        else:
-            message = f"at index {index}, expected the byte {_byte(exp[index])} but got {_byte(act[index])}"
-            if len(exp) != len(act):
-                message += f" (expected {len(exp):,} bytes, got {len(act):,})"
-            elif len(exp) <= self.budget.text_analysis:
-                count = sum(1 for x, y in zip(exp, act) if x != y)
-                if count > 1:
-                    message += f"; {count:,} bytes differ in all"
-        self.add(path, "value", message, self.r(exp), self.r(act), Differs(path.steps, exp, act))
+        self.add(path, "value", Differs(path.steps, exp, act), self.r(exp), self.r(act))
 
     # -- text --------------------------------------------------------------------
 
@@ -310,23 +246,16 @@ class Walker:
         if path and not reasons and _short_and_plain(exp) and _short_and_plain(act):
             # A short string inside a container is one value to a learner: "expected
             # 'b1', got 'a1'", not a character index inside an item index.
-            self.add(path, "value", f"expected {exp!r}, got {act!r}", self.r(exp), self.r(act), claim)
+            self.add(path, "value", claim, self.r(exp), self.r(act))
             return
         lines = _line_detail(exp, act, budget) if not reasons and _several_lines(exp, act, budget) else None
         if lines is not None:
-            message = describe_lines(lines)
-            if exp.endswith("\n") != act.endswith("\n"):
-                message += f"; {'got' if act.endswith(chr(10)) else 'expected'} ends with a line break, the other does not"
-            self.add(path, "text", message, self.r(exp), self.r(act), claim, lines=lines)
+            self.add(path, "text", claim, self.r(exp), self.r(act), lines=lines)
             return
         detail = _text_detail(exp, act, budget)
-        message = describe_text(detail)
         changed = "".join(e.expected + e.actual for e in detail.edits if e.op != "equal")
         unseen = any(reason != _CASE_ONLY for reason in reasons) or (changed and all(map(_notable, changed)))
-        kind = "invisible" if unseen else "text"
-        if reasons:
-            message += "; " + "; ".join(reasons)
-        self.add(path, kind, message, self.r(exp), self.r(act), claim, text=detail)
+        self.add(path, "invisible" if unseen else "text", claim, self.r(exp), self.r(act), text=detail)
 
     # -- containers --------------------------------------------------------------
 
@@ -335,11 +264,10 @@ class Walker:
         # Only lists: a tuple is a record whose positions mean different things, and
         # "the same items in another order" would send the learner swapping them.
         if type(exp) is list and type(act) is list and 1 < len(exp) == len(act) <= budget.align_items and _rearranged(exp, act, budget.max_items):
-            self.add(path, "order", f"the same items in a different order: expected {self.r(exp)}, got {self.r(act)}",
-                     self.r(exp), self.r(act), Reordered(path.steps, exp, act))
+            self.add(path, "order", Reordered(path.steps, exp, act), self.r(exp), self.r(act))
             return
         if len(exp) != len(act):
-            self.add(path, "length", f"expected {_items(len(exp))}, got {len(act)}", self.r(exp), self.r(act), Length(path.steps, len(exp), len(act)))
+            self.add(path, "length", Length(path.steps, len(exp), len(act)), self.r(exp), self.r(act))
             if self._align(exp, act, path, depth):
                 return
         common = min(len(exp), len(act))
@@ -357,20 +285,20 @@ class Walker:
                 continue
             self.compare(e, a, path.step("index", i, f"[{i}]"), depth + 1)
         if common > compared:
-            self.add(path, "value", f"{common - compared:,} more items not compared (budget of {budget.max_items:,})", claim=Count("items", common - compared))
+            self.add(path, "budget", Count("items", common - compared))
             return
         for i in range(len(act), len(exp)):
             if len(self.kept) >= budget.max_differences:
                 self.omitted += len(exp) - i
                 break
             here = path.step("index", i, f"[{i}]")
-            self.add(here, "missing", f"missing item: expected {self.r(exp[i])}", self.r(exp[i]), "", Missing(here.steps, exp[i]))
+            self.add(here, "missing", Missing(here.steps, exp[i]), self.r(exp[i]), "")
         for i in range(len(exp), len(act)):
             if len(self.kept) >= budget.max_differences:
                 self.omitted += len(act) - i
                 break
             here = path.step("index", i, f"[{i}]")
-            self.add(here, "extra", f"extra item: got {self.r(act[i])}", "", self.r(act[i]), Extra(here.steps, act[i]))
+            self.add(here, "extra", Extra(here.steps, act[i]), "", self.r(act[i]))
 
     def _align(self, exp, act, path: _P, depth: int) -> bool:
         """For sequences of different lengths, name the missing and extra items: the common prefix and suffix first
@@ -400,35 +328,35 @@ class Walker:
                 continue
             for i in range(e1, e2):
                 here = path.step("index", i, f"[{i}]")
-                self.add(here, "missing", f"missing item: expected {self.r(exp[i])} at [{i}]", self.r(exp[i]), "", Missing(here.steps, exp[i]))
+                self.add(here, "missing", Missing(here.steps, exp[i]), self.r(exp[i]), "")
             for j in range(a1, a2):
                 here = path.step("index", j, f"[{j}]")
-                self.add(here, "extra", f"extra item: got {self.r(act[j])} at [{j}]", "", self.r(act[j]), Extra(here.steps, act[j]))
+                self.add(here, "extra", Extra(here.steps, act[j]), "", self.r(act[j]))
         return True
 
     def _mapping(self, exp: dict, act: dict, path: _P, depth: int) -> None:
         for key in exp:
             if key not in act:
                 here = path.step("key", key, f"[{self.r(key)}]")
-                self.add(here, "missing", f"missing key {self.r(key)} (expected value {self.r(exp[key])})", self.r(exp[key]), "", Missing(here.steps, exp[key]))
+                self.add(here, "missing", Missing(here.steps, exp[key]), self.r(exp[key]), "")
         for key in act:
             if key not in exp:
                 here = path.step("key", key, f"[{self.r(key)}]")
-                self.add(here, "extra", f"extra key {self.r(key)} (got value {self.r(act[key])})", "", self.r(act[key]), Extra(here.steps, act[key]))
+                self.add(here, "extra", Extra(here.steps, act[key]), "", self.r(act[key]))
         checked = 0
         for key in exp:
             if key in act:
                 checked += 1
                 if checked > self.budget.max_items:
-                    self.add(path, "value", f"more keys not compared (budget of {self.budget.max_items:,})", claim=Count("items", len(exp) - self.budget.max_items))
+                    self.add(path, "budget", Count("items", len(exp) - self.budget.max_items))
                     break
                 self.compare(exp[key], act[key], path.step("key", key, f"[{self.r(key)}]"), depth + 1)
 
     def _set(self, exp: set | frozenset, act: set | frozenset, path: _P) -> None:
         for item in _sorted_for_display(exp - act):
-            self.add(path, "missing", f"missing member {self.r(item)}", self.r(item), "", Missing((*path.steps, ("member", item)), item))
+            self.add(path, "missing", Missing((*path.steps, ("member", item)), item), self.r(item), "")
         for item in _sorted_for_display(act - exp):
-            self.add(path, "extra", f"extra member {self.r(item)}", "", self.r(item), Extra((*path.steps, ("member", item)), item))
+            self.add(path, "extra", Extra((*path.steps, ("member", item)), item), "", self.r(item))
 
 
 def _sorted_for_display(items) -> list:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ._claims import Pattern
+from ._claims import Pattern, explains
 
 __all__ = ["differing_cells", "find_pattern", "is_grid", "is_number_sequence", "pattern", "sentence", "verify"]
 
@@ -90,8 +90,9 @@ def pattern(expected: Any, got: Any) -> Pattern | None:
     return sentence(found) if found is not None else None
 
 
-def find_pattern(expected: Any, got: Any, work: list[int] | None = None) -> Pattern | None:
-    """The pattern claim that holds exactly over everything that differs, or None.
+def find_pattern(expected: Any, got: Any, work: list[int] | None = None, claims: tuple = ()) -> Pattern | None:
+    """The most specific pattern claim that holds exactly over the values and explains every one of `claims` (the
+    differences the diff states, types included), or None.
 
     `work`, if given, counts the leaves looked at to bound the search (at most about
     `PATTERN_LIMIT` for each value, whatever its size, and a few passes over them).
@@ -114,8 +115,8 @@ def find_pattern(expected: Any, got: Any, work: list[int] | None = None) -> Patt
             found = find(expected, got, pairs) if find in numeric else find(expected, got)
         except (TypeError, ValueError, OverflowError, ZeroDivisionError, RecursionError):
             found = None
-        if found:
-            return found if verify(found, expected, got) else None
+        if found and verify(found, expected, got) and all(explains(found, c) for c in claims):
+            return found
     return None
 
 
@@ -297,9 +298,23 @@ def _reversed(expected: Any, got: Any) -> Pattern | None:
         return None
     if _same(list(got), list(expected)):
         return None
-    if _same(list(got), list(expected)[::-1]):
+    differing = sum(1 for x, y in zip(expected, got) if not _same([x], [y]))
+    if differing >= 3 and _same(list(got), list(expected)[::-1]):  # two positions exchanged are no more than a swap
         return Pattern("reversed")
     return None
+
+
+def _same_multiset(xs: list, ys: list) -> bool:
+    """The same items, counted, in any order (decided by ==)."""
+    left = list(ys)
+    for x in xs:
+        for n, y in enumerate(left):
+            if _same([x], [y]):
+                del left[n]
+                break
+        else:
+            return False
+    return not left
 
 
 def _constant(items: list) -> bool:
@@ -320,10 +335,11 @@ def _shifted(expected: Any, got: Any) -> Pattern | None:
     for k in range(1, (n + 1) // 2):
         if differing <= k:
             break  # k cells or fewer differ: a shift would say more than is there (a window one too wide is not shifted)
-        s = "s" if k > 1 else ""
-        if _same(g[k:], e[:-k]) and not _constant(e[:-k]):
+        # Items shifted in that are the items shifted out make a rotation: the same items in another order, which
+        # the diff says as such; "shifted" would send the learner to an index that is not off.
+        if _same(g[k:], e[:-k]) and not _constant(e[:-k]) and not _same_multiset(g[:k], e[-k:]):
             return Pattern("shifted", (k, "right", rows))
-        if _same(g[:-k], e[k:]) and not _constant(e[k:]):
+        if _same(g[:-k], e[k:]) and not _constant(e[k:]) and not _same_multiset(g[-k:], e[:k]):
             return Pattern("shifted", (k, "left", rows))
     return None
 

@@ -9,6 +9,7 @@ the panel's path says, and never names a type that ``==`` ignores.
 from __future__ import annotations
 
 import collections
+import re
 import dataclasses
 from typing import NamedTuple
 
@@ -19,7 +20,7 @@ from hypothesis import strategies as st
 import failuremap_edu as fm
 from failuremap_edu import _patterns
 from failuremap_edu._claims import (
-    Count, Differs, Extra, Length, Missing, OwnEquality, Pattern, TypeDiffers, apply, equal, verify,
+    Count, Differs, Extra, Length, Missing, OwnEquality, Pattern, Reordered, TypeDiffers, apply, equal, explains, verify,
 )
 from failuremap_edu._diff import Budget, diff, type_word
 from failuremap_edu._values import Opaque, portable
@@ -80,6 +81,7 @@ def _grammar(children):
         | st.lists(children, max_size=4).map(tuple)
         | st.dictionaries(hashables, children, max_size=4)
         | st.sets(hashables, max_size=5)
+        | st.frozensets(hashables, max_size=4)
         | st.builds(Point, children, children)
         | st.builds(Span, children, children)
     )
@@ -196,6 +198,34 @@ def test_every_claim_verifies_and_the_differences_are_complete(pair):
     _check_complete(e, a, result)
 
 
+@st.composite
+def cyclic_pairs(draw):
+    """Two values that hold themselves (a list or a dict that contains itself), one an edit of the other."""
+    e, a = draw(st.lists(values, max_size=4)), None
+    a = draw(_edited(e)) if e and draw(st.booleans()) else draw(st.lists(values, max_size=4))
+    a = list(a)
+    if draw(st.booleans()):
+        e, a = {"items": e}, {"items": a}
+        e["self"], a["self"] = e, a
+    else:
+        e.append(e)
+        a.append(a)
+    return e, a
+
+
+@FAST
+@given(cyclic_pairs())
+def test_claims_about_values_that_hold_themselves_verify_and_are_counted(pair):
+    e, a = pair
+    result = fm.diff(e, a)
+    if any(d.kind == "eq" for d in result.differences):
+        return  # == itself recursed without end: only that is said, and no view can replay it
+    _check_claims(e, a, result)
+    _check_counts(e, a, diff(e, a, Budget(max_differences=1)))
+    placed = [c for c in result.claims if hasattr(c, "path")]  # a Count has no place of its own
+    assert len({(c.path, type(c)) for c in placed}) == len(placed)  # each said once
+
+
 @FAST
 @given(pairs())
 def test_every_count_is_the_verifiers_count(pair):
@@ -209,8 +239,9 @@ _NAN = float("nan")
 
 @pytest.mark.parametrize(
     "e, a",
-    [(_NAN, _NAN), (float("nan"), float("nan")), ([_NAN], [_NAN]), ([float("nan")], [float("nan")]), ({"k": _NAN}, {"k": 1.0})],
-    ids=["one-nan-object", "two-nans", "one-nan-in-lists", "two-nans-in-lists", "nan-in-a-dict"],
+    [(_NAN, _NAN), (float("nan"), float("nan")), ([_NAN], [_NAN]), ([float("nan")], [float("nan")]), ({"k": _NAN}, {"k": 1.0}),
+     (Point(_NAN, 1), Point(_NAN, 2))],
+    ids=["one-nan-object", "two-nans", "one-nan-in-lists", "two-nans-in-lists", "nan-in-a-dict", "one-nan-object-in-fields"],
 )
 def test_claims_about_nan_verify_as_the_harness_compares(e, a):
     """`==` says a NaN differs from itself at the top, and a list holding the same NaN object equals itself."""
@@ -218,6 +249,7 @@ def test_claims_about_nan_verify_as_the_harness_compares(e, a):
     assert bool(result.differences) == (not e == a)
     _check_claims(e, a, result)
     _check_complete(e, a, result)
+    _check_counts(e, a, diff(e, a, Budget(max_differences=1)))
 
 
 @settings(max_examples=40, deadline=None, derandomize=True)
@@ -406,3 +438,172 @@ def test_the_pattern_search_looks_at_a_bounded_number_of_leaves():
     work = [0]
     _patterns.find_pattern(list(range(100_000)), list(range(1, 100_001)), work)
     assert work[0] <= 2 * (_patterns.PATTERN_LIMIT + 1)
+
+
+# ------------------------------------------------- counts said once, adding up
+
+_PATH = r"(?:\[[^\]]*\]|\.\w+)+"
+_LISTED = re.compile(rf"^- ({_PATH}(?:, {_PATH})*): ")
+_FOLDED = re.compile(rf"^- {_PATH}, {_PATH}, {_PATH}, …, {_PATH} \(([\d,]+) places\): ")
+_MORE = re.compile(r"^- … and ([\d,]+) more differences? \(([\d,]+) in all\)$")
+
+
+def _shown_counts(text: str) -> tuple[int, int | None, int | None]:
+    """(places the difference lines name, the "more" count, the "in all" count) read back from a diff's text form."""
+    places, more, total = 0, None, None
+    for line in text.splitlines():
+        if not line.startswith("- "):
+            continue  # a pattern sentence, a hint, or the marked windows under a difference
+        if found := _MORE.match(line):
+            more, total = (int(g.replace(",", "")) for g in found.groups())
+        elif found := _FOLDED.match(line):
+            places += int(found.group(1).replace(",", ""))
+        elif found := _LISTED.match(line):
+            places += found.group(1).count(", ") + 1
+        else:
+            places += 1  # a difference of the whole value
+    return places, more, total
+
+
+@st.composite
+def many_differences(draw):
+    """Pairs with many differences, often alike (a list of losses all off the same way), under a small budget."""
+    n = draw(st.integers(1, 80))
+    e = [draw(st.sampled_from([1.0, 2.0, 0.5])) for _ in range(n)]
+    a = [draw(st.sampled_from([1.0, 0.02, 0.5])) for _ in range(n)]
+    return e, a
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(many_differences() | pairs(), st.integers(1, 14))
+def test_the_counts_shown_add_up_to_every_difference(pair, kept):
+    e, a = pair
+    result = diff(e, a, Budget(max_differences=kept))
+    if result.omitted_items or result.equal:
+        return
+    places, more, total = _shown_counts(str(result))
+    assert places == len(result.differences)
+    everything = len(diff(e, a, Budget(max_differences=10**6)).differences)
+    if result.omitted:
+        assert (more, total) == (result.omitted, everything) and places + more == total
+    else:
+        assert more is None and places == everything
+
+
+def test_fifty_losses_read_as_twelve_places_and_thirty_eight_more():
+    text = str(fm.diff([1.0] * 50, [0.02] * 50))
+    assert _shown_counts(text) == (12, 38, 50)
+    assert text.count("50") == 2  # the pattern's "in all 50 values" and the total: no other count to add up
+
+
+# ------------------------------------------- patterns explain every difference
+
+
+@st.composite
+def number_pairs(draw):
+    """Number sequences and grids and a mistake of them: an offset, a factor, one row, a shift, or a few cells,
+    sometimes with a row turned into a tuple (a type difference no pattern of numbers explains)."""
+    rows, columns = draw(st.integers(1, 5)), draw(st.integers(2, 6))
+    e = [[draw(st.integers(-3, 9)) for _ in range(columns)] for _ in range(rows)]
+    mistake = draw(st.sampled_from(["offset", "factor", "row", "shift", "cells"]))
+    if mistake == "offset":
+        a = [[x + 2 for x in row] for row in e]
+    elif mistake == "factor":
+        a = [[x * 3 for x in row] for row in e]
+    elif mistake == "row":
+        a = [list(row) for row in e]
+        a[-1] = [x - 1 for x in a[-1]]
+    elif mistake == "shift":
+        a = [[-7] + row[:-1] for row in e]
+    else:
+        a = [[x if draw(st.booleans()) else x + 1 for x in row] for row in e]
+    if draw(st.booleans()) and rows > 1:
+        a[0] = tuple(a[0])
+    if draw(st.booleans()):
+        e, a = e[0], a[0] if type(a[0]) is list else list(a[0])
+    return e, a
+
+
+@st.composite
+def reorderings(draw):
+    """A list of distinct items and another order of it: what a set's iteration order does to a learner's list."""
+    items = draw(st.lists(st.text(alphabet="abcdefgh", min_size=1, max_size=2) | st.integers(0, 50), min_size=2, max_size=8, unique_by=repr))
+    return items, draw(st.permutations(items))
+
+
+def _check_patterns(e, a, result) -> None:
+    pe, pa = portable(e), portable(a)
+    differences = [c for c in result.claims if not isinstance(c, (Pattern, Count))]
+    for found in (c for c in result.claims if isinstance(c, Pattern)):
+        assert _patterns.verify(found, pe, pa), found
+        assert all(explains(found, c) for c in differences), (found, differences)
+        for c in differences:  # the numbers at each differing place, held against the pattern itself
+            if found.kind == "offset":
+                assert c.got - c.expected == pytest.approx(found.params[0]), (found, c)
+            elif found.kind == "factor":
+                assert c.got == pytest.approx(c.expected * found.params[0]), (found, c)
+            elif found.kind == "one_value":
+                assert c.got == found.params[0], (found, c)
+
+
+@FAST
+@given(number_pairs() | pairs())
+def test_every_pattern_said_explains_every_difference_types_included(pair):
+    e, a = pair
+    _check_patterns(e, a, fm.diff(e, a))
+
+
+@FAST
+@given(reorderings())
+def test_another_order_of_the_same_items_is_never_said_to_be_a_shift(pair):
+    e, a = pair
+    result = fm.diff(e, a)
+    _check_patterns(e, a, result)
+    said = [c.kind for c in result.claims if isinstance(c, Pattern)]
+    assert "shifted" not in said
+    if e != a:
+        assert any(isinstance(c, Reordered) for c in result.claims) or len(e) - sum(x == y for x, y in zip(e, a)) < 2
+
+
+@pytest.mark.parametrize(
+    "expected, actual",
+    [
+        pytest.param(["b", "c", "d", "a"], ["a", "b", "c", "d"], id="rotated by one"),
+        pytest.param(["x", "y", "z"], ["z", "y", "x"], id="three reversed: two exchanged"),
+        pytest.param(["x", "y"], ["y", "x"], id="two reversed"),
+    ],
+)
+def test_a_reordering_is_said_as_the_same_items_in_another_order(expected, actual):
+    result = fm.diff(expected, actual)
+    assert [type(c) for c in result.claims] == [Reordered]
+    assert str(result).splitlines()[0].startswith("- the same items in a different order")
+
+
+@pytest.mark.parametrize(
+    "found, claim, holds",
+    [
+        (Pattern("row", (1, 2, 2)), Differs((("index", 1), ("index", 0)), 3, 0), True),
+        (Pattern("row", (1, 2, 2)), TypeDiffers((("index", 0),), "list", "tuple", True), False),
+        (Pattern("offset", (2, 4)), Differs((("index", 0),), 1, 3), True),
+        (Pattern("offset", (2, 4)), Differs((("index", 0),), "1", 3), False),
+        (Pattern("first", (2,)), Differs((("index", 3),), 1, 2), False),
+        (Pattern("shifted", (1, "right", False)), Reordered((), [1, 2, 3], [3, 1, 2]), False),
+        (Pattern("reversed"), Reordered((), [1, 2, 3, 4], [4, 3, 2, 1]), True),
+        (Pattern("swapped", ("p", "r")), Differs((("key", "f"),), 1, 2), False),
+        (Pattern("diagonal", (2,)), OwnEquality((("index", 0), ("index", 0)), "Cell"), False),
+    ],
+)
+def test_a_pattern_explains_only_the_differences_where_it_says_they_are(found, claim, holds):
+    assert explains(found, claim) is holds
+
+
+def test_every_claim_kind_has_one_renderer_per_output():
+    from failuremap_edu import _claims
+    from failuremap_edu.render import _claims as words
+
+    kinds = {getattr(_claims, name) for name in _claims.__all__ if isinstance(getattr(_claims, name), type) and name != "MISSING"}
+    assert kinds == set(words.TEXT) == set(words.HTML)
+    (d,) = fm.diff({"<k>": 1}, {}).differences
+    assert words.difference_text(d) == d.message == "missing key '<k>' (expected value 1)"
+    assert words.difference_html(d) == "missing key &#x27;&lt;k&gt;&#x27; (expected value 1)"
+    assert words.claim_text(Count("differences", 3)) == "… and 3 more differences"

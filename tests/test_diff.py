@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from failuremap_edu import diff
+from failuremap_edu._claims import Differs, Extra, Length, Missing, Reordered
 from failuremap_edu._diff import Budget
 from failuremap_edu._values import Opaque
 
@@ -36,9 +37,10 @@ def test_tuple_versus_list_with_different_items_drills_down():
 
 
 def test_length_and_missing_item_are_named():
-    assert messages([1, 2, 3, 4], [1, 3, 4]) == ["expected 4 items, got 3", "missing item: expected 2 at [1]"]
+    assert diff([1, 2, 3, 4], [1, 3, 4]).claims == (Length((), 4, 3), Missing((("index", 1),), 2))
+    assert diff([1, 2], [1, 2, 5]).claims == (Length((), 2, 3), Extra((("index", 2),), 5))
+    assert messages([1, 2, 3, 4], [1, 3, 4]) == ["expected 4 items, got 3", "missing item: expected 2"]  # the path says where
     assert messages([1], [1, 2])[0] == "expected 1 item, got 2"
-    assert messages([1, 2], [1, 2, 5]) == ["expected 2 items, got 3", "extra item: got 5 at [2]"]
 
 
 def test_one_tuple_missing_an_element():
@@ -164,7 +166,7 @@ def test_rows_past_the_budget_count_their_differing_cells_not_one_each():
     got = [[1 if abs(i - j) < w else 0 for j in range(n)] for i in range(n)]
     result = diff(expected, got)
     assert (len(result.differences), result.omitted, result.omitted_items) == (12, 13, 0)
-    assert diff_text(result).splitlines()[-1] == "- … and 13 more differences"
+    assert diff_text(result).splitlines()[-1] == "- … and 13 more differences (25 in all)"
     # Rows of other lengths past the budget: their differences are not guessed, the rows are counted and said apart.
     ragged = diff([[1, 2]] * 30, [[1, 2, 3]] * 30)
     assert (ragged.omitted, ragged.omitted_items) == (0, 24) and not ragged.equal

@@ -44,8 +44,10 @@ def test_shift():
 
 
 def test_reversed():
-    assert pattern(["a", "b", "c"], ["c", "b", "a"]) == "got is expected reversed: the same items in the opposite order."
-    assert pattern((1, 5, 2), (2, 5, 1)) == "got is expected reversed: the same items in the opposite order."
+    assert pattern(["a", "b", "c", "d"], ["d", "c", "b", "a"]) == "got is expected reversed: the same items in the opposite order."
+    assert pattern((1, 5, 2, 7), (7, 2, 5, 1)) == "got is expected reversed: the same items in the opposite order."
+    # Two positions exchanged are no more than that: "reversed" would name a cause the values do not show.
+    assert pattern(["a", "b", "c"], ["c", "b", "a"]) is None and pattern(["a", "b"], ["b", "a"]) is None
 
 
 def test_two_keys_swapped_at_every_label():
@@ -154,7 +156,7 @@ def test_values_past_the_limit_get_no_pattern_and_cost_nothing():
 
     big = "x" * (PATTERN_LIMIT + 1)
     assert pattern(big + "a", big + "b") is None and pattern(list(range(PATTERN_LIMIT + 1)), []) is None
-    assert pattern("abc", "cba") == "got is expected reversed: the same items in the opposite order."
+    assert pattern("abcd", "dcba") == "got is expected reversed: the same items in the opposite order."
 
 
 def test_one_row_or_one_column_of_a_grid_of_that_shape_is_no_pattern():

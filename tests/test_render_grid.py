@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from html.parser import HTMLParser
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from failuremap_edu.render._grid import grid_html, grid_text, picture_kind, picture_text, sequence_html, sequence_text
 
@@ -152,3 +155,38 @@ def test_a_large_grid_is_drawn_without_a_layout_pass_and_its_labels_fit_beside_e
         for text in (t for t in texts if t.get_text()):
             box = text.get_window_extent(renderer)
             assert whole.x0 <= box.x0 and box.x1 <= whole.x1 and whole.y0 <= box.y0 and box.y1 <= whole.y1, text.get_text()
+
+
+def test_a_long_sequence_is_shown_from_its_first_difference():
+    expected = list(range(1_000))
+    got = list(expected)
+    got[500], got[503] = -1, -2
+    lines = sequence_text(expected, got)
+    assert lines[0] == "… 500 items before, the same on both sides"
+    assert lines[1].split()[1:3] == ["500", "501"]
+    assert lines[-1] == "[ ] marks the positions that differ: 2 in all, 2 of them among positions 500 to 559 shown here"
+    html = sequence_html(expected, got)
+    assert "<th>500</th>" in html and "<th>0</th>" not in html
+
+
+def _legend_count(line: str) -> int:
+    found = re.search(r"the ([\d,]+) positions? that differ|differ: ([\d,]+) in all|(the) position that differs", line)
+    if found is None:
+        return 0
+    number = found.group(1) or found.group(2)
+    return int(number.replace(",", "")) if number else 1
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.integers(2, 300), st.lists(st.integers(0, 299), max_size=120), st.integers(0, 3))
+def test_the_legend_counts_every_position_that_differs(n, changed, extra):
+    expected = [float(i) for i in range(n)]
+    got = list(expected) + [0.5] * extra
+    for i in changed:
+        if i < n:
+            got[i] = -1.0
+    differing = sum(1 for i in range(max(len(expected), len(got))) if i >= n or expected[i] != got[i])
+    lines = sequence_text(expected, got)
+    assert _legend_count(lines[-1]) == differing
+    marked = sum(line.count("[") for line in lines if line.startswith("got"))
+    assert marked <= differing

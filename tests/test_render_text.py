@@ -269,5 +269,5 @@ def test_the_same_sentence_at_sibling_paths_is_said_once_with_every_path():
         "- [0], [1], [2]: expected a list, got a tuple: the items are the same, but a tuple never equals a list, so == fails"
     ]
     rows = render_diff(diff([[0]] * 9, [(0,)] * 9), indent="")
-    assert rows == ["- [0], [1], [2], [3], [4], [5] and 3 more: expected a list, got a tuple: the items are the same, but a tuple never equals a list, so == fails"]
+    assert rows == ["- [0], [1], [2], …, [8] (9 places): expected a list, got a tuple: the items are the same, but a tuple never equals a list, so == fails"]
     assert render_diff(diff([1, 2], [3, 5]), indent="") == ["- [0]: expected 1, got 3", "- [1]: expected 2, got 5"]  # different sentences stay apart

@@ -24,7 +24,7 @@ from typing import Any
 
 from .._patterns import differing_cells, is_grid, is_number_sequence
 
-__all__ = ["GRID_CSS", "PICTURE_ABOVE", "grid_html", "grid_text", "picture_html", "picture_kind", "picture_text", "sequence_html", "sequence_text"]
+__all__ = ["GRID_CSS", "sequence_window", "PICTURE_ABOVE", "grid_html", "grid_text", "picture_html", "picture_kind", "picture_text", "sequence_html", "sequence_text"]
 
 PICTURE_ABOVE = 12
 """Grids with more rows or columns than this are drawn as an image: a table that size is no longer read cell by cell."""
@@ -94,15 +94,37 @@ def grid_text(expected: Any, got: Any) -> list[str]:
     return lines
 
 
+def _differs_at(expected: Any, got: Any, i: int) -> bool:
+    return i >= len(expected) or i >= len(got) or not _equal(expected[i], got[i])
+
+
+def sequence_window(expected: Any, got: Any) -> tuple[range, int]:
+    """The positions a sequence picture shows, and how many positions differ in all (counted over every position).
+
+    At most `MAX_CELLS` positions: from 0 when the first difference is among them, else from the first difference.
+    """
+    n = max(len(expected), len(got))
+    differing = [i for i in range(n) if _differs_at(expected, got, i)]
+    start = differing[0] if differing and differing[0] >= MAX_CELLS else 0
+    return range(start, min(n, start + MAX_CELLS)), len(differing)
+
+
+def _sequence_count(differing: int, shown: int, window: range, n: int) -> str:
+    """How many positions differ, once: all of them, or all of them and how many of those the window shows."""
+    if len(window) == n:
+        return ""
+    return f": {differing:,} in all, {shown:,} of them among positions {window.start:,} to {window.stop - 1:,} shown here"
+
+
 def sequence_text(expected: Any, got: Any) -> list[str]:
-    """index / expected / got rows, aligned item for item; a differing item in [brackets] on both rows."""
-    n = min(max(len(expected), len(got)), MAX_CELLS)
+    """index / expected / got rows, aligned item for item; a differing item in [brackets] on both rows. A sequence
+    longer than `MAX_CELLS` is shown from its first difference, and its differing positions are counted in all."""
+    window, differing = sequence_window(expected, got)
     cols = []
-    for i in range(n):
+    for i in window:
         e = _cell(expected[i]) if i < len(expected) else ""
         g = _cell(got[i]) if i < len(got) else ""
-        differs = i >= len(expected) or i >= len(got) or not _equal(expected[i], got[i])
-        cols.append((str(i), e, g, differs))
+        cols.append((str(i), e, g, _differs_at(expected, got, i)))
     width = max(len(x) for col in cols for x in col[:3])
 
     def row(title, k):
@@ -111,12 +133,18 @@ def sequence_text(expected: Any, got: Any) -> list[str]:
             for col in cols
         )
 
-    lines = [row("index", 0).rstrip(), row("expected", 1).rstrip(), row("got", 2).rstrip()]
-    more = max(len(expected), len(got)) - n
+    n = max(len(expected), len(got))
+    lines = [f"… {window.start:,} items before, the same on both sides"] if window.start else []
+    lines += [row("index", 0).rstrip(), row("expected", 1).rstrip(), row("got", 2).rstrip()]
+    more = n - window.stop
     if more > 0:
         lines.append(f"… {more:,} more items")
-    differing = sum(1 for col in cols if col[3])
-    lines.append(("[ ] marks the position that differs" if differing == 1 else f"[ ] marks the {differing:,} positions that differ") if differing else "no position differs")
+    shown = sum(1 for col in cols if col[3])
+    count = _sequence_count(differing, shown, window, n)
+    if count:
+        lines.append(f"[ ] marks the positions that differ{count}")
+    else:
+        lines.append(("[ ] marks the position that differs" if differing == 1 else f"[ ] marks the {differing:,} positions that differ") if differing else "no position differs")
     return lines
 
 
@@ -174,19 +202,20 @@ def _marked(text: str) -> str:
     return f"<mark><strong>{_e(text)}</strong></mark>"
 
 
-def _legend(n: int, what: str, one_side: int = 0) -> str:
+def _legend(n: int, what: str, one_side: int = 0, whole: str = "") -> str:
     """`one_side`: how many of the `n` exist on one side only (an extra row, a missing item): "on both sides" would
-    send the eye to a highlight the other side cannot have (a learner trial)."""
+    send the eye to a highlight the other side cannot have. `whole`: the count over every position, when the
+    picture shows only some (then the `n` marked are not counted apart)."""
     if not n:
-        return f'<p class="fm-muted">no {what} differs</p>'
-    these = f"the {what} that differs is" if n == 1 else f"the {n:,} {what}s that differ are"
+        return f'<p class="fm-muted">no {what} differs{_e(whole)}</p>'
+    these = f"the {what}s that differ are" if whole else f"the {what} that differs is" if n == 1 else f"the {n:,} {what}s that differ are"
     if one_side == n:
         where = "on the side that has " + ("it" if n == 1 else "them")
     elif one_side:
         where = f"on both sides, or on the one side that has {'it' if one_side == 1 else 'them'} ({one_side:,} on one side only)"
     else:
         where = "on both sides"
-    return f'<p class="fm-muted">{these} highlighted and set in bold, {where}</p>'
+    return f'<p class="fm-muted">{these} highlighted and set in bold, {where}{_e(whole)}</p>'
 
 
 def _on_one_side(cells: set, expected, got) -> int:
@@ -209,13 +238,14 @@ def grid_html(expected: Any, got: Any) -> str:
 
 
 def sequence_html(expected: Any, got: Any) -> str:
-    """index / expected / got as one table, item under item; differing items marked in both rows."""
-    n = min(max(len(expected), len(got)), MAX_CELLS)
-    differs = [i >= len(expected) or i >= len(got) or not _equal(expected[i], got[i]) for i in range(n)]
+    """index / expected / got as one table, item under item; differing items marked in both rows (a long sequence
+    from its first difference, as `sequence_text`)."""
+    window, differing = sequence_window(expected, got)
+    differs = {i: _differs_at(expected, got, i) for i in window}
 
     def row(title, values):
         tds = []
-        for i in range(n):
+        for i in window:
             text = _cell(values[i]) if i < len(values) else ""
             if differs[i] and text:
                 there = [_cell(v[i]) if i < len(v) else "nothing" for v in (expected, got)]
@@ -224,12 +254,17 @@ def sequence_html(expected: Any, got: Any) -> str:
                 tds.append(f"<td>{_e(text)}</td>")
         return f'<tr><th>{_e(title)}</th>{"".join(tds)}</tr>'
 
-    index = '<tr><th>index</th>' + "".join(f'<th>{i}</th>' for i in range(n)) + "</tr>"
-    more = max(len(expected), len(got)) - n
-    foot = f'<tr><td colspan="{n + 1}">… {more:,} more items</td></tr>' if more > 0 else ""
-    table = f'<table class="fm-grid"><thead>{index}</thead><tbody>{row("expected", expected)}{row("got", got)}{foot}</tbody></table>'
-    one_side = sum(1 for i in range(n) if (i < len(expected)) != (i < len(got)))
-    return f'<div class="fm-pictures">{table}</div>' + _legend(sum(differs), "position", one_side)
+    n = max(len(expected), len(got))
+    index = '<tr><th>index</th>' + "".join(f'<th>{i}</th>' for i in window) + "</tr>"
+    before = f'<tr><td colspan="{len(window) + 1}">… {window.start:,} items before, the same on both sides</td></tr>' if window.start else ""
+    more = n - window.stop
+    foot = f'<tr><td colspan="{len(window) + 1}">… {more:,} more items</td></tr>' if more > 0 else ""
+    table = f'<table class="fm-grid"><thead>{index}</thead><tbody>{before}{row("expected", expected)}{row("got", got)}{foot}</tbody></table>'
+    one_side = sum(1 for i in window if (i < len(expected)) != (i < len(got)))
+    shown = sum(differs.values())
+    count = _sequence_count(differing, shown, window, n)
+    legend = _legend(shown, "position", one_side, count)
+    return f'<div class="fm-pictures">{table}</div>' + legend
 
 
 def picture_html(expected: Any, got: Any) -> str:

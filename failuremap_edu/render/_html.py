@@ -18,7 +18,8 @@ from typing import Sequence
 from .._diff import Budget, Diff, LineDetail, TextDetail, diff
 from .._records import Record
 from ._grid import GRID_CSS, picture_html
-from ._text import RETURNED_LIMIT, expected_text, omitted_items_text, grouped, paths_text, expression_label, line_rows, outcome_text, printed_summary, run_notes, story_reasons, story_sentences, visible
+from ._claims import claim_html, difference_html, left_out, whole_claims
+from ._text import RETURNED_LIMIT, expected_text, grouped, paths_text, expression_label, line_rows, outcome_text, printed_summary, run_notes, story_reasons, story_sentences, visible
 from .._results import COMPARED, FAIL, JUDGED_IN_SOLVE_PROCESS, PASS, CallResult, Observation, RunResult, check_labels, repeated_failures
 from .._values import safe_repr, text_safe
 from ._style import DARK_THEME, PLAYGROUND_UNCHECKED, STATUS_CSS, STATUS_CSS_DARK, STATUS_SYMBOLS, UI_CSS, UI_CSS_DARK
@@ -212,23 +213,26 @@ GAP_LEGEND = "a dashed box holds nothing: it marks where the other line has char
 
 
 def diff_html(result: Diff) -> str:
-    """The differences as a list: path, reason, and for strings the aligned windows."""
+    """The differences as a list, each rendered from its claim: path, reason, and for strings the aligned windows;
+    the counts of what was left out last. (The pattern claim is the caller's: `pattern_html`.)"""
     items = []
     if result.hint:
         items.append(f'<li class="fm-hint">hint: {_e(result.hint)}</li>')
     for paths, d in grouped(result.differences):
         where = f"{paths_text(paths, _code)}: " if paths else ""
-        item = f"{where}{_e(d.message)}"
+        item = f"{where}{difference_html(d)}"
         if d.text is not None:
             item += text_diff_html(d.text)
         if d.lines is not None:
             item += lines_diff_html(d.lines)
         items.append(f"<li>{item}</li>")
-    if result.omitted:
-        items.append(f"<li>… and {result.omitted:,} more difference{'s' if result.omitted != 1 else ''}</li>")
-    if result.omitted_items:
-        items.append(f"<li>… {_e(omitted_items_text(result.omitted_items))}</li>")
+    items += [f"<li>{_e(text)}</li>" for text in left_out(result, whole_claims(result)[1])]
     return f'<ul class="fm-why">{"".join(items)}</ul>' if items else ""
+
+
+def pattern_html(result: Diff) -> str:
+    """The diff's pattern claims, each its own paragraph."""
+    return "".join(claim_html(c) for c in whole_claims(result)[0])
 
 
 def key_values(rows, escaped: bool = False) -> str:
@@ -268,8 +272,7 @@ def _observation_body(o: Observation, budget: Budget, missing_return: bool = Fal
     if o.status == FAIL:
         body += picture_html(o.expected, o.actual)
         explained = diff(o.expected, o.actual, budget, missing_return=missing_return)
-        if explained.pattern:  # the diff's pattern claim, verified on the values
-            body += f'<p class="fm-pattern">pattern: {_e(explained.pattern)}</p>'
+        body += pattern_html(explained)  # the diff's pattern claim, verified on the values
         body += diff_html(explained)
     if o.mutation:
         body += f'<p class="fm-note">note: {_e(o.mutation)}</p>'

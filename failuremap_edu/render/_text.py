@@ -18,6 +18,7 @@ from .._fixtures import FixtureScript
 from .._records import Record
 from .._results import COMPARED, FAIL, JUDGED_IN_SOLVE_PROCESS, PASS, TIMEOUT, Observation, RunResult, check_labels
 from .._values import clip, is_not_computed, safe_repr
+from ._claims import claim_text, left_out, whole_claims
 from ._style import STATUS_SYMBOLS
 
 __all__ = [
@@ -195,17 +196,22 @@ def grouped(differences) -> list[tuple[tuple[str, ...], object]]:
 
 
 def paths_text(paths, show=lambda p: p) -> str:
-    """``[0], [1], [2]``, or the first six and how many more."""
-    return ", ".join(show(p) for p in paths[:6]) + (f" and {len(paths) - 6} more" if len(paths) > 6 else "")
+    """``[0], [1], [2]``; more than six as the first three, the last, and how many places in all
+    (``[0], [1], [2], …, [11] (12 places)``), so that the counts below add up."""
+    if len(paths) <= 6:
+        return ", ".join(show(p) for p in paths)
+    return ", ".join(show(p) for p in paths[:3]) + f", …, {show(paths[-1])} ({len(paths):,} places)"
 
 
 def render_diff(result: Diff, indent: str = "  ", *, with_pattern: bool = True) -> list[str]:
-    """The differences as lines: a path, the reason, and for strings the two marked windows."""
+    """The differences as lines, each rendered from its claim (`_claims`): a path, the reason, and for strings the
+    two marked windows; the pattern claim first, the counts of what was left out last."""
     lines: list[str] = []
+    patterns, counts = whole_claims(result)
     if result.hint:
         lines.append(f"{indent}hint: {result.hint}")
-    if result.pattern and with_pattern:  # the pattern claim, verified on the values before it is said
-        lines.append(terminal_safe(f"{indent}{result.pattern}", 1_000))
+    if with_pattern:  # the pattern claim, verified on the values before it is said
+        lines += [terminal_safe(f"{indent}{claim_text(c)}", 1_000) for c in patterns]
     for paths, d in grouped(result.differences):
         where = f"{paths_text(paths)}: " if paths else ""
         lines.append(terminal_safe(f"{indent}- {where}{d.message}", 1_000))
@@ -215,10 +221,7 @@ def render_diff(result: Diff, indent: str = "  ", *, with_pattern: bool = True) 
             lines.append(terminal_safe(f"{indent}    got:      {got}", 1_000))
         if d.lines is not None:
             lines += render_lines(d.lines, indent)
-    if result.omitted:
-        lines.append(f"{indent}- … and {result.omitted:,} more difference{'s' if result.omitted != 1 else ''}")
-    if result.omitted_items:
-        lines.append(f"{indent}- … {omitted_items_text(result.omitted_items)}")
+    lines += [f"{indent}- {text}" for text in left_out(result, counts)]
     return lines
 
 
@@ -247,8 +250,7 @@ def render_observation(o: Observation, budget: Budget | None = None, *, missing_
 
         lines += ["    " + terminal_safe(text, 1_000) for text in picture_text(o.expected, o.actual)]
         explained = diff(o.expected, o.actual, budget, missing_return=missing_return)
-        if explained.pattern:
-            lines.append(terminal_safe(f"  pattern:  {explained.pattern}", 1_000))
+        lines += [terminal_safe(f"  pattern:  {claim_text(c)}", 1_000) for c in whole_claims(explained)[0]]
         if explained.differences or explained.hint:
             lines.append("  why:")
             lines += render_diff(explained, "    ", with_pattern=False)
@@ -382,11 +384,6 @@ def render_comparison(runs, names) -> str:
     totals = "  ".join(f"{r.passed_count}/{r.total}".ljust(w) for r, w in zip(runs, widths))
     lines.append(("passing".ljust(label_width) + "  " + totals).rstrip())
     return "\n".join(lines)
-
-
-def omitted_items_text(count: int) -> str:
-    """Items that differ but were not looked into (the diff's budget): their differences are not counted."""
-    return f"and {count:,} more item{'s' if count != 1 else ''} that differ{'s' if count == 1 else ''}, not looked into"
 
 
 def outcome_text(o: Observation, limit: int = 300) -> str:
