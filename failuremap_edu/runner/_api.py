@@ -38,6 +38,7 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from . import _byvalue, _judge
+from ._calls import received_calls
 from ._channel import Undecodable
 from ._platform import INPROCESS, PROCESS, SANDBOX, isolation_available
 from .._fixtures import VARIANTS, CheckSite, FixtureScript, compared_expression, is_bare_call, read_fixtures
@@ -633,7 +634,8 @@ def _observation(data: dict, current) -> Observation:
             note = f"{UNCONFIRMED}: {_judge.JUDGED_THERE}"
         if note is not None and note.startswith(UNCONFIRMED):  # never counted as a pass (nor as a fail): a status of its own
             fields.update(status=NOT_CONFIRMED, passed=False)
-    return Observation(**fields, actual=actual, expected=expected, error=error, verdict_note=note,
+    calls, calls_omitted = received_calls(data)
+    return Observation(**fields, actual=actual, expected=expected, error=error, verdict_note=note, calls=calls, calls_omitted=calls_omitted,
                        returned=tuple((entered, received(value)[0]) for entered, value in returned))
 
 
