@@ -140,6 +140,8 @@ class Observation(Shown):
     """Every call of solve this check made, in order (the record's helpers' calls included), up to the runner's budget."""
     calls_omitted: int = 0
     """Calls of solve in this check beyond `calls`: counted, not kept."""
+    helpers: tuple = ()
+    """The record's helpers this check uses (`_record_helpers.Helper`: functions and classes its script defines above the checks, with their source)."""
     judged_in_solve_process: bool = False
     """Under ``--sandbox``, where checks are judged apart from solve: this check's values are not plain data
     (an instance of the solution's class, say), so it was judged in solve's own process, as without
