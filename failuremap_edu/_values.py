@@ -204,7 +204,7 @@ def fields_repr(value: Any, limit: int = _REPR_LIMIT, _depth: int = 0) -> str | 
                         continue
     if not pairs:
         return None
-    name = getattr(kind, "__qualname__", None) or kind.__name__
+    name = str(getattr(kind, "__qualname__", None) or kind.__name__).rpartition("<locals>.")[2]
     if _depth >= 3:  # an object that holds itself, or a deep chain of them
         return f"{name}(…)"
     shown = ", ".join(f"{k}={fields_repr(v, 80, _depth + 1) or safe_repr(v, 80)}" for k, v in pairs[:_FIELDS_SHOWN])

@@ -25,16 +25,16 @@ def seconds_text(seconds: float) -> str:
     return f"{seconds:.3g} s"
 
 
-def call_text(c: Call, limit: int = 200) -> str:
-    """``solve(3, -1) raised AssertionError: … (line 4), caught by the check's code · 8 µs``."""
-    from .._values import clip, safe_repr
+def call_text(c: Call, limit: int = 200, timed: bool = True) -> str:
+    """``solve(3, -1) raised AssertionError: … (line 4), caught by the check's code · 8 µs`` (without the time unless `timed`)."""
+    from .._values import clip
 
     if c.raised is None:
         outcome = f"returned {safe_repr(c.returned, limit)}"
     else:
         outcome = f"raised {clip(str(c.raised), limit)}" + (f" (line {c.line})" if c.line else "")
         outcome += ", caught by the check's code" if c.caught else ""
-    return f"{c.call} {outcome} · {seconds_text(c.seconds)}"
+    return f"{c.call} {outcome}" + (f" · {seconds_text(c.seconds)}" if timed else "")
 
 
 def listed_calls(o: Observation) -> tuple[Call, ...]:
@@ -103,6 +103,14 @@ def helpers_html(o: Observation) -> str:
 
 def outcome_text(o: Observation, limit: int = 300) -> str:
     """What one implementation did on a check, in a few words: returned X, raised E, ran out of time."""
+    calls = listed_calls(o)
+    if calls and not why_calls(o):  # every call the check made, and what each did (a claim about them says it better)
+        said = "; ".join(call_text(c, min(limit, 120), timed=False) for c in calls[:3])
+        said += f"; and {len(calls) + o.calls_omitted - 3:,} more calls" if len(calls) + o.calls_omitted > 3 else ""
+        if o.status in COMPARED:
+            return f"gave {safe_repr(o.actual, limit)}; {said}"
+        if o.status != TIMEOUT and o.error is not None:
+            return f"{said}; then the check raised {o.error}" if all(c.caught or c.raised is None for c in calls) else said
     if o.status in COMPARED:
         if o.compared:  # the value is an expression of what solve returned, not the return value
             returns = "".join(f"; {call} returned {safe_repr(value, min(limit, 120))}" for call, value in o.shown_returns())
