@@ -38,11 +38,16 @@ def call_text(c: Call, limit: int = 200, timed: bool = True) -> str:
 
 
 def listed_calls(o: Observation) -> tuple[Call, ...]:
-    """The calls a display lists for `o`: () when there are none, or when the one call returned and the rows show it already."""
+    """The calls a display lists for `o`: () when there are none, or when the rows show the one call already (the call
+    and what it returned, or the error it raised, which the check ended with)."""
     if not o.calls:
         return ()
-    if len(o.calls) == 1 and not o.calls_omitted and o.calls[0].raised is None and (o.compares_return or o.shown_returns()):
-        return ()
+    if len(o.calls) == 1 and not o.calls_omitted:
+        only = o.calls[0]
+        if only.raised is None and (o.compares_return or o.shown_returns()):
+            return ()
+        if only.raised is not None and not only.caught and o.error is not None and (o.error.type, o.error.message) == (only.raised.type, only.raised.message):
+            return ()
     return o.calls
 
 
