@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ._call_claims import call_claims
 from ._diff import diff
 from ._display import Shown
 from ._records import Record
@@ -191,6 +192,8 @@ def _what_it_does(o: Observation, who: str = "the attempt") -> tuple[str, tuple[
     """What `who` does on the check, in a sentence, and its code parts. "returns" only for a return value."""
     if o.status == FAIL:
         actual = safe_repr(o.actual, 300)
+        if call_claims(o):  # a value that names an exception: what solve raised, never a diff of the names
+            return f"There, with {who}, {call_claims(o)[0]}.", (o.calls[0].call,)
         if o.compared:
             returned = o.shown_returns()
             also = "".join(f" ({call} returned {safe_repr(value, 200)})" for call, value in returned[:1])

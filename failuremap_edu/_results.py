@@ -13,7 +13,7 @@ from typing import Any
 from ._display import Shown
 from ._values import Opaque, safe_repr, same_data
 
-__all__ = ["CallResult", "Comparison", "ErrorInfo", "ISOLATIONS", "check_labels", "Observation", "Opaque", "RunResult", "STATUSES", "repeated_failures",
+__all__ = ["Call", "CallResult", "Comparison", "ErrorInfo", "ISOLATIONS", "check_labels", "Observation", "Opaque", "RunResult", "STATUSES", "repeated_failures",
            "to_jsonable"]
 
 PASS, FAIL, ERROR, TIMEOUT, NOT_CONFIRMED = "pass", "fail", "error", "timeout", "unconfirmed"
@@ -51,6 +51,34 @@ class ErrorInfo:
 
     def to_json(self) -> dict:
         return {"type": self.type, "message": self.message, "traceback": self.traceback}
+
+
+@dataclass(frozen=True)
+class Call:
+    """One call of solve that a check made (the record's helpers' calls included): what it returned or raised, and its time."""
+
+    call: str
+    """The call as the learner would type it, e.g. ``solve(3, -1)``."""
+    returned: Any = None
+    """What it returned (plain data, or an `Opaque`); None when it raised."""
+    raised: ErrorInfo | None = None
+    """The exception it raised, or None when it returned."""
+    line: int = 0
+    """The line of solve's own file that raised (0 when it returned, or when not known)."""
+    seconds: float = 0.0
+    caught: bool = False
+    """It raised, and the check went on: a helper (``raises``) or the check's expression caught the exception."""
+
+    def __str__(self) -> str:
+        if self.raised is None:
+            return f"{self.call} returned {safe_repr(self.returned, 200)}"
+        where = f" (line {self.line})" if self.line else ""
+        return f"{self.call} raised {self.raised}{where}" + (", and the check's code caught it" if self.caught else "")
+
+    def to_json(self) -> dict:
+        return {"call": self.call, "returned_repr": None if self.raised is not None else safe_repr(self.returned, 10_000),
+                "raised": None if self.raised is None else self.raised.to_json(), "line": self.line,
+                "seconds": round(self.seconds, 6), "caught": self.caught}
 
 
 @dataclass(frozen=True)
@@ -108,6 +136,12 @@ class Observation(Shown):
     """Set when the verdict is not the builtins' ``==`` on the plain values shown: they were compared
     by a class's own ``__eq__`` (shown by its repr), or, recomputed by the caller from the plain
     values it received, the verdict came out different, so it could not be confirmed."""
+    calls: tuple[Call, ...] = ()
+    """Every call of solve this check made, in order (the record's helpers' calls included), up to the runner's budget."""
+    calls_omitted: int = 0
+    """Calls of solve in this check beyond `calls`: counted, not kept."""
+    helpers: tuple = ()
+    """The record's helpers this check uses (`_record_helpers.Helper`: functions and classes its script defines above the checks, with their source)."""
     judged_in_solve_process: bool = False
     """Under ``--sandbox``, where checks are judged apart from solve: this check's values are not plain data
     (an instance of the solution's class, say), so it was judged in solve's own process, as without
@@ -175,6 +209,8 @@ class Observation(Shown):
             "mutation": self.mutation,
             "verdict_note": self.verdict_note,
             "judged_in_solve_process": self.judged_in_solve_process,
+            "calls": [c.to_json() for c in self.calls],
+            "calls_omitted": self.calls_omitted,
         }
 
 

@@ -166,12 +166,50 @@ def safe_repr(value: Any, limit: int = _REPR_LIMIT, *, keep_end: bool = False) -
         text = f"{brackets[0]}{shown}, …{brackets[1]}  [{len(value):,} items]"
         return text if len(text) <= limit else text[: limit - 1] + "…"
     try:
-        text = _repr(value, limit)
+        text = fields_repr(value, limit) or _repr(value, limit)
     except BaseException as exc:  # noqa: BLE001 - learner objects may break repr
         text = f"<{kind.__name__} object; repr() raised {type(exc).__name__}>"
     if not isinstance(text, str):
         text = f"<{kind.__name__} object>"
     return clip(text, limit)
+
+
+_FIELDS_SHOWN = 12
+
+
+def fields_repr(value: Any, limit: int = _REPR_LIMIT, _depth: int = 0) -> str | None:
+    """``Stream(n=50, read=3)``: an object whose class keeps object's own repr (``<… object at 0x…>``) by its type and
+    instance attributes (``__dict__`` or ``__slots__``, at most 12, each value shown by `safe_repr`, three levels deep); None for any other
+    object, or one without attributes. The attributes are read without running the class's code (no properties, no
+    ``__getattr__``)."""
+    kind = type(value)
+    if getattr(kind, "__repr__", None) is not object.__repr__ or kind is object:
+        return None
+    try:
+        attributes = object.__getattribute__(value, "__dict__")
+    except AttributeError:
+        attributes = None
+    pairs: list = []
+    if type(attributes) is dict:
+        pairs = [(k, v) for k, v in list(attributes.items())[: _FIELDS_SHOWN + 1] if type(k) is str]
+    else:
+        for cls in kind.__mro__:
+            slots = cls.__dict__.get("__slots__", ())
+            for name in (slots,) if isinstance(slots, str) else slots:
+                descriptor = cls.__dict__.get(name)
+                if type(name) is str and name not in ("__dict__", "__weakref__") and hasattr(descriptor, "__get__"):
+                    try:
+                        pairs.append((name, descriptor.__get__(value, kind)))
+                    except AttributeError:  # an unset slot
+                        continue
+    if not pairs:
+        return None
+    name = str(getattr(kind, "__qualname__", None) or kind.__name__).rpartition("<locals>.")[2]
+    if _depth >= 3:  # an object that holds itself, or a deep chain of them
+        return f"{name}(…)"
+    shown = ", ".join(f"{k}={fields_repr(v, 80, _depth + 1) or safe_repr(v, 80)}" for k, v in pairs[:_FIELDS_SHOWN])
+    more = ", …" if len(pairs) > _FIELDS_SHOWN else ""
+    return clip(f"{name}({shown}{more})", limit)
 
 
 def _repr(value: Any, limit: int | None = None) -> str:

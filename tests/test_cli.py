@@ -101,7 +101,7 @@ def test_check_json_schema(capsys, solution):
     assert set(obs) == {
         "index", "check", "status", "passed", "actual", "expected", "actual_repr", "expected_repr", "call",
         "compared", "returned", "line", "error", "stdout", "stdout_dropped", "elapsed_ms", "mutation", "verdict_note",
-        "judged_in_solve_process",
+        "judged_in_solve_process", "calls", "calls_omitted",
     }
     assert (obs["check"], obs["status"], obs["actual"], obs["expected"]) == ("replay same id", "fail", None, ["a1", "b1"])
     assert data["runs"][2]["observations"][0]["expected"] == ["a3", "b3"]

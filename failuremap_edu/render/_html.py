@@ -17,6 +17,7 @@ from typing import Sequence
 
 from .._diff import Budget, Diff, LineDetail, TextDetail, diff
 from .._records import Record
+from ._calls import calls_html, helpers_html, listed_calls, why_calls
 from ._grid import GRID_CSS, picture_html
 from ._claims import claim_html, difference_html, left_out, whole_claims
 from ._text import RETURNED_LIMIT, expected_text, grouped, paths_text, expression_label, line_rows, outcome_text, printed_summary, run_notes, story_reasons, story_sentences, visible
@@ -261,15 +262,17 @@ def _observation_body(o: Observation, budget: Budget, missing_return: bool = Fal
         rows.append(("compares", _code(o.compared)))
     elif o.call and call:
         rows.append(("call", _code(o.call)))
-    if o.compared:
+    if o.compared and not listed_calls(o):
         rows += [(f"{call_text} returned", folded_value(value)) for call_text, value in o.shown_returns()]
     rows.append(("expected", _code(expected_text(o, budget.max_repr * 4))))
     if o.status in COMPARED:
         rows.append(("got", _code(safe_repr(o.actual, budget.max_repr * 4))))
     if o.error is not None:
         rows.append(("error", _code(str(o.error))))
-    body = key_values(rows)
-    if o.status == FAIL:
+    body = key_values(rows) + calls_html(o) + helpers_html(o)
+    if o.status == FAIL and why_calls(o):  # what solve raised, or that it raised nothing: never a diff of exception names
+        body += '<ul class="fm-why">' + "".join(f"<li>{_e(text)}</li>" for text in why_calls(o)) + "</ul>"
+    elif o.status == FAIL:
         body += picture_html(o.expected, o.actual)
         explained = diff(o.expected, o.actual, budget, missing_return=missing_return)
         body += pattern_html(explained)  # the diff's pattern claim, verified on the values

@@ -19,6 +19,7 @@ from .._records import Record
 from .._results import COMPARED, FAIL, JUDGED_IN_SOLVE_PROCESS, PASS, TIMEOUT, Observation, RunResult, check_labels
 from .._values import clip, is_not_computed, safe_repr
 from ._claims import claim_text, left_out, whole_claims
+from ._calls import calls_lines, helpers_lines, listed_calls, outcome_text, why_calls
 from ._style import STATUS_SYMBOLS
 
 __all__ = [
@@ -239,13 +240,16 @@ def render_observation(o: Observation, budget: Budget | None = None, *, missing_
     lines = [terminal_safe(f"{STATUS_SYMBOLS[o.status]} {o.status}: {o.check}{line}", 300)]
     if o.compared:
         lines.append(terminal_safe(f"  compares: {o.compared}", 600))
-        lines += [terminal_safe(f"  {call} returned: {safe_repr(value, RETURNED_LIMIT)}", 1_000) for call, value in o.shown_returns()]
+        lines += [] if listed_calls(o) else [terminal_safe(f"  {call} returned: {safe_repr(value, RETURNED_LIMIT)}", 1_000) for call, value in o.shown_returns()]
     elif o.call:
         lines.append(terminal_safe(f"  call:     {o.call}", 600))
+    lines += [terminal_safe(line, 1_000) for line in calls_lines(o) + helpers_lines(o)]
     lines.append(terminal_safe(f"  expected: {expected_text(o, budget.max_repr * 4)}", 1_000))
     if o.status in COMPARED:
         lines.append(terminal_safe(f"  got:      {safe_repr(o.actual, budget.max_repr * 4)}", 1_000))
-    if o.status == FAIL:
+    if o.status == FAIL and why_calls(o):  # an exception's name is not a string to diff: what solve raised, or that it raised nothing
+        lines += ["  why:"] + [terminal_safe(f"    - {text}", 1_000) for text in why_calls(o)]
+    elif o.status == FAIL:
         from ._grid import picture_text  # here: a run that passes (`check` on a right solution) never imports the pictures
 
         lines += ["    " + terminal_safe(text, 1_000) for text in picture_text(o.expected, o.actual)]
@@ -386,26 +390,14 @@ def render_comparison(runs, names) -> str:
     return "\n".join(lines)
 
 
-def outcome_text(o: Observation, limit: int = 300) -> str:
-    """What one implementation did on a check, in a few words: returned X, raised E, ran out of time."""
-    if o.status in COMPARED:
-        if o.compared:  # the value is an expression of what solve returned, not the return value
-            returns = "".join(f"; {call} returned {safe_repr(value, min(limit, 120))}" for call, value in o.shown_returns())
-            return f"gave {safe_repr(o.actual, limit)}{returns}"
-        return f"returned {safe_repr(o.actual, limit)}"
-    if o.status == TIMEOUT:
-        return "ran out of time (no result)"
-    returned = o.shown_returns() if o.error is not None else ()
-    if returned:  # solve returned; the check's expression of its result raised
-        call, value = returned[0]
-        return f"{call} returned {safe_repr(value, min(limit, 120))}, then {o.compared} raised {o.error}"
-    return f"raised {o.error}" if o.error is not None else "stopped with an error"
 
 
 def first_reason(o: Observation) -> str:
     """The diff's one-line reason for a failed check ("" when there is none)."""
     if o.status != FAIL:
         return ""
+    if why_calls(o):
+        return why_calls(o)[0]
     explained = diff(o.expected, o.actual)
     if not explained.differences:
         return ""
@@ -421,6 +413,8 @@ def story_reasons(o: Observation, budget: Budget | None = None) -> tuple[str, Di
     """
     if o.status != FAIL:
         return "", None
+    if why_calls(o):
+        return why_calls(o)[0], None
     explained = diff(o.expected, o.actual, budget or Budget())
     if not explained.differences and not explained.hint:
         return "", None

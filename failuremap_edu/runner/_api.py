@@ -38,9 +38,11 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from . import _byvalue, _judge
+from ._calls import received_calls
 from ._channel import Undecodable
 from ._platform import INPROCESS, PROCESS, SANDBOX, isolation_available
 from .._fixtures import VARIANTS, CheckSite, FixtureScript, compared_expression, is_bare_call, read_fixtures
+from .._record_helpers import helpers_for
 from .._records import Record, as_record
 from .._results import COMPARED, ERROR, FAIL, NOT_CONFIRMED, PASS, TIMEOUT, UNCONFIRMED, CallResult, Comparison, ErrorInfo, Observation, RunResult
 from ._session import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, DEFAULT_TIMEOUT, CheckTimeout, OutputCapture, Plan, Session, import_timeout_message
@@ -564,7 +566,8 @@ class _Collector:
 
     def finish(self, fixtures: FixtureScript) -> tuple[Observation, ...]:
         sites = {s.site: s for s in fixtures.sites}
-        observations = [replace(o, lineno=sites[o.site].lineno) if o.site in sites else o for _, o in sorted(self.observations.items())]
+        observations = [replace(o, lineno=sites[o.site].lineno, helpers=helpers_for(fixtures, sites[o.site])) if o.site in sites else o
+                        for _, o in sorted(self.observations.items())]
         reraise, stopped_names = self.plan.reraise, []
         for i, o in enumerate(observations):
             if o.site in reraise and o.status == ERROR and o.error is not None and o.error.type not in ("Timeout", "NotRun", "ProcessDied", "TooManyProcesses"):
@@ -633,7 +636,8 @@ def _observation(data: dict, current) -> Observation:
             note = f"{UNCONFIRMED}: {_judge.JUDGED_THERE}"
         if note is not None and note.startswith(UNCONFIRMED):  # never counted as a pass (nor as a fail): a status of its own
             fields.update(status=NOT_CONFIRMED, passed=False)
-    return Observation(**fields, actual=actual, expected=expected, error=error, verdict_note=note,
+    calls, calls_omitted = received_calls(data)
+    return Observation(**fields, actual=actual, expected=expected, error=error, verdict_note=note, calls=calls, calls_omitted=calls_omitted,
                        returned=tuple((entered, received(value)[0]) for entered, value in returned))
 
 

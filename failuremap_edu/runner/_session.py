@@ -42,6 +42,7 @@ from typing import Any, Callable
 
 from .._results import ERROR, FAIL, PASS, TIMEOUT
 from .._solution import Solution
+from ._calls import CallLog
 from .._values import Opaque, error_payload, not_computed, portable, render_call, safe_repr, same_data
 
 DEFAULT_TIMEOUT = 2.0
@@ -185,6 +186,8 @@ class Session:
         self.globals: dict[str, Any] = {}
         self._current: int | None = None
         self._calls: list[str] = []
+        self._log = CallLog()
+        """Every call of solve in the check under way, with its outcome (`_calls`)."""
         self._returns: list[list] = []
         self._keep_returns = False
         self._mutation: str | None = None
@@ -307,10 +310,15 @@ class Session:
             except Exception:  # noqa: BLE001 - uncopyable input: no snapshot, no note
                 before = None
             session._depth += 1
+            started = time.perf_counter()
             try:
                 result = solve(*args, **kwargs)
+            except BaseException as exc:
+                session._log.raised(call, exc, time.perf_counter() - started)
+                raise
             finally:
                 session._depth -= 1
+            session._log.returned(call, result, time.perf_counter() - started)
             if session._keep_returns and len(session._returns) < _RETURNS_KEPT:
                 session._returns.append([entered, result])  # converted once the check is judged, outside its time limit
             if session._mutation is None and before is not None:
@@ -335,7 +343,7 @@ class Session:
         label_text = label if type(label) is str else safe_repr(label)
         independent = site in self.plan.independent
         self.sink(("begin", ordinal, site, label_text, self._expected_ahead(expected_thunk, independent)))
-        self._current, self._calls, self._mutation = ordinal, [], None
+        self._current, self._calls, self._mutation, self._log = ordinal, [], None, CallLog()
         self._returns, self._keep_returns = [], site in self.plan.returns
         self.capture.take()
         status, error, actual, passed, raised = FAIL, None, None, False, None
@@ -385,6 +393,7 @@ class Session:
         returned = self._returns if status in (PASS, FAIL, ERROR) and self._calls and len(self._returns) == min(len(self._calls), _RETURNS_KEPT) else []
         returned = [[entered, portable(value)] for entered, value in returned]
         result.update(call="; ".join(self._calls)[:_CALL_LIMIT], returned=returned, stdout=output, stdout_dropped=dropped, elapsed_ms=elapsed_ms)
+        result["calls"], result["calls_omitted"] = self._log.payload(raised)
         self.sink(("result", result))
         if status in (PASS, FAIL):
             self._keep(ordinal, actual, expected, (result["actual"], result["expected"]))

@@ -754,6 +754,107 @@ check('a given list', solve('c', ['x']), ['x', 'c'])
 check('third call', solve('d' * N), ['d' * N])
 """,
     ),
+    # A helper that calls solve and catches its exception: the check's value is the exception's name (or 'no error')
+    "TR-003434": dict(
+        title="Step range: a bad step raises ValueError · helper record",
+        category="Validation",
+        family="test-raises-helper",
+        contract="Return the list 0, step, 2*step, ... below stop. A step that is not a positive int raises ValueError.",
+        contract_signature="stop, step",
+        abstract="An assert stands where the contract asks for ValueError, so the check's helper sees AssertionError.",
+        failed_approach="`assert step > 0` guards the loop, but an assert raises AssertionError, not the ValueError the contract names.",
+        root_cause="Raise the exception the contract names: `raise ValueError(...)`.",
+        preamble="""
+def raises(f, *args):
+    try:
+        f(*args)
+    except Exception as exc:
+        return type(exc).__name__
+    return 'no error'
+""",
+        attempt="""
+def solve(stop, step):
+    assert step > 0, f"step must be positive, got {step}"
+    return list(range(0, stop, step))
+""",
+        broken="""
+def solve(stop, step):
+    if step == 0:
+        raise ValueError('step must not be zero')
+    return [i for i in range(0, stop, step) if step > 0]
+""",
+        reference="""
+def solve(stop, step):
+    if type(step) is not int or step <= 0:
+        raise ValueError(f"step must be a positive int, got {step!r}")
+    return list(range(0, stop, step))
+""",
+        fixtures="""
+check('steps of 2', solve(7, 2), [0, 2, 4, 6])
+check('a negative step raises', raises(solve, 3, -1), 'ValueError')
+check('a zero step raises', raises(solve, 3, 0), 'ValueError')
+check('every stop below 1000', [len(solve(n, N)) for n in range(1000)], [len(range(0, n, N)) for n in range(1000)])
+""",
+    ),
+    # An object without a repr (a stream with a read counter) passed to solve, directly and through a helper
+    "TR-003535": dict(
+        title="Lazy batches: read only what a batch needs · stream record",
+        category="Iterators",
+        family="test-stream-reads",
+        contract="Yield lists of `size` consecutive items of the iterable `items`, lazily: taking the first batch reads only `size` items.",
+        contract_signature="items, size",
+        abstract="The whole stream is read into a list before the first batch is yielded.",
+        failed_approach="`list(items)` first, then slice: right batches, but the first batch reads everything.",
+        root_cause="A lazy batcher takes items with itertools.islice, as it yields them.",
+        preamble="""
+import itertools
+
+
+class Stream:
+    def __init__(self, n):
+        self.n, self.read = n, 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.read >= self.n:
+            raise StopIteration
+        self.read += 1
+        return self.read - 1
+
+
+def first_batch_reads(size, n=50):
+    stream = Stream(n)
+    next(iter(solve(stream, size)))
+    return stream.read
+""",
+        attempt="""
+def solve(items, size):
+    items = list(items)
+    for i in range(0, len(items), size):
+        yield items[i:i + size]
+""",
+        broken="""
+def solve(items, size):
+    items = list(items)
+    return [items[i:i + size] for i in range(0, len(items) - size + 1, size)]
+""",
+        reference="""
+import itertools
+
+
+def solve(items, size):
+    it = iter(items)
+    while batch := list(itertools.islice(it, size)):
+        yield batch
+""",
+        fixtures="""
+check('batches of 2', list(solve(range(5), 2)), [[0, 1], [2, 3], [4]])
+check('first batch reads 3', first_batch_reads(3), 3)
+check('the first batch of a stream', next(iter(solve(Stream(10), N))), list(range(N)))
+""",
+    ),
 }
 
 
