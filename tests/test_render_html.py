@@ -50,7 +50,10 @@ def parse(html: str) -> Collector:
 def assert_safe(html: str) -> Collector:
     parsed = parse(html)
     assert set(parsed.tags) <= ALLOWED_TAGS, set(parsed.tags) - ALLOWED_TAGS
-    assert {name for name, _ in parsed.attrs} <= {"class", "charset", "lang", "title", "scope", "alt", "src", "style"}
+    assert {name for name, _ in parsed.attrs} <= {"class", "charset", "lang", "title", "scope", "alt", "src", "style", "role", "aria-label", "tabindex"}
+    # a wide table's own scroll region: labelled and focusable, nothing else
+    assert all(value == "region" for name, value in parsed.attrs if name == "role")
+    assert all(value == "0" for name, value in parsed.attrs if name == "tabindex")
     # spaces kept, and a changed part widened to line up with the other side: nothing else
     assert all(value == "white-space:pre-wrap" or re.fullmatch(r"display:inline-block;min-width:\d+ch", value)
                for name, value in parsed.attrs if name == "style"), parsed.attrs

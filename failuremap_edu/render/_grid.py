@@ -9,7 +9,13 @@ values in its title; in text it is set in brackets (``[0]``). A grid larger than
 `PICTURE_ABOVE` cells in either direction is drawn with matplotlib as an inline
 PNG with alt text (differing cells crossed out, so the picture reads in
 greyscale); without matplotlib (JupyterLite) it stays an HTML table. A sequence of
-numbers gets an index row above expected and got, so that a shift is visible.
+numbers gets an index row above expected and got, so that a shift is visible,
+folded into narrow blocks that wrap to the width there is. A sequence longer than
+`CHART_ABOVE` is a line chart of expected against got instead, with alt text and a
+text form that say in words what the lines show (`sequence_words`).
+
+Nothing here makes the panel scroll sideways: every table sits in its own labelled,
+focusable region (`scroll_region`) that scrolls by itself when a value is too wide.
 
 They only draw: which cells differ comes from `_patterns.differing_cells`, decided
 on values.
@@ -22,14 +28,21 @@ import io
 from html import escape
 from typing import Any
 
-from .._patterns import differing_cells, is_grid, is_number_sequence
+from .._patterns import differing_cells, find_pattern, is_grid, is_number_sequence, sentence
 
-__all__ = ["GRID_CSS", "PICTURE_ABOVE", "grid_html", "grid_text", "picture_html", "picture_kind", "picture_text", "sequence_html", "sequence_text"]
+__all__ = [
+    "CHART_ABOVE", "GRID_CSS", "PICTURE_ABOVE", "grid_html", "grid_text", "picture_html", "picture_kind", "picture_text",
+    "scroll_region", "sequence_chart_html", "sequence_html", "sequence_text", "sequence_words",
+]
 
 PICTURE_ABOVE = 12
 """Grids with more rows or columns than this are drawn as an image: a table that size is no longer read cell by cell."""
 MAX_CELLS = 60
 """Rows, columns or sequence items shown as text or table cells at most (the rest are counted)."""
+CHART_ABOVE = 12
+"""Sequences with more items than this (on either side) are drawn as a line chart: an index table that long ran off the panel."""
+FOLD_CHARS = 30
+"""About how many characters of values one block of a folded sequence table holds: it fits a 320 px wide panel."""
 
 GRID_CSS = """
 .fm-root .fm-pictures{display:flex;flex-wrap:wrap;gap:4px 18px;margin:4px 0}
@@ -40,6 +53,9 @@ GRID_CSS = """
 .fm-root table.fm-grid td.fm-cell-diff{background:rgba(255,196,0,.45);font-weight:700;outline:2px dashed currentColor;outline-offset:-3px}
 .fm-root table.fm-grid td.fm-cell-diff mark{background:transparent;color:inherit}
 .fm-root img.fm-grid-image{max-width:100%;height:auto}
+.fm-root .fm-scroll{max-width:100%;overflow-x:auto;min-width:0}
+.fm-root .fm-scroll:focus-visible{outline:2px solid var(--fm-focus);outline-offset:2px}
+.fm-root .fm-pictures>*{min-width:0;max-width:100%}
 """
 
 
@@ -121,12 +137,17 @@ def sequence_text(expected: Any, got: Any) -> list[str]:
 
 
 def picture_text(expected: Any, got: Any) -> list[str]:
+    """The picture's text form: the aligned grid or sequence, or for a charted sequence what the chart shows, in words."""
     kind = picture_kind(expected, got)
     if kind == "grid":
         return grid_text(expected, got)
     if kind == "sequence":
-        return sequence_text(expected, got)
+        return sequence_words(expected, got) if _charted(expected, got) else sequence_text(expected, got)
     return []
+
+
+def _charted(expected: Any, got: Any) -> bool:
+    return max(len(expected), len(got)) > CHART_ABOVE
 
 
 def _equal(a: Any, b: Any) -> bool:
@@ -205,17 +226,18 @@ def grid_html(expected: Any, got: Any) -> str:
         if image is not None:
             return image
     tables = _grid_table(expected, "expected", cells, expected, got) + _grid_table(got, "got", cells, expected, got)
-    return f'<div class="fm-pictures">{tables}</div>' + _legend(len(cells), "cell", _on_one_side(cells, expected, got))
+    return (scroll_region(f'<div class="fm-pictures">{tables}</div>', "expected and got, cell for cell")
+            + _legend(len(cells), "cell", _on_one_side(cells, expected, got)))
 
 
 def sequence_html(expected: Any, got: Any) -> str:
-    """index / expected / got as one table, item under item; differing items marked in both rows."""
+    """index / expected / got, item under item, folded into blocks that wrap to the width there is; differing items marked in both rows."""
     n = min(max(len(expected), len(got)), MAX_CELLS)
     differs = [i >= len(expected) or i >= len(got) or not _equal(expected[i], got[i]) for i in range(n)]
 
-    def row(title, values):
+    def row(title, values, block):
         tds = []
-        for i in range(n):
+        for i in block:
             text = _cell(values[i]) if i < len(values) else ""
             if differs[i] and text:
                 there = [_cell(v[i]) if i < len(v) else "nothing" for v in (expected, got)]
@@ -224,21 +246,121 @@ def sequence_html(expected: Any, got: Any) -> str:
                 tds.append(f"<td>{_e(text)}</td>")
         return f'<tr><th>{_e(title)}</th>{"".join(tds)}</tr>'
 
-    index = '<tr><th>index</th>' + "".join(f'<th>{i}</th>' for i in range(n)) + "</tr>"
+    tables = []
+    for block in _fold(expected, got, n):
+        index = '<tr><th>index</th>' + "".join(f'<th>{i}</th>' for i in block) + "</tr>"
+        tables.append(f'<table class="fm-grid"><thead>{index}</thead><tbody>{row("expected", expected, block)}{row("got", got, block)}</tbody></table>')
     more = max(len(expected), len(got)) - n
-    foot = f'<tr><td colspan="{n + 1}">… {more:,} more items</td></tr>' if more > 0 else ""
-    table = f'<table class="fm-grid"><thead>{index}</thead><tbody>{row("expected", expected)}{row("got", got)}{foot}</tbody></table>'
+    foot = f'<p class="fm-muted">… {more:,} more items</p>' if more > 0 else ""
     one_side = sum(1 for i in range(n) if (i < len(expected)) != (i < len(got)))
-    return f'<div class="fm-pictures">{table}</div>' + _legend(sum(differs), "position", one_side)
+    return (scroll_region(f'<div class="fm-pictures">{"".join(tables)}</div>', "expected and got, position by position") + foot
+            + _legend(sum(differs), "position", one_side))
+
+
+def _fold(expected: Any, got: Any, n: int) -> list[range]:
+    """Positions 0 to n-1 in consecutive blocks of about `FOLD_CHARS` characters of values each (at least one position)."""
+    blocks, start, used = [], 0, 0
+    for i in range(n):
+        width = max(len(str(i)), *(len(_cell(v[i])) for v in (expected, got) if i < len(v))) + 2
+        if i > start and used + width > FOLD_CHARS:
+            blocks.append(range(start, i))
+            start, used = i, 0
+        used += width
+    if n:
+        blocks.append(range(start, n))
+    return blocks
+
+
+# ------------------------------------------------------------------ a line chart
+
+
+def _number(value: Any) -> str:
+    try:
+        x = float(value)
+    except (OverflowError, TypeError, ValueError):
+        return repr(value)
+    return repr(int(x)) if x.is_integer() and abs(x) < 1e15 else f"{x:.4g}"
+
+
+def _shape(values: Any) -> str:
+    """How one line runs, in words: constant, rising, falling (and where it levels off), or its range."""
+    if len(values) == 1:
+        return f"is {_number(values[0])} at its one position"
+    try:
+        xs = [float(v) for v in values]
+    except (OverflowError, TypeError, ValueError):
+        return f"has {len(values)} values"
+    if any(x != x for x in xs):  # NaN: no order to speak of
+        low = [x for x in xs if x == x]
+        return f"has {len(xs) - len(low)} NaN values" + (f" and ranges from {_number(min(low))} to {_number(max(low))}" if low else "")
+    first, last = xs[0], xs[-1]
+    if all(x == first for x in xs):
+        return f"is {_number(first)} at every position"
+    for rising, verb in ((True, "rises"), (False, "falls")):
+        if all((b >= a) if rising else (b <= a) for a, b in zip(xs, xs[1:])):
+            level = xs.index(last)
+            then = f" by position {level}, then stays at {_number(last)}" if level < len(xs) - 1 else ""
+            return f"{verb} from {_number(first)} to {_number(last)}{then}"
+    return f"goes up and down between {_number(min(xs))} and {_number(max(xs))}"
+
+
+def sequence_words(expected: Any, got: Any) -> list[str]:
+    """What the line chart of expected against got shows, in words: each line's course, then what the differences have in common.
+
+    The common part is the pattern claim when one holds exactly (`_patterns`), else how many positions differ and the first.
+    """
+    n = max(len(expected), len(got))
+    differing = [i for i in range(n) if i >= len(expected) or i >= len(got) or not _equal(expected[i], got[i])]
+    lines = [
+        f"A line chart of expected ({len(expected):,} values) and got ({len(got):,} values), by position:",
+        f"expected {_shape(expected)}; got {_shape(got)}.",
+    ]
+    found = find_pattern(expected, got)
+    if found is not None:
+        lines.append(sentence(found))
+    elif len(differing) == 1:
+        lines.append(f"Only position {differing[0]} differs.")
+    else:
+        lines.append(f"{len(differing):,} of {n:,} positions differ, the first at position {differing[0]}.")
+    if len(expected) != len(got):
+        longer, shorter = ("got", "expected") if len(got) > len(expected) else ("expected", "got")
+        lines.append(f"{longer} has {abs(len(got) - len(expected)):,} more values than {shorter}.")
+    return lines
+
+
+def sequence_chart_html(expected: Any, got: Any) -> str | None:
+    """expected and got as a line chart, an inline PNG whose alt text and caption say what it shows; None without matplotlib."""
+    try:
+        from ._plot import sequence_figure
+
+        fig = sequence_figure(expected, got)
+    except ImportError:  # JupyterLite has no matplotlib: the caller draws the folded table
+        return None
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=80)
+    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    words = sequence_words(expected, got)
+    return (f'<figure class="fm-pictures fm-chart"><img class="fm-grid-image" alt="{_e(" ".join(words))}" src="data:image/png;base64,{data}">'
+            f'<figcaption class="fm-muted">{"<br>".join(_e(w) for w in words)}</figcaption></figure>')
 
 
 def picture_html(expected: Any, got: Any) -> str:
+    """The picture as HTML: grids and short sequences as tables, long sequences as a line chart (a folded table without matplotlib)."""
     kind = picture_kind(expected, got)
     if kind == "grid":
         return grid_html(expected, got)
     if kind == "sequence":
-        return sequence_html(expected, got)
+        chart = sequence_chart_html(expected, got) if _charted(expected, got) else None
+        return chart if chart is not None else sequence_html(expected, got)
     return ""
+
+
+def scroll_region(html: str, label: str) -> str:
+    """`html` in a region of its own that scrolls sideways by itself when it is wider than the panel, never the panel.
+
+    It is named (`label`) and focusable, so a keyboard can scroll it and a screen reader says what it holds.
+    """
+    return f'<div class="fm-scroll" role="region" aria-label="{_e(label)}" tabindex="0">{html}</div>'
 
 
 def grid_alt(expected: Any, got: Any, cells: set) -> str:
