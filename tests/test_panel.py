@@ -480,3 +480,22 @@ def test_an_unconfirmed_verdict_is_shown_as_such_not_as_a_pass(stopping):
     ui = panel(stopping)
     assert "0/6 checks pass (6 unconfirmed)" in ui.status.value and '<span class="fm-mark">✗</span>' in ui.status.value
     assert ui.checks.value.count("fm-badge fm-unconfirmed") == 6 and "fm-badge fm-pass" not in ui.checks.value
+
+
+def test_the_playground_draws_the_grids_it_returned_side_by_side():
+    from conftest import record_path
+
+    def solve(n, pad=0):
+        return [[1 if pad <= j <= i else 0 for j in range(n)] for i in range(n)]
+
+    exercise = Exercise(str(record_path("TR-000909")), timeout=2.0, log_progress=False)
+    panel_for(exercise)
+    exercise.check(solve)
+    panel(exercise).inputs.value = "3"  # no event loop here: runs at once
+    assert [who for who, _ in exercise.playground_values] == ["yours", "attempt", "broken"]
+    html = panel(exercise).outputs.value
+    assert all(f"<caption>{who}</caption>" in html for who in ("yours", "attempt", "broken"))
+    assert html.count('title="row 2, column 2: yours 1, attempt 0, broken 1"') == 3  # the attempt's diagonal, marked in all three
+    assert "the 3 cells where these results disagree are highlighted and set in bold" in html
+    text = exercise.text()
+    assert "     yours     | attempt   | broken\n" in text and "  [ ] marks the 3 cells where these results disagree" in text

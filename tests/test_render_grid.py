@@ -139,7 +139,8 @@ def _chart_image(html):
 
 
 def test_fifty_losses_are_a_line_chart_whose_alt_text_and_text_form_say_the_pattern():
-    from failuremap_edu.render._grid import picture_html, picture_text, sequence_words
+    from failuremap_edu.render._chart import sequence_words
+    from failuremap_edu.render._grid import picture_html, picture_text
 
     expected, got = [1.0] * 50, [0.02] * 50
     html = picture_html(expected, got)
@@ -153,11 +154,12 @@ def test_fifty_losses_are_a_line_chart_whose_alt_text_and_text_form_say_the_patt
         "Every value is 0.02 where 1 is expected, in all 50 values.",
     ]
     assert image["alt"] == " ".join(words)
-    assert picture_text(expected, got) == words  # the text/plain form says the same in words
+    assert picture_text(expected, got) == words[:2]  # the text/plain form says the same in words; the pattern line follows it
+    assert "Every value is 0.02" not in html[html.index("<figcaption"):]  # nor twice under the picture: the row says it next
 
 
 def test_a_warmup_schedule_is_described_by_where_it_levels_off():
-    from failuremap_edu.render._grid import sequence_words
+    from failuremap_edu.render._chart import sequence_words
 
     expected = [min(1.0, (i + 1) / 10) for i in range(30)]  # warmup over 10 steps
     got = [min(1.0, (i + 1) / 5) for i in range(30)]  # over 5
@@ -167,7 +169,7 @@ def test_a_warmup_schedule_is_described_by_where_it_levels_off():
 
 
 def test_without_a_pattern_the_words_count_the_differing_positions_and_lengths():
-    from failuremap_edu.render._grid import sequence_words
+    from failuremap_edu.render._chart import sequence_words
 
     expected = [0.5, 1.5, 1.0, 2.0] * 5
     got = expected[:3] + [9.0] + expected[4:] + [3.0, 4.0]
@@ -221,7 +223,8 @@ def test_folded_blocks_cover_every_position_once_in_order_and_stay_narrow(expect
        st.lists(st.floats(allow_nan=False, allow_infinity=False, width=32), min_size=13, max_size=40))
 @settings(max_examples=40, deadline=None)
 def test_every_long_sequence_that_differs_gets_a_chart_and_words_that_name_both_lengths(expected, got):
-    from failuremap_edu.render._grid import picture_html, picture_kind, sequence_words
+    from failuremap_edu.render._chart import sequence_words
+    from failuremap_edu.render._grid import picture_html, picture_kind
 
     if picture_kind(expected, got) != "sequence":
         return

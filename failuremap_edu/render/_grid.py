@@ -11,8 +11,7 @@ PNG with alt text (differing cells crossed out, so the picture reads in
 greyscale); without matplotlib (JupyterLite) it stays an HTML table. A sequence of
 numbers gets an index row above expected and got, so that a shift is visible,
 folded into narrow blocks that wrap to the width there is. A sequence longer than
-`CHART_ABOVE` is a line chart of expected against got instead, with alt text and a
-text form that say in words what the lines show (`sequence_words`).
+`CHART_ABOVE` is a line chart of expected against got instead (`_chart`).
 
 Nothing here makes the panel scroll sideways: every table sits in its own labelled,
 focusable region (`scroll_region`) that scrolls by itself when a value is too wide.
@@ -28,11 +27,14 @@ import io
 from html import escape
 from typing import Any
 
-from .._patterns import differing_cells, find_pattern, is_grid, is_number_sequence, sentence
+from .._patterns import differing_cells, is_grid, is_number_sequence
+from .._results import FAIL, Observation
+from ._chart import sequence_chart_html, sequence_words
 
 __all__ = [
     "CHART_ABOVE", "GRID_CSS", "PICTURE_ABOVE", "grid_html", "grid_text", "picture_html", "picture_kind", "picture_text",
-    "scroll_region", "sequence_chart_html", "sequence_html", "sequence_text", "sequence_words",
+    "outcome_picture_html", "outcome_picture_text", "playground_pictures_html", "playground_pictures_text", "scroll_region",
+    "sequence_html", "sequence_text",
 ]
 
 PICTURE_ABOVE = 12
@@ -83,9 +85,17 @@ def _cell(value: Any) -> str:
 def grid_text(expected: Any, got: Any) -> list[str]:
     """Both grids as aligned rows, one row per line: expected | got, a differing cell in [brackets] on both sides."""
     cells = differing_cells(expected, got)
-    rows = min(max(len(expected), len(got)), MAX_CELLS)
-    columns = min(max(max(len(r) for r in expected), max(len(r) for r in got)), MAX_CELLS)
-    width = max([len(_cell(c)) for grid in (expected, got) for row in grid[:rows] for c in row[:columns]] + [len(str(columns - 1))])
+    n = len(cells)
+    legend = ("[ ] marks the cell that differs" if n == 1 else f"[ ] marks the {n:,} cells that differ") if n else "no cell differs"
+    return _grids_text([("expected", expected), ("got", got)], cells) + [legend]
+
+
+def _grids_text(named: list[tuple[str, Any]], cells: set) -> list[str]:
+    """Grids side by side, name over each, aligned cell for cell; a cell of `cells` in [brackets] where a grid has it."""
+    grids = [g for _, g in named]
+    rows = min(max(len(g) for g in grids), MAX_CELLS)
+    columns = min(max(len(r) for g in grids for r in g), MAX_CELLS)
+    width = max([len(_cell(c)) for grid in grids for row in grid[:rows] for c in row[:columns]] + [len(str(columns - 1))])
     label = len(str(rows - 1))
 
     def line(grid, i):
@@ -98,15 +108,13 @@ def grid_text(expected: Any, got: Any) -> list[str]:
         return "".join(out)
 
     side = columns * (width + 2)
-    head = " " * (label + 2) + "expected".ljust(side) + " | got"
+    pad = " " * (label + 2)
     index = "".join(f" {j:>{width}} " for j in range(columns))
-    lines = [head.rstrip(), (" " * (label + 2) + index + " | " + index).rstrip()]
-    lines += [f"{i:>{label}}  {line(expected, i)} | {line(got, i)}".rstrip() for i in range(rows)]
-    more = max(len(expected), len(got)) - rows
+    lines = [(pad + " | ".join(name.ljust(side) for name, _ in named)).rstrip(), (pad + " | ".join([index] * len(named))).rstrip()]
+    lines += [f"{i:>{label}}  {' | '.join(line(g, i) for g in grids)}".rstrip() for i in range(rows)]
+    more = max(len(g) for g in grids) - rows
     if more > 0:
         lines.append(f"… {more:,} more rows")
-    n = len(cells)
-    lines.append(("[ ] marks the cell that differs" if n == 1 else f"[ ] marks the {n:,} cells that differ") if n else "no cell differs")
     return lines
 
 
@@ -137,12 +145,15 @@ def sequence_text(expected: Any, got: Any) -> list[str]:
 
 
 def picture_text(expected: Any, got: Any) -> list[str]:
-    """The picture's text form: the aligned grid or sequence, or for a charted sequence what the chart shows, in words."""
+    """The picture's text form: the aligned grid or sequence, or for a charted sequence what the chart shows, in words.
+
+    The words leave out the pattern's sentence: every caller states it right after the picture.
+    """
     kind = picture_kind(expected, got)
     if kind == "grid":
         return grid_text(expected, got)
     if kind == "sequence":
-        return sequence_words(expected, got) if _charted(expected, got) else sequence_text(expected, got)
+        return sequence_words(expected, got, with_pattern=False) if _charted(expected, got) else sequence_text(expected, got)
     return []
 
 
@@ -164,7 +175,8 @@ def _e(value: object) -> str:
     return escape(str(value), quote=True)
 
 
-def _grid_table(grid, caption: str, cells: set, expected, got) -> str:
+def _grid_table(grid, caption: str, cells: set, sides: list[tuple[str, Any]]) -> str:
+    """One grid as a table; a cell of `cells` marked, its title giving every side's value there."""
     rows = min(len(grid), MAX_CELLS)
     columns = min(max(len(r) for r in grid), MAX_CELLS)
     head = "<tr><th></th>" + "".join(f"<th>{j}</th>" for j in range(columns)) + "</tr>"
@@ -179,7 +191,7 @@ def _grid_table(grid, caption: str, cells: set, expected, got) -> str:
             if j >= len(grid[i]):
                 tds.append("<td></td>")
             elif (i, j) in cells:
-                title = f"row {i}, column {j}: expected {at(expected, i, j)}, got {at(got, i, j)}"
+                title = f"row {i}, column {j}: " + ", ".join(f"{name} {at(g, i, j)}" for name, g in sides)
                 tds.append(f'<td class="fm-cell-diff" title="{_e(title)}">{_marked(_cell(grid[i][j]))}</td>')
             else:
                 tds.append(f"<td>{_e(_cell(grid[i][j]))}</td>")
@@ -225,7 +237,8 @@ def grid_html(expected: Any, got: Any) -> str:
         image = grid_image(expected, got, cells)
         if image is not None:
             return image
-    tables = _grid_table(expected, "expected", cells, expected, got) + _grid_table(got, "got", cells, expected, got)
+    sides = [("expected", expected), ("got", got)]
+    tables = _grid_table(expected, "expected", cells, sides) + _grid_table(got, "got", cells, sides)
     return (scroll_region(f'<div class="fm-pictures">{tables}</div>', "expected and got, cell for cell")
             + _legend(len(cells), "cell", _on_one_side(cells, expected, got)))
 
@@ -269,79 +282,6 @@ def _fold(expected: Any, got: Any, n: int) -> list[range]:
     if n:
         blocks.append(range(start, n))
     return blocks
-
-
-# ------------------------------------------------------------------ a line chart
-
-
-def _number(value: Any) -> str:
-    try:
-        x = float(value)
-    except (OverflowError, TypeError, ValueError):
-        return repr(value)
-    return repr(int(x)) if x.is_integer() and abs(x) < 1e15 else f"{x:.4g}"
-
-
-def _shape(values: Any) -> str:
-    """How one line runs, in words: constant, rising, falling (and where it levels off), or its range."""
-    if len(values) == 1:
-        return f"is {_number(values[0])} at its one position"
-    try:
-        xs = [float(v) for v in values]
-    except (OverflowError, TypeError, ValueError):
-        return f"has {len(values)} values"
-    if any(x != x for x in xs):  # NaN: no order to speak of
-        low = [x for x in xs if x == x]
-        return f"has {len(xs) - len(low)} NaN values" + (f" and ranges from {_number(min(low))} to {_number(max(low))}" if low else "")
-    first, last = xs[0], xs[-1]
-    if all(x == first for x in xs):
-        return f"is {_number(first)} at every position"
-    for rising, verb in ((True, "rises"), (False, "falls")):
-        if all((b >= a) if rising else (b <= a) for a, b in zip(xs, xs[1:])):
-            level = xs.index(last)
-            then = f" by position {level}, then stays at {_number(last)}" if level < len(xs) - 1 else ""
-            return f"{verb} from {_number(first)} to {_number(last)}{then}"
-    return f"goes up and down between {_number(min(xs))} and {_number(max(xs))}"
-
-
-def sequence_words(expected: Any, got: Any) -> list[str]:
-    """What the line chart of expected against got shows, in words: each line's course, then what the differences have in common.
-
-    The common part is the pattern claim when one holds exactly (`_patterns`), else how many positions differ and the first.
-    """
-    n = max(len(expected), len(got))
-    differing = [i for i in range(n) if i >= len(expected) or i >= len(got) or not _equal(expected[i], got[i])]
-    lines = [
-        f"A line chart of expected ({len(expected):,} values) and got ({len(got):,} values), by position:",
-        f"expected {_shape(expected)}; got {_shape(got)}.",
-    ]
-    found = find_pattern(expected, got)
-    if found is not None:
-        lines.append(sentence(found))
-    elif len(differing) == 1:
-        lines.append(f"Only position {differing[0]} differs.")
-    else:
-        lines.append(f"{len(differing):,} of {n:,} positions differ, the first at position {differing[0]}.")
-    if len(expected) != len(got):
-        longer, shorter = ("got", "expected") if len(got) > len(expected) else ("expected", "got")
-        lines.append(f"{longer} has {abs(len(got) - len(expected)):,} more values than {shorter}.")
-    return lines
-
-
-def sequence_chart_html(expected: Any, got: Any) -> str | None:
-    """expected and got as a line chart, an inline PNG whose alt text and caption say what it shows; None without matplotlib."""
-    try:
-        from ._plot import sequence_figure
-
-        fig = sequence_figure(expected, got)
-    except ImportError:  # JupyterLite has no matplotlib: the caller draws the folded table
-        return None
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=80)
-    data = base64.b64encode(buffer.getvalue()).decode("ascii")
-    words = sequence_words(expected, got)
-    return (f'<figure class="fm-pictures fm-chart"><img class="fm-grid-image" alt="{_e(" ".join(words))}" src="data:image/png;base64,{data}">'
-            f'<figcaption class="fm-muted">{"<br>".join(_e(w) for w in words)}</figcaption></figure>')
 
 
 def picture_html(expected: Any, got: Any) -> str:
@@ -401,3 +341,62 @@ def grid_image(expected: Any, got: Any, cells: set | None = None) -> str | None:
     alt = grid_alt(expected, got, cells)
     return (f'<figure class="fm-pictures"><img class="fm-grid-image" alt="{_e(alt)}" src="data:image/png;base64,{data}">'
             f'<figcaption class="fm-muted">{_e(alt)}</figcaption></figure>')
+
+
+# ------------------------------------------------------------------ grids beside the check rows
+
+
+def outcome_picture_html(o: Observation) -> str:
+    """A failing observation's picture (its expected against what it got), as a check row draws it; else nothing."""
+    return picture_html(o.expected, o.actual) if o.status == FAIL else ""
+
+
+def outcome_picture_text(o: Observation) -> list[str]:
+    """The same picture's text form."""
+    return picture_text(o.expected, o.actual) if o.status == FAIL else []
+
+
+def _disagreeing(grids: list[Any]) -> set[tuple[int, int]]:
+    """Cells where the grids do not all hold the same value (a cell some grid lacks included)."""
+    return set().union(*(differing_cells(grids[0], other) for other in grids[1:])) if len(grids) > 1 else set()
+
+
+def _returned_grids(values) -> list[tuple[str, Any]]:
+    return [(who, value) for who, value in values if is_grid(value)]
+
+
+def playground_pictures_html(values) -> str:
+    """The grids the playground's calls returned ((who, value) pairs), side by side, cells where they disagree marked.
+
+    The playground knows no expected value: a mark says only that the results differ there. Nothing when no call
+    returned a grid.
+    """
+    named = _returned_grids(values)
+    if not named:
+        return ""
+    cells = _disagreeing([g for _, g in named])
+    tables = "".join(_grid_table(g, who, cells, named) for who, g in named)
+    if len(named) == 1:
+        legend = ""
+    elif cells:
+        legend = f'<p class="fm-muted">{_e(_n_cells(len(cells)))} where these results disagree {"is" if len(cells) == 1 else "are"} highlighted and set in bold</p>'
+    else:
+        legend = '<p class="fm-muted">these grids agree in every cell</p>'
+    label = "the grids returned, " + ", ".join(who for who, _ in named)
+    return scroll_region(f'<div class="fm-pictures">{tables}</div>', label) + legend
+
+
+def playground_pictures_text(values) -> list[str]:
+    """The same, as text: the grids side by side, a cell where they disagree in [brackets]."""
+    named = _returned_grids(values)
+    if not named:
+        return []
+    cells = _disagreeing([g for _, g in named])
+    lines = _grids_text(named, cells)
+    if len(named) > 1:
+        lines.append(f"[ ] marks {_n_cells(len(cells))} where these results disagree" if cells else "these grids agree in every cell")
+    return lines
+
+
+def _n_cells(n: int) -> str:
+    return "the cell" if n == 1 else f"the {n:,} cells"

@@ -17,7 +17,7 @@ from typing import Sequence
 
 from .._diff import Budget, Diff, LineDetail, TextDetail, diff
 from .._records import Record
-from ._grid import GRID_CSS, picture_html
+from ._grid import GRID_CSS, outcome_picture_html, picture_html
 from ._text import RETURNED_LIMIT, expected_text, omitted_items_text, grouped, paths_text, expression_label, line_rows, outcome_text, printed_summary, run_notes, story_reasons, story_sentences, visible
 from .._results import COMPARED, FAIL, JUDGED_IN_SOLVE_PROCESS, PASS, CallResult, Observation, RunResult, check_labels, repeated_failures
 from .._values import safe_repr, text_safe
@@ -352,7 +352,7 @@ def story_html(story, css: bool = True) -> str:
         rows = []
         for item in failing:
             outcomes = "".join(
-                f"<li><strong>{_e(name)}</strong> {_e(outcome_text(o))}" + _story_reasons_html(o) + "</li>" for name, o in item.outcomes
+                f"<li><strong>{_e(name)}</strong> {_e(outcome_text(o))}" + outcome_picture_html(o) + _story_reasons_html(o) + "</li>" for name, o in item.outcomes
             )
             label = expression_label(item)
             call = [("compares" if label != item.call else "call", _code(label))] if label else []
@@ -461,12 +461,12 @@ def with_code(text: str, code: Sequence[str] = ()) -> str:
     return "".join(out)
 
 
-def playground_html(rows: Sequence[tuple[str, str, str]], message: str = "", css: bool = True) -> str:
-    """Outputs side by side: (who, status, what it returned or raised)."""
+def playground_html(rows: Sequence[tuple[str, str, str]], message: str = "", css: bool = True, *, pictures: str = "") -> str:
+    """Outputs side by side: (who, status, what it returned or raised); `pictures` (HTML of the grids returned) below them."""
     if message:
         return _root(f"<p>{_e(message)}</p>", css)
     body = "".join(f"<tr><th>{_e(who)}</th><td>{_badge(status) if status in STATUS_SYMBOLS else _e(status)}</td><td>{_code(value)}</td></tr>" for who, status, value in rows)
-    return _root(f'<table class="fm-playground"><tbody>{body}</tbody></table><p class="fm-muted">{_e(PLAYGROUND_UNCHECKED)}</p>', css)
+    return _root(f'<table class="fm-playground"><tbody>{body}</tbody></table>{pictures}<p class="fm-muted">{_e(PLAYGROUND_UNCHECKED)}</p>', css)
 
 
 def call_html(result: CallResult, css: bool = True) -> str:

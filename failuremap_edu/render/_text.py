@@ -18,7 +18,7 @@ from .._fixtures import FixtureScript
 from .._records import Record
 from .._results import COMPARED, FAIL, JUDGED_IN_SOLVE_PROCESS, PASS, TIMEOUT, Observation, RunResult, check_labels
 from .._values import clip, is_not_computed, safe_repr
-from ._grid import picture_text
+from ._grid import outcome_picture_text, picture_text
 from ._style import STATUS_SYMBOLS
 
 __all__ = [
@@ -481,6 +481,7 @@ def render_story(story) -> str:
         for name, o in item.outcomes:
             reason, explained = story_reasons(o)
             lines.append(terminal_safe(f"    {name} {outcome_text(o)}" + (f" ({reason})" if reason else ":" if explained else ""), 1_000))
+            lines += ["      " + terminal_safe(text, 1_000) for text in outcome_picture_text(o)]
             if explained is not None:
                 lines += render_diff(explained, "      ")
     lines += ["", "The code that fails:"]
