@@ -170,7 +170,8 @@ def test_the_passing_row_is_data_cells_with_a_row_header():
     runs = [RunResult("FA-1", name, 1, (Observation(index=0, check="c", status="pass", passed=True, expected=1, actual=1),), 1.0, "process")
             for name in ("broken", "yours")]
     html = comparison_html(runs, ["broken", "yours"], css=False)
-    assert html.endswith('<tr><th scope="row">passing</th><td>1/1</td><td>1/1</td></tr></tbody></table></div>')
+    assert html.endswith('<tr><th scope="row">passing</th><td>1/1</td><td>1/1</td></tr></tbody></table></div></div>')
+    assert '<div class="fm-scroll" role="region" aria-label="which run passes which check" tabindex="0"><table>' in html  # scrolls by itself
 
 
 def test_exact_badge_and_diff_markup():

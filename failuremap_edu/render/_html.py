@@ -17,7 +17,7 @@ from typing import Sequence
 
 from .._diff import Budget, Diff, LineDetail, TextDetail, diff
 from .._records import Record
-from ._grid import GRID_CSS, outcome_picture_html, picture_html
+from ._grid import GRID_CSS, outcome_picture_html, picture_html, scroll_region
 from ._text import RETURNED_LIMIT, expected_text, omitted_items_text, grouped, paths_text, expression_label, line_rows, outcome_text, printed_summary, run_notes, story_reasons, story_sentences, visible
 from .._results import COMPARED, FAIL, JUDGED_IN_SOLVE_PROCESS, PASS, CallResult, Observation, RunResult, check_labels, repeated_failures
 from .._values import safe_repr, text_safe
@@ -336,7 +336,8 @@ def comparison_html(runs: Sequence[RunResult], names: Sequence[str] | None = Non
         body.append(f"<tr><td>{_e(label)}</td>{''.join(cells)}</tr>")
     totals = '<tr><th scope="row">passing</th>' + "".join(f"<td>{r.passed_count}/{r.total}</td>" for r in runs) + "</tr>"
     cap = f"<caption>{_e(caption)}</caption>" if caption else ""
-    return _root(f"<table>{cap}<thead>{head}</thead><tbody>{''.join(body)}{totals}</tbody></table>", css)
+    table = f"<table>{cap}<thead>{head}</thead><tbody>{''.join(body)}{totals}</tbody></table>"
+    return _root(scroll_region(table, caption or "which run passes which check"), css)  # many runs: it scrolls, not the panel
 
 
 def _run_name(run: RunResult) -> str:
