@@ -55,6 +55,7 @@ CSS = (
 .fm-root{font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:var(--jp-content-font-size1,14px);line-height:1.45;color:inherit;max-width:100%}
 .fm-root code,.fm-root pre{font-family:var(--jp-code-font-family,ui-monospace,monospace);font-size:var(--jp-code-font-size,13px);white-space:pre-wrap;overflow-wrap:anywhere}
 .fm-root pre{margin:4px 0;padding:6px;border:1px solid rgba(128,128,128,.35);max-height:18em;overflow:auto}
+.fm-root code{white-space:break-spaces}
 .fm-root .fm-summary{font-weight:600;margin:4px 0}
 .fm-root .fm-status{margin:4px 0}.fm-root .fm-status .fm-mark,.fm-root .fm-rerun{font-weight:600}
 .fm-root .fm-badge{display:inline-block;min-width:5.5em;padding:0 6px;border:1px solid currentColor;border-radius:3px;font-weight:600;white-space:nowrap}
@@ -63,7 +64,7 @@ CSS = (
 .fm-root th,.fm-root td{border:1px solid rgba(128,128,128,.35);padding:2px 4px;text-align:left;vertical-align:top;overflow-wrap:break-word}
 .fm-root td>.fm-badge{min-width:0}
 .fm-root .fm-obs{border-left:3px solid rgba(128,128,128,.5);padding:2px 0 2px 8px;margin:8px 0}
-.fm-root .fm-kv{display:grid;grid-template-columns:minmax(6em,max-content) 1fr;gap:0 8px;margin:2px 0}
+.fm-root .fm-kv{display:grid;grid-template-columns:minmax(6em,max-content) minmax(50%,1fr);gap:0 8px;margin:2px 0}
 .fm-root .fm-kv>div{display:contents}.fm-root .fm-kv .fm-k{font-weight:600;overflow-wrap:anywhere;max-width:24em}.fm-root .fm-kv .fm-v{min-width:0}
 .fm-root .fm-why{margin:2px 0 2px 1.2em;padding:0}
 .fm-root .fm-textdiff{display:grid;grid-template-columns:max-content 1fr;gap:0 8px;margin:2px 0 4px;overflow-x:auto}
@@ -80,7 +81,7 @@ CSS = (
 .fm-root .fm-hint{font-style:italic}
 .fm-root .fm-note,.fm-root .fm-hints li,.fm-root .fm-summary,.fm-root .fm-message,.fm-root .fm-k,.fm-root .fm-why li,.fm-root .fm-pattern{white-space:pre-wrap}
 .fm-root .fm-pattern{margin:2px 0;font-weight:600}
-.fm-root details>summary{cursor:pointer}
+.fm-root details>summary{cursor:pointer;overflow-wrap:anywhere;word-break:break-word}
 """ + GRID_CSS
 
 PANEL_CSS = """
