@@ -43,6 +43,7 @@ from ._records import _ID_PATTERN, Record, RecordError, load_record
 from ._results import FAIL, PASS, to_jsonable
 from ._signature import Params
 from ._values import Opaque
+from ._weak_checks import weak_checks
 from .runner import DEFAULT_TIMEOUT, replay, run_script
 
 __all__ = ["AuthoringError", "Built", "assemble", "build_record", "split_script", "write_folder", "write_record"]
@@ -148,6 +149,8 @@ class Built:
     """The parity report's summary line."""
     replays: dict = field(default_factory=dict)
     """implementation -> {variant: RunResult}: the runner's replays, one per variant the checks use."""
+    weak_checks: Any = None
+    """What mutation testing of the attempt found (`_weak_checks.WeakChecks`): mutants no check tells from it."""
 
     def text(self) -> str:
         """The record file's text, in the packaged records' layout."""
@@ -471,7 +474,13 @@ def build_record(folder: str | os.PathLike, *, timeout: float = SCRIPT_TIMEOUT, 
     if not report.ok:
         problem = next(p for impl in report.implementations for p in impl.problems)
         raise AuthoringError(f"{folder}: the built record does not replay as recorded, so it is not written: {problem}")
-    return Built(data, record, tuple(_warnings(runs, folder) + _same_errors(every, scripts, record)), report.summary(), every)
+    weak = weak_checks(record, "attempt", isolation=isolation, where=lambda n: _file_line(scripts["attempt"], n))
+    return Built(data, record, tuple(_warnings(runs, folder) + _same_errors(every, scripts, record)), report.summary(), every, weak)
+
+
+def _file_line(script: _Script, lineno: int) -> str:
+    where = script.where(lineno)
+    return f"{where[0]}:{where[1]}" if where else f"line {lineno}"
 
 
 def write_record(built: Built, out: str | os.PathLike, *, force: bool = False) -> Path:

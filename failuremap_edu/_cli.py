@@ -643,6 +643,8 @@ def _cmd_record(args) -> int:
             raise
         for warning in built.warnings:
             print(f"failuremap-edu: warning: {warning}", file=sys.stderr)
+        if built.weak_checks is not None and (built.weak_checks.survivors or built.weak_checks.problem):
+            print(f"failuremap-edu: warning: {built.weak_checks}", file=sys.stderr)  # one block: the mutants no check catches
         out = write_record(built, args.out or Path(args.folder) / f"{built.record.id}.json", force=args.force)
         print(f"{out}: record {built.record.id}, {built.data['checks']} checks; " + "; ".join(_built_summary(built, n) for n in ("attempt", "broken")))
         print(built.parity)

@@ -137,6 +137,8 @@ class Exercise:
         self.expanded = False
         self.playground_input = ""
         self.playground_rows: tuple[tuple[str, str, str], ...] = ()
+        self.playground_values: tuple[tuple[str, Any], ...] = ()
+        """(who, the value its call returned) for the calls in `playground_rows` that returned: what the pictures draw."""
         self.playground_message = ""
         self.misplaced_above: str | None = None
         """The function the @fm.exercise line was found above instead of solve, until the cell watcher says so."""
@@ -398,7 +400,7 @@ class Exercise:
 
     def _try(self, text: str) -> None:
         self.playground_input = text
-        self.playground_rows, self.playground_message = (), ""
+        self.playground_rows, self.playground_message, self.playground_values = (), "", ()
         example = self.example_arguments()
         if not text.strip():
             self.playground_message = "Type arguments as Python literals" + (f", for example: {example}" if example else ".")
@@ -410,7 +412,7 @@ class Exercise:
         except ValueError as exc:
             self.playground_message = str(exc)
             return
-        rows = []
+        rows, values = [], []
         whose = [("yours", self.solve, None)] if self.solve is not None else []
         whose += [("attempt", None, "attempt"), ("broken", None, "broken")]
         for who, solve, implementation in whose:
@@ -420,7 +422,9 @@ class Exercise:
                 rows.append((who, "error", str(exc)))
                 continue
             rows.append((who, *_playground_cell(result, self.timeout)))
-        self.playground_rows = tuple(rows)
+            if result.status == "returned":
+                values.append((who, result.value))
+        self.playground_rows, self.playground_values = tuple(rows), tuple(values)
 
     # ---------------------------------------------------------------- results
 
@@ -485,6 +489,7 @@ class Exercise:
 
     def _hint_and_playground_lines(self) -> list[str]:
         """The parts of the text that follow clicks and typing, not runs (a saved copy of the results leaves them out)."""
+        from .render._grid import playground_pictures_text
         from .render._text import render_hints
 
         lines = []
@@ -495,6 +500,7 @@ class Exercise:
         if self.playground_rows:
             lines.append(f"Playground: solve({_keep_spaces(self.playground_input, 80)})")
             lines += [f"  {who}: {status} {_keep_spaces(value, 120)}" for who, status, value in self.playground_rows]
+            lines += [f"  {line}" for line in playground_pictures_text(self.playground_values)]
             lines.append(f"  {PLAYGROUND_UNCHECKED}")
         elif self.playground_message and self.playground_input:
             lines.append(f"Playground: {self.playground_message}")

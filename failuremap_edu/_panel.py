@@ -337,6 +337,7 @@ class Panel:
     # --------------------------------------------------------------- output
 
     def update(self) -> None:
+        from .render._grid import playground_pictures_html
         from .render._html import checks_html, comparison_html, hints_html, playground_html
         from .render._text import COMPARISON_NOTE
 
@@ -391,7 +392,8 @@ class Panel:
         example = e.example_arguments()
         self.inputs.placeholder = example or ""
         if e.playground_rows or (e.playground_message and e.playground_input):
-            self.outputs.value = playground_html(e.playground_rows, e.playground_message)
+            pictures = playground_pictures_html(e.playground_values) if e.playground_rows else ""
+            self.outputs.value = playground_html(e.playground_rows, e.playground_message, pictures=pictures)
         else:
             self.outputs.value = _html(f'<p class="fm-muted">{escape(e.playground_message)}</p>') if e.playground_message else ""
 

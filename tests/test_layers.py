@@ -22,7 +22,7 @@ LAYERS = [
     ("fixtures", {"_fixtures", "_solution", "_record_helpers"}),
     ("results", {"_results"}),
     ("runner", {"runner"}),
-    ("data", {"_parity", "_claims", "_call_claims", "_diff_model", "_diff_text", "_diff_items", "_diff_walk", "_diff", "_patterns", "_progress", "_poster", "_store", "_need", "_handin", "_remote", "_report", "_authoring"}),
+    ("data", {"_parity", "_claims", "_call_claims", "_diff_model", "_diff_text", "_diff_items", "_diff_walk", "_diff", "_patterns", "_progress", "_poster", "_store", "_need", "_handin", "_remote", "_report", "_authoring", "_weak_checks"}),
     ("renderers", {"render"}),
     ("teaching", {"_hints", "_story", "_download"}),
     ("model", {"_exercise", "_live"}),

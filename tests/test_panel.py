@@ -563,3 +563,22 @@ def test_the_download_links_are_made_only_once_their_part_is(stopping, monkeypat
     assert "# result: 4/6 checks pass" in _downloaded(ui.downloads.value)[0]
     stopping.check(reference)  # a new result, its part made: its links follow
     assert len(made) == 2 and "# result: 6/6 checks pass" in _downloaded(ui.downloads.value)[0]
+
+def test_the_playground_draws_the_grids_it_returned_side_by_side():
+    from conftest import record_path
+
+    def solve(n, pad=0):
+        return [[1 if pad <= j <= i else 0 for j in range(n)] for i in range(n)]
+
+    exercise = Exercise(str(record_path("TR-000909")), timeout=2.0, log_progress=False)
+    panel_for(exercise)
+    exercise.check(solve)
+    panel(exercise).open_part("playground")  # made when first opened
+    panel(exercise).inputs.value = "3"  # no event loop here: runs at once
+    assert [who for who, _ in exercise.playground_values] == ["yours", "attempt", "broken"]
+    html = panel(exercise).outputs.value
+    assert all(f"<caption>{who}</caption>" in html for who in ("yours", "attempt", "broken"))
+    assert html.count('title="row 2, column 2: yours 1, attempt 0, broken 1"') == 3  # the attempt's diagonal, marked in all three
+    assert "the 3 cells where these results disagree are highlighted and set in bold" in html
+    text = exercise.text()
+    assert "     yours     | attempt   | broken\n" in text and "  [ ] marks the 3 cells where these results disagree" in text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from html.parser import HTMLParser
 
@@ -54,22 +55,23 @@ def test_sequence_text_has_an_index_row_so_a_shift_shows():
 
 def test_grid_html_marks_cells_in_place_with_colour_and_a_border_and_says_so():
     assert grid_html([[1, 0]], [[0, 0]]) == (
-        '<div class="fm-pictures">'
+        '<div class="fm-scroll" role="region" aria-label="expected and got, cell for cell" tabindex="0"><div class="fm-pictures">'
         '<table class="fm-grid"><caption>expected</caption><thead><tr><th></th><th>0</th><th>1</th></tr></thead><tbody>'
         '<tr><th>0</th><td class="fm-cell-diff" title="row 0, column 0: expected 1, got 0"><mark><strong>1</strong></mark></td><td>0</td></tr></tbody></table>'
         '<table class="fm-grid"><caption>got</caption><thead><tr><th></th><th>0</th><th>1</th></tr></thead><tbody>'
         '<tr><th>0</th><td class="fm-cell-diff" title="row 0, column 0: expected 1, got 0"><mark><strong>0</strong></mark></td><td>0</td></tr></tbody></table>'
-        "</div>"
+        "</div></div>"
         '<p class="fm-muted">the cell that differs is highlighted and set in bold, on both sides</p>'
     )
 
 
 def test_sequence_html():
     assert sequence_html([0.5, 1], [0.5, 2]) == (
+        '<div class="fm-scroll" role="region" aria-label="expected and got, position by position" tabindex="0">'
         '<div class="fm-pictures"><table class="fm-grid"><thead><tr><th>index</th><th>0</th><th>1</th></tr></thead><tbody>'
         '<tr><th>expected</th><td>0.5</td><td class="fm-cell-diff" title="position 1: expected 1, got 2"><mark><strong>1</strong></mark></td></tr>'
         '<tr><th>got</th><td>0.5</td><td class="fm-cell-diff" title="position 1: expected 1, got 2"><mark><strong>2</strong></mark></td></tr>'
-        "</tbody></table></div>"
+        "</tbody></table></div></div>"
         '<p class="fm-muted">the position that differs is highlighted and set in bold, on both sides</p>'
     )
 
@@ -190,3 +192,107 @@ def test_the_legend_counts_every_position_that_differs(n, changed, extra):
     assert _legend_count(lines[-1]) == differing
     marked = sum(line.count("[") for line in lines if line.startswith("got"))
     assert marked <= differing
+
+# ------------------------------------------------------------------ long sequences: a line chart, and folded tables
+
+
+def _chart_image(html):
+    parser = _Images()
+    parser.feed(html)
+    return parser.images
+
+
+def test_fifty_losses_are_a_line_chart_whose_alt_text_and_text_form_say_the_pattern():
+    from failuremap_edu.render._chart import sequence_words
+    from failuremap_edu.render._grid import picture_html, picture_text
+
+    expected, got = [1.0] * 50, [0.02] * 50
+    html = picture_html(expected, got)
+    [image] = _chart_image(html)
+    assert image["src"].startswith("data:image/png;base64,iVBOR")
+    assert "<table" not in html  # the 50-column index table is gone
+    words = sequence_words(expected, got)
+    assert words == [
+        "A line chart of expected (50 values) and got (50 values), by position:",
+        "expected is 1 at every position; got is 0.02 at every position.",
+        "Every value is 0.02 where 1 is expected, in all 50 values.",
+    ]
+    assert image["alt"] == " ".join(words)
+    assert picture_text(expected, got) == words[:2]  # the text/plain form says the same in words; the pattern line follows it
+    assert "Every value is 0.02" not in html[html.index("<figcaption"):]  # nor twice under the picture: the row says it next
+
+
+def test_a_warmup_schedule_is_described_by_where_it_levels_off():
+    from failuremap_edu.render._chart import sequence_words
+
+    expected = [min(1.0, (i + 1) / 10) for i in range(30)]  # warmup over 10 steps
+    got = [min(1.0, (i + 1) / 5) for i in range(30)]  # over 5
+    words = sequence_words(expected, got)
+    assert words[1] == "expected rises from 0.1 to 1 by position 9, then stays at 1; got rises from 0.2 to 1 by position 4, then stays at 1."
+    assert words[2] == "Only the first 9 positions differ (0 to 8); the rest are right."
+
+
+def test_without_a_pattern_the_words_count_the_differing_positions_and_lengths():
+    from failuremap_edu.render._chart import sequence_words
+
+    expected = [0.5, 1.5, 1.0, 2.0] * 5
+    got = expected[:3] + [9.0] + expected[4:] + [3.0, 4.0]
+    words = sequence_words(expected, got)
+    assert words[1] == "expected goes up and down between 0.5 and 2; got goes up and down between 0.5 and 9."
+    assert words[2:] == ["3 of 22 positions differ, the first at position 3.", "got has 2 more values than expected."]
+
+
+def test_the_chart_is_a_figure_of_two_lines_expected_and_got_over_every_position():
+    from failuremap_edu.render._plot import sequence_figure
+
+    fig = sequence_figure([1.0] * 50, [0.02] * 49 + [float("inf")])
+    [ax] = fig.axes
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    assert set(lines) == {"expected", "got"}
+    assert list(lines["expected"].get_xdata()) == list(range(50)) and set(lines["expected"].get_ydata()) == {1.0}
+    assert list(lines["got"].get_ydata())[:49] == [0.02] * 49 and math.isnan(lines["got"].get_ydata()[49])  # inf: a gap, not a spike
+    assert lines["expected"].get_linestyle() != lines["got"].get_linestyle() and lines["expected"].get_marker() != lines["got"].get_marker()
+
+
+def test_without_matplotlib_a_long_sequence_is_a_folded_table_in_its_own_scroll_region(monkeypatch):
+    import failuremap_edu.render._plot as plot
+    from failuremap_edu.render._grid import picture_html
+
+    def no_matplotlib(*_):
+        raise ImportError("no matplotlib in JupyterLite")
+
+    monkeypatch.setattr(plot, "sequence_figure", no_matplotlib)
+    html = picture_html([1.0] * 50, [0.02] * 50)
+    assert "<img" not in html
+    assert html.startswith('<div class="fm-scroll" role="region" aria-label="expected and got, position by position" tabindex="0">')
+    assert html.count("<table") == 10  # blocks of 5 positions ("0.02" is 4 wide, plus 2: 30 characters): they wrap, not scroll
+    assert html.count('class="fm-cell-diff"') == 100  # every position marked, on both rows
+
+
+@given(st.lists(st.one_of(st.integers(-10**30, 10**30), st.floats(allow_nan=False)), min_size=1, max_size=70),
+       st.lists(st.floats(allow_nan=False), min_size=1, max_size=70))
+@settings(max_examples=150, deadline=None)
+def test_folded_blocks_cover_every_position_once_in_order_and_stay_narrow(expected, got):
+    from failuremap_edu.render._grid import FOLD_CHARS, _cell, _fold, sequence_window
+
+    window, _ = sequence_window(expected, got)
+    blocks = _fold(expected, got, window)
+    assert [i for block in blocks for i in block] == list(window)
+    for block in blocks:
+        widths = [max(len(str(i)), *(len(_cell(v[i])) for v in (expected, got) if i < len(v))) + 2 for i in block]
+        assert len(block) == 1 or sum(widths) <= FOLD_CHARS
+
+
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False, width=32), min_size=13, max_size=40),
+       st.lists(st.floats(allow_nan=False, allow_infinity=False, width=32), min_size=13, max_size=40))
+@settings(max_examples=40, deadline=None)
+def test_every_long_sequence_that_differs_gets_a_chart_and_words_that_name_both_lengths(expected, got):
+    from failuremap_edu.render._chart import sequence_words
+    from failuremap_edu.render._grid import picture_html, picture_kind
+
+    if picture_kind(expected, got) != "sequence":
+        return
+    words = sequence_words(expected, got)
+    assert f"expected ({len(expected)} values)" in words[0] and f"got ({len(got)} values)" in words[0]
+    [image] = _chart_image(picture_html(expected, got))
+    assert image["alt"] == " ".join(words)

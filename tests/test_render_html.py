@@ -50,7 +50,10 @@ def parse(html: str) -> Collector:
 def assert_safe(html: str) -> Collector:
     parsed = parse(html)
     assert set(parsed.tags) <= ALLOWED_TAGS, set(parsed.tags) - ALLOWED_TAGS
-    assert {name for name, _ in parsed.attrs} <= {"class", "charset", "lang", "title", "scope", "alt", "src", "style"}
+    assert {name for name, _ in parsed.attrs} <= {"class", "charset", "lang", "title", "scope", "alt", "src", "style", "role", "aria-label", "tabindex"}
+    # a wide table's own scroll region: labelled and focusable, nothing else
+    assert all(value == "region" for name, value in parsed.attrs if name == "role")
+    assert all(value == "0" for name, value in parsed.attrs if name == "tabindex")
     # spaces kept, and a changed part widened to line up with the other side: nothing else
     assert all(value == "white-space:pre-wrap" or re.fullmatch(r"display:inline-block;min-width:\d+ch", value)
                for name, value in parsed.attrs if name == "style"), parsed.attrs
@@ -167,7 +170,8 @@ def test_the_passing_row_is_data_cells_with_a_row_header():
     runs = [RunResult("FA-1", name, 1, (Observation(index=0, check="c", status="pass", passed=True, expected=1, actual=1),), 1.0, "process")
             for name in ("broken", "yours")]
     html = comparison_html(runs, ["broken", "yours"], css=False)
-    assert html.endswith('<tr><th scope="row">passing</th><td>1/1</td><td>1/1</td></tr></tbody></table></div>')
+    assert html.endswith('<tr><th scope="row">passing</th><td>1/1</td><td>1/1</td></tr></tbody></table></div></div>')
+    assert '<div class="fm-scroll" role="region" aria-label="which run passes which check" tabindex="0"><table>' in html  # scrolls by itself
 
 
 def test_exact_badge_and_diff_markup():

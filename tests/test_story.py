@@ -51,3 +51,28 @@ def test_a_story_whose_replays_differ_from_the_record_says_so(raw_record, write_
     story = watch_it_fail(record)
     assert not story.parity.ok
     assert "WARNING: these runs differ from the record's recorded runs:" in str(story)
+
+
+def test_watch_it_fail_draws_the_grid_each_failing_implementation_got():
+    story = watch_it_fail(load_record(record_path("TR-000909")))
+    text = str(story)
+    where = text[text.index("Where they fail"):]
+    assert "    attempt returned [[0, 0, 0, 0], [1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0]]:\n         expected     | got\n" in where
+    assert "      0  [1] 0  0  0  | [0] 0  0  0\n" in where and "[ ] marks the 4 cells that differ" in where
+    html = story._repr_html_()
+    where = html[html.index("Where they fail"):]
+    assert '<caption>expected</caption>' in where and '<caption>got</caption>' in where
+    assert where.count('title="row 1, column 1: expected 1, got 0"') == 2  # marked on both sides
+    assert 'role="region" aria-label="expected and got, cell for cell" tabindex="0"' in where
+
+
+def test_watch_it_fail_draws_fifty_losses_as_a_line_chart_and_says_it_in_words():
+    story = watch_it_fail(load_record(record_path("TR-004141")))
+    text = str(story)
+    assert "      A line chart of expected (50 values) and got (50 values), by position:\n" in text
+    assert "      expected is 1 at every position; got is 0.02 at every position.\n" in text  # the attempt
+    assert "      expected is 1 at every position; got is -1 at every position.\n" in text  # broken
+    assert text.count("Every value is 0.02 where 1 is expected, in all 50 values.") == 1  # the pattern, said once
+    html = story._repr_html_()
+    assert html.count('<img class="fm-grid-image" alt="A line chart of expected (50 values) and got (50 values), by position: ') == 2
+    assert "expected is 1 at every position; got is 0.02 at every position. Every value is 0.02 where 1 is expected" in html

@@ -3,7 +3,9 @@
   _style   the status marks and colours every renderer shares
   _text    text for terminals and every text/plain form
   _html    escaped, scoped HTML for notebooks and reports
-  _plot    the matplotlib status grid and progress plot
+  _grid    grids and number sequences, expected beside got, in tables that never widen the panel
+  _chart   a long number sequence as a line chart of expected against got, and the same in words
+  _plot    the matplotlib status grid, progress plot and sequence chart
   _report  the class report as text, HTML and a heatmap
 
 They read results (`_results`), diffs (`_diff`) and reports (`_report`) and return

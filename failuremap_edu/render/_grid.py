@@ -9,7 +9,12 @@ values in its title; in text it is set in brackets (``[0]``). A grid larger than
 `PICTURE_ABOVE` cells in either direction is drawn with matplotlib as an inline
 PNG with alt text (differing cells crossed out, so the picture reads in
 greyscale); without matplotlib (JupyterLite) it stays an HTML table. A sequence of
-numbers gets an index row above expected and got, so that a shift is visible.
+numbers gets an index row above expected and got, so that a shift is visible,
+folded into narrow blocks that wrap to the width there is. A sequence longer than
+`CHART_ABOVE` is a line chart of expected against got instead (`_chart`).
+
+Nothing here makes the panel scroll sideways: every table sits in its own labelled,
+focusable region (`scroll_region`) that scrolls by itself when a value is too wide.
 
 They only draw: which cells differ comes from `_patterns.differing_cells`, decided
 on values.
@@ -23,13 +28,23 @@ from html import escape
 from typing import Any
 
 from .._patterns import differing_cells, is_grid, is_number_sequence
+from .._results import FAIL, Observation
+from ._chart import sequence_chart_html, sequence_words
 
-__all__ = ["GRID_CSS", "sequence_window", "PICTURE_ABOVE", "grid_html", "grid_text", "picture_html", "picture_kind", "picture_text", "sequence_html", "sequence_text"]
+__all__ = [
+    "CHART_ABOVE", "GRID_CSS", "sequence_window", "PICTURE_ABOVE", "grid_html", "grid_text", "picture_html", "picture_kind", "picture_text",
+    "outcome_picture_html", "outcome_picture_text", "playground_pictures_html", "playground_pictures_text", "scroll_region",
+    "sequence_html", "sequence_text",
+]
 
 PICTURE_ABOVE = 12
 """Grids with more rows or columns than this are drawn as an image: a table that size is no longer read cell by cell."""
 MAX_CELLS = 60
 """Rows, columns or sequence items shown as text or table cells at most (the rest are counted)."""
+CHART_ABOVE = 12
+"""Sequences with more items than this (on either side) are drawn as a line chart: an index table that long ran off the panel."""
+FOLD_CHARS = 30
+"""About how many characters of values one block of a folded sequence table holds: it fits a 320 px wide panel."""
 
 GRID_CSS = """
 .fm-root .fm-pictures{display:flex;flex-wrap:wrap;gap:4px 18px;margin:4px 0}
@@ -40,6 +55,9 @@ GRID_CSS = """
 .fm-root table.fm-grid td.fm-cell-diff{background:rgba(255,196,0,.45);font-weight:700;outline:2px dashed currentColor;outline-offset:-3px}
 .fm-root table.fm-grid td.fm-cell-diff mark{background:transparent;color:inherit}
 .fm-root img.fm-grid-image{max-width:100%;height:auto}
+.fm-root .fm-scroll{max-width:100%;overflow-x:auto;min-width:0}
+.fm-root .fm-scroll:focus-visible{outline:2px solid var(--fm-focus);outline-offset:2px}
+.fm-root .fm-pictures>*{min-width:0;max-width:100%}
 """
 
 
@@ -67,9 +85,17 @@ def _cell(value: Any) -> str:
 def grid_text(expected: Any, got: Any) -> list[str]:
     """Both grids as aligned rows, one row per line: expected | got, a differing cell in [brackets] on both sides."""
     cells = differing_cells(expected, got)
-    rows = min(max(len(expected), len(got)), MAX_CELLS)
-    columns = min(max(max(len(r) for r in expected), max(len(r) for r in got)), MAX_CELLS)
-    width = max([len(_cell(c)) for grid in (expected, got) for row in grid[:rows] for c in row[:columns]] + [len(str(columns - 1))])
+    n = len(cells)
+    legend = ("[ ] marks the cell that differs" if n == 1 else f"[ ] marks the {n:,} cells that differ") if n else "no cell differs"
+    return _grids_text([("expected", expected), ("got", got)], cells) + [legend]
+
+
+def _grids_text(named: list[tuple[str, Any]], cells: set) -> list[str]:
+    """Grids side by side, name over each, aligned cell for cell; a cell of `cells` in [brackets] where a grid has it."""
+    grids = [g for _, g in named]
+    rows = min(max(len(g) for g in grids), MAX_CELLS)
+    columns = min(max(len(r) for g in grids for r in g), MAX_CELLS)
+    width = max([len(_cell(c)) for grid in grids for row in grid[:rows] for c in row[:columns]] + [len(str(columns - 1))])
     label = len(str(rows - 1))
 
     def line(grid, i):
@@ -82,15 +108,13 @@ def grid_text(expected: Any, got: Any) -> list[str]:
         return "".join(out)
 
     side = columns * (width + 2)
-    head = " " * (label + 2) + "expected".ljust(side) + " | got"
+    pad = " " * (label + 2)
     index = "".join(f" {j:>{width}} " for j in range(columns))
-    lines = [head.rstrip(), (" " * (label + 2) + index + " | " + index).rstrip()]
-    lines += [f"{i:>{label}}  {line(expected, i)} | {line(got, i)}".rstrip() for i in range(rows)]
-    more = max(len(expected), len(got)) - rows
+    lines = [(pad + " | ".join(name.ljust(side) for name, _ in named)).rstrip(), (pad + " | ".join([index] * len(named))).rstrip()]
+    lines += [f"{i:>{label}}  {' | '.join(line(g, i) for g in grids)}".rstrip() for i in range(rows)]
+    more = max(len(g) for g in grids) - rows
     if more > 0:
         lines.append(f"… {more:,} more rows")
-    n = len(cells)
-    lines.append(("[ ] marks the cell that differs" if n == 1 else f"[ ] marks the {n:,} cells that differ") if n else "no cell differs")
     return lines
 
 
@@ -149,12 +173,20 @@ def sequence_text(expected: Any, got: Any) -> list[str]:
 
 
 def picture_text(expected: Any, got: Any) -> list[str]:
+    """The picture's text form: the aligned grid or sequence, or for a charted sequence what the chart shows, in words.
+
+    The words leave out the pattern's sentence: every caller states it right after the picture.
+    """
     kind = picture_kind(expected, got)
     if kind == "grid":
         return grid_text(expected, got)
     if kind == "sequence":
-        return sequence_text(expected, got)
+        return sequence_words(expected, got, with_pattern=False) if _charted(expected, got) else sequence_text(expected, got)
     return []
+
+
+def _charted(expected: Any, got: Any) -> bool:
+    return max(len(expected), len(got)) > CHART_ABOVE
 
 
 def _equal(a: Any, b: Any) -> bool:
@@ -171,7 +203,8 @@ def _e(value: object) -> str:
     return escape(str(value), quote=True)
 
 
-def _grid_table(grid, caption: str, cells: set, expected, got) -> str:
+def _grid_table(grid, caption: str, cells: set, sides: list[tuple[str, Any]]) -> str:
+    """One grid as a table; a cell of `cells` marked, its title giving every side's value there."""
     rows = min(len(grid), MAX_CELLS)
     columns = min(max(len(r) for r in grid), MAX_CELLS)
     head = "<tr><th></th>" + "".join(f"<th>{j}</th>" for j in range(columns)) + "</tr>"
@@ -186,7 +219,7 @@ def _grid_table(grid, caption: str, cells: set, expected, got) -> str:
             if j >= len(grid[i]):
                 tds.append("<td></td>")
             elif (i, j) in cells:
-                title = f"row {i}, column {j}: expected {at(expected, i, j)}, got {at(got, i, j)}"
+                title = f"row {i}, column {j}: " + ", ".join(f"{name} {at(g, i, j)}" for name, g in sides)
                 tds.append(f'<td class="fm-cell-diff" title="{_e(title)}">{_marked(_cell(grid[i][j]))}</td>')
             else:
                 tds.append(f"<td>{_e(_cell(grid[i][j]))}</td>")
@@ -233,19 +266,21 @@ def grid_html(expected: Any, got: Any) -> str:
         image = grid_image(expected, got, cells)
         if image is not None:
             return image
-    tables = _grid_table(expected, "expected", cells, expected, got) + _grid_table(got, "got", cells, expected, got)
-    return f'<div class="fm-pictures">{tables}</div>' + _legend(len(cells), "cell", _on_one_side(cells, expected, got))
+    sides = [("expected", expected), ("got", got)]
+    tables = _grid_table(expected, "expected", cells, sides) + _grid_table(got, "got", cells, sides)
+    return (scroll_region(f'<div class="fm-pictures">{tables}</div>', "expected and got, cell for cell")
+            + _legend(len(cells), "cell", _on_one_side(cells, expected, got)))
 
 
 def sequence_html(expected: Any, got: Any) -> str:
-    """index / expected / got as one table, item under item; differing items marked in both rows (a long sequence
-    from its first difference, as `sequence_text`)."""
+    """index / expected / got, item under item, folded into blocks that wrap to the width there is; differing items
+    marked in both rows (a long sequence from its first difference, as `sequence_text`)."""
     window, differing = sequence_window(expected, got)
     differs = {i: _differs_at(expected, got, i) for i in window}
 
-    def row(title, values):
+    def row(title, values, block):
         tds = []
-        for i in window:
+        for i in block:
             text = _cell(values[i]) if i < len(values) else ""
             if differs[i] and text:
                 there = [_cell(v[i]) if i < len(v) else "nothing" for v in (expected, got)]
@@ -255,25 +290,51 @@ def sequence_html(expected: Any, got: Any) -> str:
         return f'<tr><th>{_e(title)}</th>{"".join(tds)}</tr>'
 
     n = max(len(expected), len(got))
-    index = '<tr><th>index</th>' + "".join(f'<th>{i}</th>' for i in window) + "</tr>"
-    before = f'<tr><td colspan="{len(window) + 1}">… {window.start:,} items before, the same on both sides</td></tr>' if window.start else ""
+    tables = []
+    for block in _fold(expected, got, window):
+        index = '<tr><th>index</th>' + "".join(f'<th>{i}</th>' for i in block) + "</tr>"
+        tables.append(f'<table class="fm-grid"><thead>{index}</thead><tbody>{row("expected", expected, block)}{row("got", got, block)}</tbody></table>')
+    before = f'<p class="fm-muted">… {window.start:,} items before, the same on both sides</p>' if window.start else ""
     more = n - window.stop
-    foot = f'<tr><td colspan="{len(window) + 1}">… {more:,} more items</td></tr>' if more > 0 else ""
-    table = f'<table class="fm-grid"><thead>{index}</thead><tbody>{before}{row("expected", expected)}{row("got", got)}{foot}</tbody></table>'
+    foot = f'<p class="fm-muted">… {more:,} more items</p>' if more > 0 else ""
     one_side = sum(1 for i in window if (i < len(expected)) != (i < len(got)))
     shown = sum(differs.values())
     count = _sequence_count(differing, shown, window, n)
-    legend = _legend(shown, "position", one_side, count)
-    return f'<div class="fm-pictures">{table}</div>' + legend
+    return (before + scroll_region(f'<div class="fm-pictures">{"".join(tables)}</div>', "expected and got, position by position") + foot
+            + _legend(shown, "position", one_side, count))
+
+
+def _fold(expected: Any, got: Any, window: range) -> list[range]:
+    """The positions of `window` in consecutive blocks of about `FOLD_CHARS` characters of values each (at least one position)."""
+    blocks, start, used = [], window.start, 0
+    for i in window:
+        width = max(len(str(i)), *(len(_cell(v[i])) for v in (expected, got) if i < len(v))) + 2
+        if i > start and used + width > FOLD_CHARS:
+            blocks.append(range(start, i))
+            start, used = i, 0
+        used += width
+    if len(window):
+        blocks.append(range(start, window.stop))
+    return blocks
 
 
 def picture_html(expected: Any, got: Any) -> str:
+    """The picture as HTML: grids and short sequences as tables, long sequences as a line chart (a folded table without matplotlib)."""
     kind = picture_kind(expected, got)
     if kind == "grid":
         return grid_html(expected, got)
     if kind == "sequence":
-        return sequence_html(expected, got)
+        chart = sequence_chart_html(expected, got) if _charted(expected, got) else None
+        return chart if chart is not None else sequence_html(expected, got)
     return ""
+
+
+def scroll_region(html: str, label: str) -> str:
+    """`html` in a region of its own that scrolls sideways by itself when it is wider than the panel, never the panel.
+
+    It is named (`label`) and focusable, so a keyboard can scroll it and a screen reader says what it holds.
+    """
+    return f'<div class="fm-scroll" role="region" aria-label="{_e(label)}" tabindex="0">{html}</div>'
 
 
 def grid_alt(expected: Any, got: Any, cells: set) -> str:
@@ -327,3 +388,62 @@ def grid_figure(expected: Any, got: Any, cells: set):
         ax.set_xlabel("column")
         ax.set_ylabel("row")
     return fig
+
+
+# ------------------------------------------------------------------ grids beside the check rows
+
+
+def outcome_picture_html(o: Observation) -> str:
+    """A failing observation's picture (its expected against what it got), as a check row draws it; else nothing."""
+    return picture_html(o.expected, o.actual) if o.status == FAIL else ""
+
+
+def outcome_picture_text(o: Observation) -> list[str]:
+    """The same picture's text form."""
+    return picture_text(o.expected, o.actual) if o.status == FAIL else []
+
+
+def _disagreeing(grids: list[Any]) -> set[tuple[int, int]]:
+    """Cells where the grids do not all hold the same value (a cell some grid lacks included)."""
+    return set().union(*(differing_cells(grids[0], other) for other in grids[1:])) if len(grids) > 1 else set()
+
+
+def _returned_grids(values) -> list[tuple[str, Any]]:
+    return [(who, value) for who, value in values if is_grid(value)]
+
+
+def playground_pictures_html(values) -> str:
+    """The grids the playground's calls returned ((who, value) pairs), side by side, cells where they disagree marked.
+
+    The playground knows no expected value: a mark says only that the results differ there. Nothing when no call
+    returned a grid.
+    """
+    named = _returned_grids(values)
+    if not named:
+        return ""
+    cells = _disagreeing([g for _, g in named])
+    tables = "".join(_grid_table(g, who, cells, named) for who, g in named)
+    if len(named) == 1:
+        legend = ""
+    elif cells:
+        legend = f'<p class="fm-muted">{_e(_n_cells(len(cells)))} where these results disagree {"is" if len(cells) == 1 else "are"} highlighted and set in bold</p>'
+    else:
+        legend = '<p class="fm-muted">these grids agree in every cell</p>'
+    label = "the grids returned, " + ", ".join(who for who, _ in named)
+    return scroll_region(f'<div class="fm-pictures">{tables}</div>', label) + legend
+
+
+def playground_pictures_text(values) -> list[str]:
+    """The same, as text: the grids side by side, a cell where they disagree in [brackets]."""
+    named = _returned_grids(values)
+    if not named:
+        return []
+    cells = _disagreeing([g for _, g in named])
+    lines = _grids_text(named, cells)
+    if len(named) > 1:
+        lines.append(f"[ ] marks {_n_cells(len(cells))} where these results disagree" if cells else "these grids agree in every cell")
+    return lines
+
+
+def _n_cells(n: int) -> str:
+    return "the cell" if n == 1 else f"the {n:,} cells"

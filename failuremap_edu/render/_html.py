@@ -18,7 +18,7 @@ from typing import Sequence
 from .._diff import Budget, Diff, LineDetail, TextDetail, diff
 from .._records import Record
 from ._calls import calls_html, helpers_html, listed_calls, why_calls
-from ._grid import GRID_CSS, picture_html
+from ._grid import GRID_CSS, outcome_picture_html, picture_html, scroll_region
 from ._claims import claim_html, difference_html, left_out, whole_claims
 from ._text import RETURNED_LIMIT, expected_text, grouped, paths_text, expression_label, line_rows, outcome_text, printed_summary, run_notes, story_reasons, story_sentences, visible
 from .._results import COMPARED, FAIL, JUDGED_IN_SOLVE_PROCESS, PASS, CallResult, Observation, RunResult, check_labels, repeated_failures
@@ -57,6 +57,7 @@ CSS = (
 .fm-root{font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:var(--jp-content-font-size1,14px);line-height:1.45;color:inherit;max-width:100%}
 .fm-root code,.fm-root pre{font-family:var(--jp-code-font-family,ui-monospace,monospace);font-size:var(--jp-code-font-size,13px);white-space:pre-wrap;overflow-wrap:anywhere}
 .fm-root pre{margin:4px 0;padding:6px;border:1px solid rgba(128,128,128,.35);max-height:18em;overflow:auto}
+.fm-root code{white-space:break-spaces}
 .fm-root .fm-summary{font-weight:600;margin:4px 0}
 .fm-root .fm-status{margin:4px 0}.fm-root .fm-status .fm-mark,.fm-root .fm-rerun{font-weight:600}
 .fm-root .fm-badge{display:inline-block;min-width:5.5em;padding:0 6px;border:1px solid currentColor;border-radius:3px;font-weight:600;white-space:nowrap}
@@ -65,7 +66,7 @@ CSS = (
 .fm-root th,.fm-root td{border:1px solid rgba(128,128,128,.35);padding:2px 4px;text-align:left;vertical-align:top;overflow-wrap:break-word}
 .fm-root td>.fm-badge{min-width:0}
 .fm-root .fm-obs{border-left:3px solid rgba(128,128,128,.5);padding:2px 0 2px 8px;margin:8px 0}
-.fm-root .fm-kv{display:grid;grid-template-columns:minmax(6em,max-content) 1fr;gap:0 8px;margin:2px 0}
+.fm-root .fm-kv{display:grid;grid-template-columns:minmax(6em,max-content) minmax(50%,1fr);gap:0 8px;margin:2px 0}
 .fm-root .fm-kv>div{display:contents}.fm-root .fm-kv .fm-k{font-weight:600;overflow-wrap:anywhere;max-width:24em}.fm-root .fm-kv .fm-v{min-width:0}
 .fm-root .fm-why{margin:2px 0 2px 1.2em;padding:0}
 .fm-root .fm-textdiff{display:grid;grid-template-columns:max-content 1fr;gap:0 8px;margin:2px 0 4px;overflow-x:auto}
@@ -82,7 +83,7 @@ CSS = (
 .fm-root .fm-hint{font-style:italic}
 .fm-root .fm-note,.fm-root .fm-hints li,.fm-root .fm-summary,.fm-root .fm-message,.fm-root .fm-k,.fm-root .fm-why li,.fm-root .fm-pattern{white-space:pre-wrap}
 .fm-root .fm-pattern{margin:2px 0;font-weight:600}
-.fm-root details>summary{cursor:pointer}
+.fm-root details>summary{cursor:pointer;overflow-wrap:anywhere;word-break:break-word}
 """ + GRID_CSS
 
 PANEL_CSS = """
@@ -342,7 +343,8 @@ def comparison_html(runs: Sequence[RunResult], names: Sequence[str] | None = Non
         body.append(f"<tr><td>{_e(label)}</td>{''.join(cells)}</tr>")
     totals = '<tr><th scope="row">passing</th>' + "".join(f"<td>{r.passed_count}/{r.total}</td>" for r in runs) + "</tr>"
     cap = f"<caption>{_e(caption)}</caption>" if caption else ""
-    return _root(f"<table>{cap}<thead>{head}</thead><tbody>{''.join(body)}{totals}</tbody></table>", css)
+    table = f"<table>{cap}<thead>{head}</thead><tbody>{''.join(body)}{totals}</tbody></table>"
+    return _root(scroll_region(table, caption or "which run passes which check"), css)  # many runs: it scrolls, not the panel
 
 
 def _run_name(run: RunResult) -> str:
@@ -358,7 +360,7 @@ def story_html(story, css: bool = True) -> str:
         rows = []
         for item in failing:
             outcomes = "".join(
-                f"<li><strong>{_e(name)}</strong> {_e(outcome_text(o))}" + _story_reasons_html(o) + "</li>" for name, o in item.outcomes
+                f"<li><strong>{_e(name)}</strong> {_e(outcome_text(o))}" + outcome_picture_html(o) + _story_reasons_html(o) + "</li>" for name, o in item.outcomes
             )
             label = expression_label(item)
             call = [("compares" if label != item.call else "call", _code(label))] if label else []
@@ -467,12 +469,12 @@ def with_code(text: str, code: Sequence[str] = ()) -> str:
     return "".join(out)
 
 
-def playground_html(rows: Sequence[tuple[str, str, str]], message: str = "", css: bool = True) -> str:
-    """Outputs side by side: (who, status, what it returned or raised)."""
+def playground_html(rows: Sequence[tuple[str, str, str]], message: str = "", css: bool = True, *, pictures: str = "") -> str:
+    """Outputs side by side: (who, status, what it returned or raised); `pictures` (HTML of the grids returned) below them."""
     if message:
         return _root(f"<p>{_e(message)}</p>", css)
     body = "".join(f"<tr><th>{_e(who)}</th><td>{_badge(status) if status in STATUS_SYMBOLS else _e(status)}</td><td>{_code(value)}</td></tr>" for who, status, value in rows)
-    return _root(f'<table class="fm-playground"><tbody>{body}</tbody></table><p class="fm-muted">{_e(PLAYGROUND_UNCHECKED)}</p>', css)
+    return _root(f'<table class="fm-playground"><tbody>{body}</tbody></table>{pictures}<p class="fm-muted">{_e(PLAYGROUND_UNCHECKED)}</p>', css)
 
 
 def call_html(result: CallResult, css: bool = True) -> str:

@@ -1,4 +1,4 @@
-"""matplotlib rendering: a status grid of checks × runs.
+"""matplotlib rendering: a status grid of checks × runs, and a sequence of numbers as a line chart.
 
 Cells are coloured by status (a colour-blind-safe palette) *and* carry the status
 word and a hatch pattern, so the figure reads in greyscale and print too. The
@@ -17,6 +17,7 @@ surrogates escaped (`terminal_safe`).
 
 from __future__ import annotations
 
+import math
 import textwrap
 from pathlib import Path
 from typing import Sequence
@@ -25,7 +26,7 @@ from .._results import RunResult, check_labels
 from .._values import clip
 from ._style import MISSING_STYLE, STATUS_STYLE
 
-__all__ = ["STATUS_STYLE", "plot_progress", "plot_status", "save_status", "status_figure"]
+__all__ = ["STATUS_STYLE", "plot_progress", "plot_status", "save_status", "sequence_figure", "status_figure"]
 
 _MISSING = MISSING_STYLE
 
@@ -151,6 +152,41 @@ def plot_progress(entries: Sequence[dict], ax, title: str = "Checks passing over
     ax.set_title(_wrap(_safe(title), _chars_across(_axes_width_inches(ax), 10)), fontsize=10, parse_math=False)
     _make_room(ax)
     return ax
+
+
+SEQUENCE_STYLE = {"expected": ("#0072B2", "-", "o"), "got": ("#D55E00", "--", "x")}
+"""Colour, line style and marker of each side of a sequence chart: the two differ in all three, so the chart reads in greyscale."""
+
+
+def sequence_figure(expected: Sequence, got: Sequence):
+    """A standalone Figure (no pyplot): expected and got as two lines over their positions.
+
+    Numbers that are not finite, or too large for a float, are left out of the line (a gap), never
+    drawn as a spike off the axes. The legend sits below the axes, outside the data.
+    """
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(6.4, 2.9), layout="constrained")
+    ax = fig.add_subplot(1, 1, 1)
+    longest = max(len(expected), len(got))
+    marker_size = 5 if longest <= 60 else 2
+    for name, values in (("expected", expected), ("got", got)):
+        colour, style, marker = SEQUENCE_STYLE[name]
+        ax.plot(range(len(values)), [_plotted(v) for v in values], color=colour, linestyle=style, marker=marker,
+                markersize=marker_size, linewidth=1.6, label=name)
+    ax.set_xlabel("position")
+    ax.set_ylabel("value")
+    ax.grid(True, linewidth=0.4, alpha=0.5)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.28), ncol=2, frameon=False, fontsize=9)
+    return fig
+
+
+def _plotted(value) -> float:
+    try:
+        number = float(value)
+    except (OverflowError, TypeError, ValueError):
+        return float("nan")
+    return number if math.isfinite(number) else float("nan")
 
 
 def _make_room(ax) -> None:

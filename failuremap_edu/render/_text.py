@@ -466,6 +466,8 @@ def render_story(story) -> str:
     failing = story.failing_checks()
     if failing:
         lines += ["", "Where they fail:"]
+    if failing:
+        from ._grid import outcome_picture_text  # only a failing check has a picture
     for item in failing:
         label = expression_label(item)
         lines.append(terminal_safe(f"  {item.check}" + (f": {label}" if label else ""), 600))
@@ -473,6 +475,7 @@ def render_story(story) -> str:
         for name, o in item.outcomes:
             reason, explained = story_reasons(o)
             lines.append(terminal_safe(f"    {name} {outcome_text(o)}" + (f" ({reason})" if reason else ":" if explained else ""), 1_000))
+            lines += ["      " + terminal_safe(text, 1_000) for text in outcome_picture_text(o)]
             if explained is not None:
                 lines += render_diff(explained, "      ")
     lines += ["", "The code that fails:"]

@@ -764,8 +764,7 @@ check('third call', solve('d' * N), ['d' * N])
         abstract="An assert stands where the contract asks for ValueError, so the check's helper sees AssertionError.",
         failed_approach="`assert step > 0` guards the loop, but an assert raises AssertionError, not the ValueError the contract names.",
         root_cause="Raise the exception the contract names: `raise ValueError(...)`.",
-        preamble="""
-def raises(f, *args):
+        preamble="""def raises(f, *args):
     try:
         f(*args)
     except Exception as exc:
@@ -806,8 +805,7 @@ check('every stop below 1000', [len(solve(n, N)) for n in range(1000)], [len(ran
         abstract="The whole stream is read into a list before the first batch is yielded.",
         failed_approach="`list(items)` first, then slice: right batches, but the first batch reads everything.",
         root_cause="A lazy batcher takes items with itertools.islice, as it yields them.",
-        preamble="""
-import itertools
+        preamble="""import itertools
 
 
 class Stream:
@@ -853,6 +851,70 @@ def solve(items, size):
 check('batches of 2', list(solve(range(5), 2)), [[0, 1], [2, 3], [4]])
 check('first batch reads 3', first_batch_reads(3), 3)
 check('the first batch of a stream', next(iter(solve(Stream(10), N))), list(range(N)))
+""",
+    ),
+    # A long float sequence (50 losses): a line chart of expected against got, not a 50-column table.
+    "TR-004141": dict(
+        title="Per-example losses divided by the batch size · long float sequence",
+        category="Losses",
+        family="test-per-example-loss",
+        contract="Return the cross-entropy loss of each example as a list of floats: -log(p) for each probability p "
+        "the model gave the right class, one loss per example, not averaged.",
+        contract_signature="probs",
+        abstract="Each loss is divided by the batch size, as a mean would be, so 50 losses of 1.0 come out as 0.02.",
+        failed_approach="Dividing by len(probs) inside the comprehension looks like taking the mean, but it scales every loss.",
+        root_cause="A per-example loss is not averaged: only a reduction over the batch divides by its size.",
+        preamble="import math\n",
+        attempt="""
+def solve(probs):
+    return [-math.log(p) / len(probs) for p in probs]
+""",
+        broken="""
+def solve(probs):
+    return [math.log(p) for p in probs]
+""",
+        reference="""
+import math
+
+def solve(probs):
+    return [-math.log(p) for p in probs]
+""",
+        fixtures="""
+check('one example', solve([math.exp(-2.0)]), [2.0])
+check('fifty examples', solve([math.exp(-1.0)] * 50), [1.0] * 50)
+check('sure predictions', solve([1.0, 1.0]), [0.0, 0.0])
+check('one loss per example', len(solve([0.5] * (N + 12))), N + 12)
+""",
+    ),
+    # Weak checks: each result is compared at once, so a solve returning one shared list passes them (record build warns).
+    "TR-004242": dict(
+        title="Words of a line, a new list each call · weak checks record",
+        category="Text",
+        family="test-weak-checks",
+        contract="Return the words of `text` (split on whitespace), lower-cased, as a new list: every call returns a "
+        "list of its own, which later calls never change.",
+        contract_signature="text",
+        abstract="The words are returned as they are: 'D' stays 'D' where 'd' is expected.",
+        failed_approach="str.split() finds the words, and the lower-casing is forgotten.",
+        root_cause="The contract asks for lower-cased words: each word must go through str.lower().",
+        preamble="",
+        attempt="""
+def solve(text):
+    return text.split()
+""",
+        broken="""
+def solve(text):
+    return [w.lower() for w in text.split(' ')]
+""",
+        reference="""
+def solve(text):
+    return [w.lower() for w in text.split()]
+""",
+        fixtures="""
+check('one word', solve('a'), ['a'])
+check('two words', solve('b c'), ['b', 'c'])
+check('lower-cased', solve('D'), ['d'])
+check('N words', solve('x ' * N), ['x'] * N)
 """,
     ),
 }

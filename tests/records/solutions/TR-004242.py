@@ -1,0 +1,2 @@
+def solve(text):
+    return [w.lower() for w in text.split()]
