@@ -671,7 +671,8 @@ def _bind_early(solve: Callable) -> None:
 def _playground_cell(result: CallResult, timeout: float) -> tuple[str, str]:
     if result.status == "returned":
         # Modifying an argument, which a contract may forbid, said here too: the playground showed it as fine (a trial).
-        return "returned", safe_repr(result.value, 400) + (f" (and {result.mutation})" if result.mutation else "")
+        notes = [f"and {result.mutation}"] * bool(result.mutation) + [str(claim) for claim in result.state]
+        return "returned", safe_repr(result.value, 400) + "".join(f" ({note})" for note in notes)
     if result.status == "timeout":
         return "timeout", f"no result after {timeout:g} s: does solve loop forever on these inputs?"
     return result.status, str(result.error) if result.error else result.status

@@ -250,7 +250,7 @@ def test_a_shared_preamble_value_changes_as_under_the_harness(raw_record, write_
 
     last_two = run_checks(record, solve).observations[-2:]
     assert [o.call for o in last_two] == ["solve('x', ['long'])", "solve('x', [])"]
-    assert last_two[0].mutation.startswith("solve modified its argument 'stops': it was ['long'] and became [].")
+    assert last_two[0].mutation.startswith("solve modified its argument 'stops': it was ['long'] and became [] (emptied).")
 
 
 def test_variants_override_n(pairs):
@@ -1046,9 +1046,9 @@ def test_a_playground_call_says_when_solve_modified_its_argument():
         return base
 
     result = try_call(load_record(record_path("TR-001414")), solve, ({"a": 1}, {"b": 2}))
-    assert result.mutation == "modified its argument 'base': it was {'a': 1} and became {'a': 1, 'b': 2}"
-    assert _playground_cell(result, 1.0) == ("returned", "{'a': 1, 'b': 2} (and modified its argument 'base': it was {'a': 1} and became {'a': 1, 'b': 2})")
-    assert repr(result).endswith("note: solve modified its argument 'base': it was {'a': 1} and became {'a': 1, 'b': 2}")
+    assert result.mutation == "modified its argument 'base': it was {'a': 1} and became {'a': 1, 'b': 2} (key 'b' added)"
+    assert _playground_cell(result, 1.0) == ("returned", "{'a': 1, 'b': 2} (and modified its argument 'base': it was {'a': 1} and became {'a': 1, 'b': 2} (key 'b' added))")
+    assert repr(result).endswith("note: solve modified its argument 'base': it was {'a': 1} and became {'a': 1, 'b': 2} (key 'b' added)")
     assert try_call(load_record(record_path("TR-001414")), lambda base, override: {**base, **override}, ({"a": 1}, {"b": 2})).mutation is None
 
 

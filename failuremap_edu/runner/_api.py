@@ -37,7 +37,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from . import _byvalue, _judge
+from . import _byvalue, _judge, _state
 from ._channel import Undecodable
 from ._platform import INPROCESS, PROCESS, SANDBOX, isolation_available
 from .._fixtures import VARIANTS, CheckSite, FixtureScript, compared_expression, is_bare_call, read_fixtures
@@ -344,7 +344,7 @@ def try_call(
         error = ErrorInfo("Timeout", f"no result after {timeout:g} s, so this call was stopped. Is there an infinite loop, or a loop whose condition never changes?")
     mutation = o.mutation.removeprefix("solve ").split(" The checks see")[0].rstrip(".") if o.mutation else None  # a call, not a check
     return CallResult(o.call or call, status, o.actual if status == "returned" else None, error, o.stdout, o.elapsed_ms, solver=implementation or "yours",
-                      mutation=mutation, function=function)
+                      mutation=mutation, function=function, state=o.state)
 
 
 def _check_fits(record: Record, fixtures: FixtureScript, solve: Callable | Solution) -> None:
@@ -633,8 +633,10 @@ def _observation(data: dict, current) -> Observation:
             note = f"{UNCONFIRMED}: {_judge.JUDGED_THERE}"
         if note is not None and note.startswith(UNCONFIRMED):  # never counted as a pass (nor as a fail): a status of its own
             fields.update(status=NOT_CONFIRMED, passed=False)
+    state = data.get("state", [])  # what carried over between calls, reads, previews (`_state`): optional
+    _require(type(state) is list and len(state) <= 20)
     return Observation(**fields, actual=actual, expected=expected, error=error, verdict_note=note,
-                       returned=tuple((entered, received(value)[0]) for entered, value in returned))
+                       returned=tuple((entered, received(value)[0]) for entered, value in returned), state=tuple(map(_state.from_plain, state)))
 
 
 CANNOT_SEND_WAY = ("To go on, define what it names inside solve, or in a .py file next to the notebook that the cell imports "
