@@ -23,7 +23,7 @@ import signal
 import threading
 import types
 from collections import deque
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Callable
 
 from .._values import portable, safe_repr
@@ -105,6 +105,43 @@ class Preview:
         else:
             tail = f"{shown}, then it raised {self.end.removeprefix('raised: ')}" if shown else f"nothing: it raised {self.end.removeprefix('raised: ')}"
         return f"{self.call} returned a generator; a fresh call of it yields {tail}"
+
+
+@dataclass(frozen=True)
+class ChangedLater:
+    """A later call, `call` in check `check`, returned the very object this check compared, and so could change it."""
+
+    call: str
+    check: str
+    type_name: str
+    kind: str = "later"
+
+    def __str__(self) -> str:
+        return (f"a later call, {self.call} in check {self.check!r}, returned this same {self.type_name} object again: what it"
+                " changed in it is not this check's result, which is shown as it was when checked")
+
+
+def changed_later(observations: list) -> dict[int, ChangedLater]:
+    """index -> the claim, for each observation whose value changed after its check (`final`) and was returned again later."""
+    origin = {}
+    for o in observations:
+        same = [c for c in o.state if isinstance(c, SharedObject) and c.how == "same"]
+        origin[o.index] = (same[0].earlier_call, same[0].earlier_check) if same else (o.call, o.check)
+    found: dict[int, ChangedLater] = {}
+    for o in observations:
+        if o.final is None:
+            continue
+        for later in observations:
+            if later.index > o.index and any(isinstance(c, SharedObject) and c.how == "same" and (c.earlier_call, c.earlier_check) == origin[o.index]
+                                             for c in later.state):
+                found[o.index] = ChangedLater(later.call, later.check, type(o.final[0]).__name__)
+                break
+    return found
+
+
+def renamed(claim: Any, call: str) -> Any:
+    """A preview's claim with the call as a display should name it (the playground's typed ``solve(Stream(50), 4)``)."""
+    return replace(claim, call=call) if isinstance(claim, Preview) else claim
 
 
 _KINDS = {"shared": SharedObject, "read": StreamRead, "preview": Preview}

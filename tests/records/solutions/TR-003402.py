@@ -1,0 +1,2 @@
+def solve(text):
+    return text.split()
