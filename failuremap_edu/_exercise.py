@@ -401,7 +401,7 @@ class Exercise:
         self.playground_rows, self.playground_message = (), ""
         example = self.example_arguments()
         if not text.strip():
-            self.playground_message = "Type arguments as Python literals" + (f", for example: {example}" if example else ".")
+            self.playground_message = "Type arguments (values, or expressions over the record's names)" + (f", for example: {example}" if example else ".")
             if example and self.example_check():
                 self.playground_message += f" ({self.example_check()})"
             return
