@@ -765,8 +765,7 @@ check('third call', solve('d' * N), ['d' * N])
         abstract="Turning the input into a list first reads the whole stream before the first batch.",
         failed_approach="`items = list(items)` makes slicing easy, but it consumes an endless or huge stream up front.",
         root_cause="A generator that reads one item at a time keeps the batching lazy.",
-        preamble="""
-class Stream:
+        preamble="""class Stream:
     def __init__(self, n):
         self.n, self.read = n, 0
 
@@ -818,21 +817,21 @@ check('lazy: the first batch reads size items', first_batch_reads(3), 3)
 check('an iterator', list(solve(iter(range(N + 2)), 2)), [list(range(N + 2))[i:i + 2] for i in range(0, N + 2, 2)])
 """,
     ),
-    # A mutable default: the list of one check is returned again (and changed) by the next check's call.
+    # A module-level list: the list of one check is returned again (and changed) by the next check's call.
     "TR-003402": dict(
         title="Words of a text: the default list keeps growing · shared list record",
         category="Data structures",
         family="test-shared-words",
         contract="Return the words of `text` (split on whitespace) as a new list: every call returns a fresh list.",
         contract_signature="text",
-        abstract="A list default argument collects the words of every call, and each call returns that one list.",
-        failed_approach="`def solve(text, words=[])` then `words.extend(...)` looks like a local accumulator, but the default is built once.",
-        root_cause="A default is evaluated once, at def time: build the list inside the call.",
-        preamble="",
+        abstract="A module-level list collects the words of every call, and each call returns that one list.",
+        failed_approach="A list kept beside solve looks like a cache, but every call extends and returns the same object.",
+        root_cause="Build the list inside the call: a list that outlives it is shared by every caller.",
+        preamble="_words = []\n",
         attempt="""
-def solve(text, words=[]):
-    words.extend(text.split())
-    return words
+def solve(text):
+    _words.extend(text.split())
+    return _words
 """,
         broken="""
 def solve(text):
