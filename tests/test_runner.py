@@ -474,7 +474,7 @@ def test_try_call_is_as_safe_as_the_checks(stopping):
 
     looping = try_call(stopping, _loop, ("x", []), timeout=0.5)
     assert looping.status == "timeout" and looping.value is None
-    assert str(looping.error).endswith("no result after 0.5 s (the time limit of a check), so this call was stopped. Is there an infinite loop,"
+    assert str(looping.error).endswith("no result after 0.5 s (the time limit of each call), so this call was stopped. Is there an infinite loop,"
                                     " a loop whose condition never changes, or an endless input read to its end?"), looping.error
     assert "check" not in str(looping.error)
     exiting = try_call(stopping, _os_exit, ("x", []))

@@ -29,7 +29,7 @@ def _empty_default():
     _words_with_a_default.__defaults__[0].clear()  # an in-process run fills it in this process
 
 
-def _fresh_words(text):
+def _fresh_words(text, words=None):
     return text.split()
 
 
@@ -222,7 +222,7 @@ def test_the_playground_runs_a_record_helper_and_bounds_an_endless_input_by_the_
     assert try_call(record, _reference_batches, (), expression="first_batch_reads(3)").value == 3
     assert try_call(record, None, (), implementation="attempt", expression="first_batch_reads(3)").value == 50
     eager = try_call(record, None, (), implementation="attempt", expression="list(solve(itertools.count(), 2))", timeout=0.5)
-    assert eager.status == "timeout" and "after 0.5 s (the time limit of a check)" in str(eager.error)
+    assert eager.status == "timeout" and "after 0.5 s (the time limit of each call)" in str(eager.error)
     broken = try_call(record, _reference_batches, (), expression="solve(, 2)")
     assert broken.status == "error" and broken.error.type == "InputError" and "\n" not in str(broken.error)
 

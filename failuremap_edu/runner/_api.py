@@ -351,7 +351,7 @@ def try_call(
     if error is not None and error.type == "NotRun" and collector.problem is not None:
         error = collector.problem  # why it did not run (solve could not be sent): "this check did not run" is a check's words
     if status == TIMEOUT:  # a call, not a check: its message must not speak of checks
-        error = ErrorInfo("Timeout", f"no result after {timeout:g} s (the time limit of a check), so this call was stopped. Is there an infinite loop,"
+        error = ErrorInfo("Timeout", f"no result after {timeout:g} s (the time limit of each call), so this call was stopped. Is there an infinite loop,"
                           " a loop whose condition never changes, or an endless input read to its end?")
     mutation = o.mutation.removeprefix("solve ").split(" The checks see")[0].rstrip(".") if o.mutation else None  # a call, not a check
     return CallResult(call if inputs else (o.call or call), status, o.actual if status == "returned" else None, error, o.stdout, o.elapsed_ms, solver=implementation or "yours",

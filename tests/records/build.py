@@ -817,28 +817,28 @@ check('lazy: the first batch reads size items', first_batch_reads(3), 3)
 check('an iterator', list(solve(iter(range(N + 2)), 2)), [list(range(N + 2))[i:i + 2] for i in range(0, N + 2, 2)])
 """,
     ),
-    # A module-level list: the list of one check is returned again (and changed) by the next check's call.
+    # A mutable default: the list of one check is returned again (and changed) by the next check's call.
     "TR-003402": dict(
         title="Words of a text: the default list keeps growing · shared list record",
         category="Data structures",
         family="test-shared-words",
         contract="Return the words of `text` (split on whitespace) as a new list: every call returns a fresh list.",
-        contract_signature="text",
-        abstract="A module-level list collects the words of every call, and each call returns that one list.",
-        failed_approach="A list kept beside solve looks like a cache, but every call extends and returns the same object.",
-        root_cause="Build the list inside the call: a list that outlives it is shared by every caller.",
-        preamble="_words = []\n",
+        contract_signature="text, words=[]",
+        abstract="A list default argument collects the words of every call, and each call returns that one list.",
+        failed_approach="`words=[]` then `words.extend(...)` looks like a local accumulator, but the default is built once, at def time.",
+        root_cause="A default is evaluated once: build the list inside the call.",
+        preamble="",
         attempt="""
-def solve(text):
-    _words.extend(text.split())
-    return _words
+def solve(text, words=[]):
+    words.extend(text.split())
+    return words
 """,
         broken="""
-def solve(text):
+def solve(text, words=[]):
     return text.split(' ')
 """,
         reference="""
-def solve(text):
+def solve(text, words=None):
     return text.split()
 """,
         fixtures="""
