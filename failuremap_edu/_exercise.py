@@ -403,21 +403,24 @@ class Exercise:
         self.playground_rows, self.playground_message, self.playground_values = (), "", ()
         example = self.example_arguments()
         if not text.strip():
-            self.playground_message = "Type arguments as Python literals" + (f", for example: {example}" if example else ".")
+            self.playground_message = "Type arguments (values, or expressions over the record's names)" + (f", for example: {example}" if example else ".")
             if example and self.example_check():
                 self.playground_message += f" ({self.example_check()})"
             return
+        expression = None
         try:
             args, kwargs = parse_call_arguments(text, example=example)
         except ValueError as exc:
-            self.playground_message = str(exc)
-            return
+            if not str(exc).startswith("only literal values"):
+                self.playground_message = str(exc)
+                return
+            args, kwargs, expression = (), {}, text  # names and calls: evaluated in the worker, as solve runs (`runner.try_call`)
         rows, values = [], []
         whose = [("yours", self.solve, None)] if self.solve is not None else []
         whose += [("attempt", None, "attempt"), ("broken", None, "broken")]
         for who, solve, implementation in whose:
             try:
-                result = try_call(self.record, solve, args, kwargs, implementation=implementation, timeout=self.timeout)
+                result = try_call(self.record, solve, args, kwargs, implementation=implementation, timeout=self.timeout, expression=expression)
             except SolutionError as exc:
                 rows.append((who, "error", str(exc)))
                 continue
@@ -677,8 +680,9 @@ def _bind_early(solve: Callable) -> None:
 def _playground_cell(result: CallResult, timeout: float) -> tuple[str, str]:
     if result.status == "returned":
         # Modifying an argument, which a contract may forbid, said here too: the playground showed it as fine (a trial).
-        return "returned", safe_repr(result.value, 400) + (f" (and {result.mutation})" if result.mutation else "")
+        notes = [f"and {result.mutation}"] * bool(result.mutation) + [str(claim) for claim in result.state]
+        return "returned", safe_repr(result.value, 400) + "".join(f" ({note})" for note in notes)
     if result.status == "timeout":
-        return "timeout", f"no result after {timeout:g} s: does solve loop forever on these inputs?"
+        return "timeout", f"no result after {timeout:g} s (the time limit of a check): does solve loop forever on these inputs?"
     return result.status, str(result.error) if result.error else result.status
 

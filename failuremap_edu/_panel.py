@@ -30,7 +30,8 @@ STALE = (
 )
 """Shown only while ipywidgets marks the panel disconnected (pure CSS: a dead kernel cannot say it)."""
 PLAYGROUND_HELP = (
-    "Type the arguments you would put between solve( and ). Results appear as you type, no Enter needed. "
+    "Type the arguments you would put between solve( and ): values, or expressions over the record's names "
+    "(range(7), iter([1, 2]), its classes and helpers). Results appear as you type, no Enter needed; each call stops at a check's time limit. "
     "There is no expected value here: the playground runs code, it does not know the answer."
 )
 

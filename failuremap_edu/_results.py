@@ -142,6 +142,9 @@ class Observation(Shown):
     """Calls of solve in this check beyond `calls`: counted, not kept."""
     helpers: tuple = ()
     """The record's helpers this check uses (`_record_helpers.Helper`: functions and classes its script defines above the checks, with their source)."""
+    state: tuple = ()
+    """Claims about what carried over between calls of solve (`runner._state`: a result shared with an earlier call,
+    what solve read from a stream argument, a generator's preview from a fresh call); each one's ``str()`` says it."""
     judged_in_solve_process: bool = False
     """Under ``--sandbox``, where checks are judged apart from solve: this check's values are not plain data
     (an instance of the solution's class, say), so it was judged in solve's own process, as without
@@ -155,6 +158,11 @@ class Observation(Shown):
         which = "the result" if not same_data(self.final[0], self.actual) else "the expected value"
         return (f"{which} changed after this check (solve returned an object that later calls changed): shown as it was when"
                 f" checked; at the end of the run, when the harness prints it, it is {safe_repr(self.final[0] if which == 'the result' else self.final[1], 120)}")
+
+    @property
+    def state_notes(self) -> tuple[str, ...]:
+        """What displays say of `state`: each claim, except what solve read from a stream on a passing check (reading is its job there)."""
+        return tuple(str(c) for c in self.state if not (getattr(c, "kind", "") == "read" and self.status == PASS))
 
     @property
     def unconfirmed(self) -> bool:
@@ -340,6 +348,8 @@ class CallResult(Shown):
     """Set when solve modified an argument: ``modified its argument 'base': it was … and became …``."""
     function: str = "solve"
     """The name of the function passed in, when it ran: a trial's ``try_call(record, sorted_windows, ...)`` said "your solve"."""
+    state: tuple = ()
+    """Claims of `runner._state` about the call (a returned generator's preview from a fresh call, what solve read)."""
 
     @property
     def whose(self) -> str:
@@ -355,6 +365,7 @@ class CallResult(Shown):
         printed = f"\nprinted: {self.stdout[:2_000]}" if self.stdout else ""
         ran = "" if self.solver == "yours" and self.function == "solve" else f"\nran: {self.whose}"
         changed = f"\nnote: solve {self.mutation}" if self.mutation else ""
+        changed += "".join(f"\nnote: {claim}" for claim in self.state)
         return f"{self.call} -> {self.status}: {outcome}{printed}{ran}{changed}"
 
 

@@ -155,7 +155,7 @@ def test_playground_timeout_says_what_it_means_here(stopping):
     stopping.check(solve)
     stopping.try_inputs("'x', []")
     yours = {who: (status, value) for who, status, value in stopping.playground_rows}["yours"]
-    assert yours == ("timeout", "no result after 0.5 s: does solve loop forever on these inputs?")
+    assert yours == ("timeout", "no result after 0.5 s (the time limit of a check): does solve loop forever on these inputs?")
 
 
 def test_exercise_returns_the_same_object_for_the_same_record():

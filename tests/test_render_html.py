@@ -321,8 +321,8 @@ def test_the_playground_says_it_does_not_check_the_contract():
 
     assert playground_html([("yours", "returned", "{}")], css=False) == (
         '<div class="fm-root"><table class="fm-playground"><tbody><tr><th>yours</th><td>returned</td><td><code>{}</code></td></tr></tbody></table>'
-        '<p class="fm-muted">Nothing here checks these inputs against the contract: if they break it, no answer is right, '
-        "and the three may differ for that reason alone.</p></div>"
+        '<p class="fm-muted">Nothing here checks these results against the contract: where it says what these inputs give, compare each'
+        " result with that; inputs outside the contract have no right answer, and the three may differ for that reason alone.</p></div>"
     )
 
 

@@ -250,7 +250,7 @@ def test_a_shared_preamble_value_changes_as_under_the_harness(raw_record, write_
 
     last_two = run_checks(record, solve).observations[-2:]
     assert [o.call for o in last_two] == ["solve('x', ['long'])", "solve('x', [])"]
-    assert last_two[0].mutation.startswith("solve modified its argument 'stops': it was ['long'] and became [].")
+    assert last_two[0].mutation.startswith("solve modified its argument 'stops': it was ['long'] and became [] (emptied).")
 
 
 def test_variants_override_n(pairs):
@@ -474,7 +474,8 @@ def test_try_call_is_as_safe_as_the_checks(stopping):
 
     looping = try_call(stopping, _loop, ("x", []), timeout=0.5)
     assert looping.status == "timeout" and looping.value is None
-    assert str(looping.error).endswith("no result after 0.5 s, so this call was stopped. Is there an infinite loop, or a loop whose condition never changes?"), looping.error
+    assert str(looping.error).endswith("no result after 0.5 s (the time limit of each call), so this call was stopped. Is there an infinite loop,"
+                                    " a loop whose condition never changes, or an endless input read to its end?"), looping.error
     assert "check" not in str(looping.error)
     exiting = try_call(stopping, _os_exit, ("x", []))
     assert exiting.status == "error" and exiting.error.type == "ProcessDied"
@@ -1046,9 +1047,9 @@ def test_a_playground_call_says_when_solve_modified_its_argument():
         return base
 
     result = try_call(load_record(record_path("TR-001414")), solve, ({"a": 1}, {"b": 2}))
-    assert result.mutation == "modified its argument 'base': it was {'a': 1} and became {'a': 1, 'b': 2}"
-    assert _playground_cell(result, 1.0) == ("returned", "{'a': 1, 'b': 2} (and modified its argument 'base': it was {'a': 1} and became {'a': 1, 'b': 2})")
-    assert repr(result).endswith("note: solve modified its argument 'base': it was {'a': 1} and became {'a': 1, 'b': 2}")
+    assert result.mutation == "modified its argument 'base': it was {'a': 1} and became {'a': 1, 'b': 2} (key 'b' added)"
+    assert _playground_cell(result, 1.0) == ("returned", "{'a': 1, 'b': 2} (and modified its argument 'base': it was {'a': 1} and became {'a': 1, 'b': 2} (key 'b' added))")
+    assert repr(result).endswith("note: solve modified its argument 'base': it was {'a': 1} and became {'a': 1, 'b': 2} (key 'b' added)")
     assert try_call(load_record(record_path("TR-001414")), lambda base, override: {**base, **override}, ({"a": 1}, {"b": 2})).mutation is None
 
 

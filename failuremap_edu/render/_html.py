@@ -286,6 +286,7 @@ def _observation_body(o: Observation, budget: Budget, missing_return: bool = Fal
         body += f'<p class="fm-note">note: {_e(JUDGED_IN_SOLVE_PROCESS)}</p>'
     if o.changed_note:
         body += f'<p class="fm-note">note: {_e(o.changed_note)}</p>'
+    body += "".join(f'<p class="fm-note">note: {_e(note)}</p>' for note in o.state_notes)
     if o.stale:
         body += f'<p class="fm-note">note: {_e(o.stale)}</p>'
     if traceback and o.error is not None and o.error.traceback:
@@ -483,6 +484,7 @@ def call_html(result: CallResult, css: bool = True) -> str:
     label = _badge(result.status) if result.status in STATUS_SYMBOLS else _e(result.status)  # "returned" is a label, not a verdict
     rows = [("call", _code(result.call)), ("ran", _e(result.whose)), (label, _code(outcome))]
     rows += [("note", _e(f"solve {result.mutation}"))] if result.mutation else []
+    rows += [("note", _e(str(claim))) for claim in result.state]
     body = key_values(rows, escaped=True)
     if result.stdout:
         body += f"<details><summary>printed output</summary><pre>{_pre(result.stdout)}</pre></details>"

@@ -37,5 +37,6 @@ STATUS_STYLE = {
 MISSING_STYLE = ("#DDDDDD", "", "—")
 """A cell with no observation (a check that did not run), in plots and the heatmap."""
 
-PLAYGROUND_UNCHECKED = "Nothing here checks these inputs against the contract: if they break it, no answer is right, and the three may differ for that reason alone."
+PLAYGROUND_UNCHECKED = ("Nothing here checks these results against the contract: where it says what these inputs give, compare each"
+                        " result with that; inputs outside the contract have no right answer, and the three may differ for that reason alone.")
 """Under the playground's results: the contract is prose, so inputs outside it (lists of unequal length, say) pass unremarked otherwise (a learner trial)."""

@@ -268,6 +268,7 @@ def render_observation(o: Observation, budget: Budget | None = None, *, missing_
         lines.append(f"  note:     {JUDGED_IN_SOLVE_PROCESS}")
     if o.changed_note:
         lines.append(terminal_safe(f"  note:     {o.changed_note}", 600))
+    lines += [terminal_safe(f"  note:     {note}", 600) for note in o.state_notes]
     if o.stale:
         lines.append(terminal_safe(f"  note:     {o.stale}", 600))
     if o.stdout:

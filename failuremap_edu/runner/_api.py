@@ -37,7 +37,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from . import _byvalue, _judge
+from . import _byvalue, _judge, _state
 from ._calls import received_calls
 from ._channel import Undecodable
 from ._platform import INPROCESS, PROCESS, SANDBOX, isolation_available
@@ -311,15 +311,25 @@ def parse_call_arguments(text: str, example: str | None = None) -> tuple[tuple, 
 
 def try_call(
     record: Record | str, solve: Callable | Solution | None, args: tuple, kwargs: dict | None = None, *, implementation: str | None = None,
-    variant: int = 1, timeout: float = DEFAULT_TIMEOUT, isolation: str | None = None,
+    variant: int = 1, timeout: float = DEFAULT_TIMEOUT, isolation: str | None = None, expression: str | None = None,
 ) -> CallResult:
     """Call one solve on arbitrary inputs with the runner's safety: for playgrounds.
 
     With `implementation` (``attempt`` or ``broken``) the record's own solve is called.
+    With `expression` (what a learner typed: ``Stream(50), 3``, ``raises(solve, 3, 2.5)``) `args` and `kwargs` are
+    ignored: the text is evaluated in the worker, in the record's namespace, under `timeout` (`_playground`).
     `args` must be a tuple: ``(x)`` is just ``x``, and calling ``solve(*x)`` with it
     would silently pass x's items as separate arguments, so that is refused with a
     message, as a result rather than an exception in the notebook.
     """
+    inputs = None
+    if expression is not None:
+        from ._playground import compile_inputs, helpers
+
+        try:
+            inputs, args, kwargs = compile_inputs(expression, helpers(read_fixtures(as_record(record), implementation or "attempt").source)), (), {}
+        except ValueError as exc:
+            return CallResult(expression.strip(), ERROR, None, ErrorInfo("InputError", str(exc)))
     if not isinstance(args, tuple):
         one = "(x,)" if not isinstance(args, (list, str, dict)) else f"({safe_repr(args, 40)},)"
         message = f"args must be a tuple of arguments, got {type(args).__name__}: for one argument write {one} (note the trailing comma)"
@@ -328,12 +338,12 @@ def try_call(
     fixtures = read_fixtures(record, implementation or "attempt")
     if implementation is None:
         _check_fits(record, fixtures, solve)
-    code = (fixtures.setup(replay=implementation is not None), _CALL_CODE)
+    code = (fixtures.setup(replay=implementation is not None), *(inputs.code if inputs else (_CALL_CODE,)))
     plan = _plan(code, record, None if implementation else solve, variant, timeout, DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS)
     plan = replace(plan, extra_globals={"__fm_args__": tuple(args), "__fm_kwargs__": dict(kwargs or {})}, sources=((fixtures.filename, fixtures.source),))
     collector = _Collector(plan)
     _execute(plan, collector, _mode(isolation))
-    call = render_call(tuple(args), dict(kwargs or {}))
+    call = inputs.shown if inputs else render_call(tuple(args), dict(kwargs or {}))
     function = "solve" if implementation or isinstance(solve, Solution) else str(getattr(solve, "__name__", "solve"))
     if not collector.observations:
         return CallResult(call, ERROR, None, collector.problem or ErrorInfo("NotRun", "the call did not run"), solver=implementation or "yours", function=function)
@@ -343,10 +353,11 @@ def try_call(
     if error is not None and error.type == "NotRun" and collector.problem is not None:
         error = collector.problem  # why it did not run (solve could not be sent): "this check did not run" is a check's words
     if status == TIMEOUT:  # a call, not a check: its message must not speak of checks
-        error = ErrorInfo("Timeout", f"no result after {timeout:g} s, so this call was stopped. Is there an infinite loop, or a loop whose condition never changes?")
+        error = ErrorInfo("Timeout", f"no result after {timeout:g} s (the time limit of each call), so this call was stopped. Is there an infinite loop,"
+                          " a loop whose condition never changes, or an endless input read to its end?")
     mutation = o.mutation.removeprefix("solve ").split(" The checks see")[0].rstrip(".") if o.mutation else None  # a call, not a check
-    return CallResult(o.call or call, status, o.actual if status == "returned" else None, error, o.stdout, o.elapsed_ms, solver=implementation or "yours",
-                      mutation=mutation, function=function)
+    return CallResult(call if inputs else (o.call or call), status, o.actual if status == "returned" else None, error, o.stdout, o.elapsed_ms, solver=implementation or "yours",
+                      mutation=mutation, function=function, state=o.state if not inputs or inputs.whole else tuple(_state.renamed(c, call) for c in o.state))
 
 
 def _check_fits(record: Record, fixtures: FixtureScript, solve: Callable | Solution) -> None:
@@ -585,6 +596,8 @@ class _Collector:
             final = self.finals.get(o.index)
             if final is not None and not (same_data(final[0], o.actual) and same_data(final[1], o.expected)):
                 observations[i] = replace(o, final=final)
+        for i, claim in _state.changed_later(observations).items():  # the later call that returned the same object again
+            observations[i] = replace(observations[i], state=observations[i].state + (claim,))
         if self.problem is not None and fixtures.static_count is not None:
             # The fixture code stopped: still list every check it never reached.
             last = max((o.site for o in observations), default=-1)
@@ -637,8 +650,10 @@ def _observation(data: dict, current) -> Observation:
         if note is not None and note.startswith(UNCONFIRMED):  # never counted as a pass (nor as a fail): a status of its own
             fields.update(status=NOT_CONFIRMED, passed=False)
     calls, calls_omitted = received_calls(data)
+    state = data.get("state", [])  # what carried over between calls, reads, previews (`_state`): optional
+    _require(type(state) is list and len(state) <= 20)
     return Observation(**fields, actual=actual, expected=expected, error=error, verdict_note=note, calls=calls, calls_omitted=calls_omitted,
-                       returned=tuple((entered, received(value)[0]) for entered, value in returned))
+                       returned=tuple((entered, received(value)[0]) for entered, value in returned), state=tuple(map(_state.from_plain, state)))
 
 
 CANNOT_SEND_WAY = ("To go on, define what it names inside solve, or in a .py file next to the notebook that the cell imports "

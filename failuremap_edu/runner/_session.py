@@ -40,6 +40,7 @@ import types
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from . import _state
 from .._results import ERROR, FAIL, PASS, TIMEOUT
 from .._solution import Solution
 from ._calls import CallLog
@@ -195,6 +196,7 @@ class Session:
         self._raised: BaseException | None = None
         self._lost: list[int] = []
         """Checks (ordinals) an earlier worker stopped, which this one could not run again."""
+        self._state = _state.Tracker()  # what carries over between calls, what solve read, generators to preview
         self._kept: dict[int, tuple] = {}
         """ordinal -> (actual, expected, what was sent for them): the objects, to send again if they changed."""
         """Calls of solve under way: a recursive solve's inner calls are not the check's (they showed as calls of their own,
@@ -321,8 +323,12 @@ class Session:
             session._log.returned(call, result, time.perf_counter() - started)
             if session._keep_returns and len(session._returns) < _RETURNS_KEPT:
                 session._returns.append([entered, result])  # converted once the check is judged, outside its time limit
-            if session._mutation is None and before is not None:
-                session._mutation = _describe_mutation(*before, args, kwargs, session.plan.param_names)
+            session._state.returned(result, call)
+            if before is not None:
+                session._mutation = session._mutation or _state.describe_change(*before, args, kwargs, session.plan.param_names)
+                session._state.watch(*before, args, kwargs, session.plan.param_names)
+                if _state.is_lazy(result) and len(session._state.lazy) < 2:
+                    session._state.lazy.append((call, solve, *before))
             return result
 
         solve_called_by_the_fixture.__wrapped__ = solve  # type: ignore[attr-defined]
@@ -344,6 +350,7 @@ class Session:
         independent = site in self.plan.independent
         self.sink(("begin", ordinal, site, label_text, self._expected_ahead(expected_thunk, independent)))
         self._current, self._calls, self._mutation, self._log = ordinal, [], None, CallLog()
+        self._state.begin(label_text)
         self._returns, self._keep_returns = [], site in self.plan.returns
         self.capture.take()
         status, error, actual, passed, raised = FAIL, None, None, False, None
@@ -386,13 +393,17 @@ class Session:
         self.sink(("judged", ordinal))  # the check's limit ends here: converting its values to plain data is ours
         self._current = None
         output, dropped = self.capture.take()
+        self._depth += 1  # the fresh calls of generator previews are not the check's calls, nor is their output its output
+        state = self._state.take() + _state.previews(self._state.lazy, self.plan.timeout, self.guard)
+        self._depth, _ = self._depth - 1, self.capture.take()
         result = dict(index=ordinal, site=site, check=label_text, status=status, passed=passed, error=error, mutation=self._mutation)
         result.update(actual=portable(actual) if status in (PASS, FAIL) else None, expected=expected if type(expected) is Opaque else portable(expected))
         # Every call to solve returned: on an error too, which then came from the check's expression of the result
         # (`solve(x).hex()` on a list): what solve returned is what the learner needs to see.
         returned = self._returns if status in (PASS, FAIL, ERROR) and self._calls and len(self._returns) == min(len(self._calls), _RETURNS_KEPT) else []
         returned = [[entered, portable(value)] for entered, value in returned]
-        result.update(call="; ".join(self._calls)[:_CALL_LIMIT], returned=returned, stdout=output, stdout_dropped=dropped, elapsed_ms=elapsed_ms)
+        result.update(call="; ".join(self._calls)[:_CALL_LIMIT], returned=returned, stdout=output, stdout_dropped=dropped, elapsed_ms=elapsed_ms,
+                      state=state)
         result["calls"], result["calls_omitted"] = self._log.payload(raised)
         self.sink(("result", result))
         if status in (PASS, FAIL):
@@ -483,18 +494,3 @@ def _reads_plain_data(thunk: Callable, g: dict) -> bool:
             if (type(g[name]) not in _PLAIN) if name in g else (name not in _PURE_BUILTINS):
                 return False
     return True
-
-
-def _describe_mutation(args, kwargs, after_args, after_kwargs, names: tuple[str, ...]) -> str | None:
-    """What solve changed in its arguments: the snapshot taken before the call against the arguments after it."""
-    try:
-        changed = [(names[i] if i < len(names) else f"argument {i + 1}", before, after) for i, (before, after) in enumerate(zip(args, after_args))
-                   if type(before) is not type(after) or before != after]
-        changed += [(k, kwargs[k], after_kwargs[k]) for k in kwargs if kwargs[k] != after_kwargs.get(k)]
-    except BaseException:  # noqa: BLE001 - a hostile __eq__: say nothing rather than guess
-        return None
-    if not changed:
-        return None
-    name, before, after = changed[0]
-    return (f"solve modified its argument {name!r}: it was {safe_repr(before, 120)} and became {safe_repr(after, 120)}."
-            " The checks see the changed value, as the record's own harness does.")

@@ -917,6 +917,99 @@ check('lower-cased', solve('D'), ['d'])
 check('N words', solve('x ' * N), ['x'] * N)
 """,
     ),
+    # A stream helper with a read counter, and a generator solve: the checks measure how much solve reads.
+    "TR-003401": dict(
+        title="Lazy batches: the whole stream is read first · stream record",
+        category="Streaming",
+        family="test-lazy-batches",
+        contract="Yield consecutive batches (lists) of `size` items from the iterable `items`, lazily: a batch is built "
+        "from the items it needs, read only when the batch is asked for. The last batch may be shorter.",
+        contract_signature="items, size",
+        abstract="Turning the input into a list first reads the whole stream before the first batch.",
+        failed_approach="`items = list(items)` makes slicing easy, but it consumes an endless or huge stream up front.",
+        root_cause="A generator that reads one item at a time keeps the batching lazy.",
+        preamble="""class Stream:
+    def __init__(self, n):
+        self.n, self.read = n, 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.read >= self.n:
+            raise StopIteration
+        self.read += 1
+        return self.read - 1
+
+
+def first_batch_reads(size):
+    stream = Stream(50)
+    batches = solve(stream, size)
+    next(batches)
+    return stream.read
+""",
+        attempt="""
+def solve(items, size):
+    items = list(items)
+    for i in range(0, len(items), size):
+        yield items[i:i + size]
+""",
+        broken="""
+def solve(items, size):
+    batch = []
+    for x in items:
+        batch.append(x)
+        if len(batch) == size:
+            yield batch
+            batch = []
+""",
+        reference="""
+def solve(items, size):
+    batch = []
+    for x in items:
+        batch.append(x)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+""",
+        fixtures="""
+check('batches of a list', list(solve([1, 2, 3, 4, 5], 2)), [[1, 2], [3, 4], [5]])
+check('lazy: the first batch reads size items', first_batch_reads(3), 3)
+check('an iterator', list(solve(iter(range(N + 2)), 2)), [list(range(N + 2))[i:i + 2] for i in range(0, N + 2, 2)])
+""",
+    ),
+    # A mutable default: the list of one check is returned again (and changed) by the next check's call.
+    "TR-003402": dict(
+        title="Words of a text: the default list keeps growing · shared list record",
+        category="Data structures",
+        family="test-shared-words",
+        contract="Return the words of `text` (split on whitespace) as a new list: every call returns a fresh list.",
+        contract_signature="text, words=[]",
+        abstract="A list default argument collects the words of every call, and each call returns that one list.",
+        failed_approach="`words=[]` then `words.extend(...)` looks like a local accumulator, but the default is built once, at def time.",
+        root_cause="A default is evaluated once: build the list inside the call.",
+        preamble="",
+        attempt="""
+def solve(text, words=[]):
+    words.extend(text.split())
+    return words
+""",
+        broken="""
+def solve(text, words=[]):
+    return text.split(' ')
+""",
+        reference="""
+def solve(text, words=None):
+    return text.split()
+""",
+        fixtures="""
+check('one call', solve('a b a'), ['a', 'b', 'a'])
+check('a second call', solve('c'), ['c'])
+check('spaces', solve('  x  y ' * N), ['x', 'y'] * N)
+""",
+    ),
 }
 
 

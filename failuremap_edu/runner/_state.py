@@ -1,0 +1,500 @@
+"""What carries over between calls of solve in one run, said as claims: shared results, real argument changes, reads, previews.
+
+In the worker (`_session` calls it): a `Tracker` per run keeps the mutable objects
+solve returned (so their identities stay unique) and notices when a later call
+returns one of them again, or a container holding one. `describe_change` compares
+an argument's snapshot taken before the call with the argument after it, and says
+only what a learner can act on: a list sorted in place, a key added. An iterator or
+a stream that solve read from is not "modified": how much was read is said apart
+(`StreamRead`). `preview` takes the first items of a generator from a fresh call of
+solve, never from the object the check consumes, within a time bound.
+
+Claims travel as plain dicts (`to_plain`) and are rebuilt in the caller by
+`from_plain`, which raises ValueError on anything else. Each claim's ``str()`` is
+what a display says; `SharedObject.verify` decides from the values it carries.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+import operator
+import os
+import select
+import signal
+import threading
+import time
+import types
+from collections import deque
+from dataclasses import asdict, dataclass, replace
+from typing import Any, Callable
+
+from .._values import portable, safe_repr
+
+PREVIEW_ITEMS = 5
+"""A generator preview shows at most this many items, then "…"."""
+PREVIEW_SECONDS = 1.0
+"""A preview stops after this long (or the check's time limit, if shorter), and says so."""
+_TRACKED = (list, dict, set, bytearray, deque)
+_MAX_TRACKED = 1000
+_MAX_CLAIMS = 6
+ONE_PROCESS = ("The checks run one after another in one process, as the record's harness runs them, so what a call leaves behind"
+               " is there for the next; the playground calls solve afresh each time, which is why it can show another result.")
+"""Said wherever state carried over: the row's result depends on earlier checks, which the playground does not repeat."""
+
+
+@dataclass(frozen=True)
+class SharedObject:
+    """solve returned an object (`how` = ``same``) that an earlier call returned, or one holding it (``holds``).
+
+    `earlier_value` is that object as the earlier call returned it; `value` as this call returned it (portable).
+    """
+
+    call: str
+    earlier_call: str
+    earlier_check: str
+    type_name: str
+    how: str
+    earlier_value: Any = None
+    value: Any = None
+    kind: str = "shared"
+
+    def __str__(self) -> str:
+        what = (f"the same {self.type_name} object as" if self.how == "same"
+                else f"a {self.type_name} holding an object that was also returned by")
+        return (f"{self.call} returned {what} {self.earlier_call} in check {self.earlier_check!r}: its items carry over from earlier"
+                f" calls (a mutable default argument, a module-level cache or a global). {ONE_PROCESS}")
+
+    def verify(self) -> bool:
+        """True when what this call returned still holds every item the earlier call had returned (in order, for a list)."""
+        return holds_items(self.earlier_value, self.value) if self.how == "same" else True
+
+
+@dataclass(frozen=True)
+class StreamRead:
+    """solve read from its argument `argument`, an iterator or a stream: `detail` says how much (``3 items``, ``read: 0 → 3``)."""
+
+    argument: str
+    type_name: str
+    detail: str
+    kind: str = "read"
+
+    def __str__(self) -> str:
+        return f"solve read from its argument {self.argument!r} (a {self.type_name}): {self.detail}."
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What a fresh call of solve yields: its first items (reprs), and how the preview ended.
+
+    `end`: ``more`` (it had more), ``end`` (it ended), ``slow`` (no next item within `seconds`), or ``raised: X: msg``.
+    """
+
+    call: str
+    items: tuple[str, ...]
+    end: str
+    seconds: float = PREVIEW_SECONDS
+    kind: str = "preview"
+
+    def __str__(self) -> str:
+        shown = ", ".join(self.items)
+        if self.end == "more":
+            tail = f"{shown}, …" if shown else "…"
+        elif self.end == "end":
+            tail = f"{shown}, and then it ends" if shown else "nothing: it ends at once"
+        elif self.end == "slow":
+            tail = (f"{shown}, then no next item within {self.seconds:g} s" if shown
+                    else f"no item within {self.seconds:g} s (the preview was stopped)")
+        else:
+            tail = f"{shown}, then it raised {self.end.removeprefix('raised: ')}" if shown else f"nothing: it raised {self.end.removeprefix('raised: ')}"
+        return f"{self.call} returned a generator; a fresh call of it yields {tail}"
+
+
+@dataclass(frozen=True)
+class ChangedLater:
+    """A later call, `call` in check `check`, returned the very object this check compared, and so could change it."""
+
+    call: str
+    check: str
+    type_name: str
+    kind: str = "later"
+
+    def __str__(self) -> str:
+        return (f"a later call, {self.call} in check {self.check!r}, returned this same {self.type_name} object again: what it"
+                " changed in it is not this check's result, which is shown as it was when checked")
+
+
+def changed_later(observations: list) -> dict[int, ChangedLater]:
+    """index -> the claim, for each observation whose value changed after its check (`final`) and was returned again later."""
+    origin = {}
+    for o in observations:
+        same = [c for c in o.state if isinstance(c, SharedObject) and c.how == "same"]
+        origin[o.index] = (same[0].earlier_call, same[0].earlier_check) if same else (o.call, o.check)
+    found: dict[int, ChangedLater] = {}
+    for o in observations:
+        if o.final is None:
+            continue
+        for later in observations:
+            if later.index > o.index and any(isinstance(c, SharedObject) and c.how == "same" and (c.earlier_call, c.earlier_check) == origin[o.index]
+                                             for c in later.state):
+                found[o.index] = ChangedLater(later.call, later.check, type(o.final[0]).__name__)
+                break
+    return found
+
+
+def renamed(claim: Any, call: str) -> Any:
+    """A preview's claim with the call as a display should name it (the playground's typed ``solve(Stream(50), 4)``)."""
+    return replace(claim, call=call) if isinstance(claim, Preview) else claim
+
+
+_KINDS = {"shared": SharedObject, "read": StreamRead, "preview": Preview}
+
+
+def to_plain(claim: SharedObject | StreamRead | Preview) -> dict:
+    """The claim as plain data, for the pipe."""
+    plain = asdict(claim)
+    if isinstance(claim, Preview):
+        plain["items"] = list(claim.items)
+    return plain
+
+
+def from_plain(data: Any) -> SharedObject | StreamRead | Preview:
+    """A claim rebuilt from `to_plain`'s dict; ValueError for anything else (a forged frame)."""
+    if type(data) is not dict or data.get("kind") not in _KINDS:
+        raise ValueError("not a state claim")
+    kind = _KINDS[data["kind"]]
+    try:
+        claim = kind(**data)
+    except TypeError:
+        raise ValueError("not a state claim") from None
+    texts = [v for k, v in asdict(claim).items() if k not in ("earlier_value", "value", "items", "seconds")]
+    if not all(type(t) is str for t in texts):
+        raise ValueError("not a state claim")
+    if kind is Preview:
+        if type(claim.items) not in (list, tuple) or not all(type(i) is str for i in claim.items) or type(claim.seconds) not in (int, float):
+            raise ValueError("not a state claim")
+        claim = Preview(claim.call, tuple(claim.items), claim.end, float(claim.seconds))
+    return claim
+
+
+def holds_items(earlier: Any, later: Any) -> bool:
+    """Whether `later` holds every item of `earlier`: a list's items in order (as a prefix), a dict's items, a set's members."""
+    try:
+        if isinstance(earlier, list) and isinstance(later, list):
+            return later[: len(earlier)] == earlier
+        if isinstance(earlier, dict) and isinstance(later, dict):
+            return all(k in later and later[k] == v for k, v in earlier.items())
+        if isinstance(earlier, (set, frozenset)) and isinstance(later, (set, frozenset)):
+            return earlier <= later
+    except Exception:  # noqa: BLE001 - values that cannot be compared: the claim is not verified
+        return False
+    return False
+
+
+class Tracker:
+    """The mutable objects solve returned in one run, by identity, and where each came from."""
+
+    def __init__(self) -> None:
+        self._seen: dict[int, tuple[Any, str, str, Any]] = {}
+        """id -> (the object, the call, the check's label, a shallow copy as it was returned)."""
+        self.label = ""
+        self.pending: list[dict] = []
+        """Claims (plain) for the check under way."""
+        self.lazy: list[tuple[str, Callable, tuple, dict]] = []
+        """Generators returned in the check under way: (call, solve, args snapshot, kwargs snapshot), for a preview."""
+        self.streams: list[tuple[str, Any, Any]] = []
+        """Streams passed to solve in the check under way: (argument name, snapshot before the call, the object)."""
+
+    def begin(self, label: str) -> None:
+        self.label, self.pending, self.lazy, self.streams = label, [], [], []
+
+    def returned(self, result: Any, call: str) -> None:
+        """Note what solve returned: say so if it is, or holds, an object an earlier call returned; then remember it."""
+        if not isinstance(result, _TRACKED):
+            return
+        found = self._seen.get(id(result))
+        how = "same" if found is not None else None
+        if found is None:
+            for item in _items(result):
+                if isinstance(item, _TRACKED) and id(item) in self._seen:
+                    found, how = self._seen[id(item)], "holds"
+                    break
+        if found is not None and not any(c.get("call") == call and c.get("earlier_call") == found[1] for c in self.pending):
+            claim = SharedObject(call, found[1], found[2], type(result).__name__, how, portable(found[3]), portable(_snapshot(result)))
+            self.add([to_plain(claim)])
+        if found is None and len(self._seen) < _MAX_TRACKED:
+            self._seen[id(result)] = (result, call, self.label, _snapshot(result))
+
+    def watch(self, args: tuple, kwargs: dict, after_args: tuple, after_kwargs: dict, names: tuple[str, ...]) -> None:
+        """Streams among solve's arguments (with their snapshots): how much the check read of them is said at its end (`take`)."""
+        for name, before, after in _pairs(args, kwargs, after_args, after_kwargs, names):
+            if is_stream(after) and type(before) is type(after) and len(self.streams) < _MAX_CLAIMS:
+                self.streams.append((name, before, after))
+
+    def add(self, claims: list[dict]) -> None:
+        """More claims for the check under way (at most `_MAX_CLAIMS`, once each)."""
+        for claim in claims:
+            if claim not in self.pending and len(self.pending) < _MAX_CLAIMS:
+                self.pending.append(claim)
+
+    def take(self) -> list[dict]:
+        """The check's claims: shared results, and what it read of each stream passed to solve, by the check's end."""
+        for name, before, after in self.streams:
+            detail = read_detail(before, after)
+            if detail is not None:
+                self.add([to_plain(StreamRead(name, type(after).__name__, detail))])
+        claims, self.pending, self.streams = self.pending, [], []
+        return claims
+
+
+def _items(value: Any) -> list:
+    try:
+        return list(value.values())[:1000] if isinstance(value, dict) else list(value)[:1000]
+    except Exception:  # noqa: BLE001
+        return []
+
+
+def _snapshot(value: Any) -> Any:
+    try:
+        return copy.copy(value)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def is_lazy(value: Any) -> bool:
+    """Whether `value` is a generator or another one-pass iterator (its own ``__iter__``), not a container."""
+    if isinstance(value, types.GeneratorType):
+        return True
+    kind = type(value)
+    return hasattr(kind, "__next__") and getattr(kind, "__iter__", None) is not None and not isinstance(value, (str, bytes, list, tuple, dict, set))
+
+
+def previews(lazy: list[tuple[str, Callable, tuple, dict]], limit: float, guard=None) -> list[dict]:
+    """`preview` of each generator in `lazy` ((call, solve, args, kwargs)), each in a forked copy of this process.
+
+    The fresh call runs apart, so nothing it does (a default list it appends to, a global it counts in) reaches the
+    checks that follow, which must see what the record's own harness sees. Where a process cannot fork (Pyodide,
+    Windows), no preview: `guard` is kept for the signature's callers and not used.
+    """
+    if not lazy or not hasattr(os, "fork"):
+        return []
+    found = [_forked_preview(solve, args, kwargs, call, limit) for call, solve, args, kwargs in lazy]
+    return [claim for claim in found if claim is not None]
+
+
+def _forked_preview(solve: Callable, args: tuple, kwargs: dict, call: str, limit: float) -> dict | None:
+    """`preview` run in a child process; the parent waits at most the preview's bound and a second, then ends it."""
+    seconds = min(limit, PREVIEW_SECONDS)
+    read, write = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read)
+        os.close(write)
+        return None
+    if pid == 0:  # the child: one preview, sent as JSON, then gone without running any exit handler of the parent's
+        try:
+            os.close(read)
+            claim = preview(solve, args, kwargs, call, limit)
+            os.write(write, json.dumps(claim).encode("utf-8")[:1_000_000])
+        finally:
+            os._exit(0)
+    os.close(write)
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + seconds + 1.0
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([read], [], [], left)[0]:
+                break
+            chunk = os.read(read, 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(read)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.waitpid(pid, 0)
+    try:
+        claim = json.loads(b"".join(chunks)) if chunks else None
+    except ValueError:
+        return None
+    return claim if claim is not None else to_plain(Preview(call, (), "slow", seconds))
+
+
+def preview(solve: Callable, args: tuple, kwargs: dict, call: str, limit: float, guard=None) -> dict | None:
+    """The first `PREVIEW_ITEMS` items a fresh call ``solve(*args, **kwargs)`` yields, within `limit` seconds, as a plain claim.
+
+    `guard` (the in-process trace limit, a context manager factory) bounds it where given; otherwise SIGALRM on the main
+    thread. Where neither is available, no preview (None): learner code never runs unbounded here.
+    """
+    seconds = min(limit, PREVIEW_SECONDS)
+    bound = guard if guard is not None else (_alarm(seconds) if _can_alarm() else None)
+    if bound is None:
+        return None
+    items: list[str] = []
+    end = "more"
+    try:
+        with bound:
+            it = iter(solve(*copy.deepcopy(args), **copy.deepcopy(kwargs)))
+            for _ in range(PREVIEW_ITEMS):
+                try:
+                    items.append(safe_repr(next(it), 80))
+                except StopIteration:
+                    end = "end"
+                    break
+            else:
+                try:
+                    next(it)
+                except StopIteration:
+                    end = "end"
+    except _PreviewOver:
+        end = "slow"
+    except BaseException as exc:  # noqa: BLE001 - learner code (a CheckTimeout of the in-process guard too)
+        end = "slow" if type(exc).__name__ == "CheckTimeout" else f"raised: {type(exc).__name__}: {safe_repr(str(exc), 120)[1:-1]}"
+    return to_plain(Preview(call, tuple(items), end, seconds))
+
+
+class _PreviewOver(BaseException):
+    """Raised by the preview's alarm."""
+
+
+def _can_alarm() -> bool:
+    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+
+
+@contextlib.contextmanager
+def _alarm(seconds: float):
+    def over(signum, frame):
+        raise _PreviewOver
+
+    previous = signal.signal(signal.SIGALRM, over)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+# ------------------------------------------------------------------ argument changes
+
+
+def describe_change(args: tuple, kwargs: dict, after_args: tuple, after_kwargs: dict, names: tuple[str, ...]) -> str | None:
+    """What solve changed in its arguments, from a snapshot taken before the call; None when nothing a learner can act on changed.
+
+    A change is said only for a change of value: a plain container whose value differs (with what changed: sorted in
+    place, a key added), an object whose own ``==`` says it differs, or an object without one whose fields differ. A
+    stream (`is_stream`) is read, not modified: `Tracker.watch` says how much was read, at the check's end.
+    """
+    for name, before, after in _pairs(args, kwargs, after_args, after_kwargs, names):
+        try:
+            change = None if is_stream(after) else _change(before, after)
+        except BaseException:  # noqa: BLE001 - a hostile __eq__ or property: say nothing rather than guess
+            continue
+        if change is not None:
+            said = change if change.startswith(":") else f": it was {safe_repr(before, 120)} and became {safe_repr(after, 120)}{change}"
+            return f"solve modified its argument {name!r}{said}. The checks see the changed value, as the record's own harness does."
+    return None
+
+
+def _pairs(args: tuple, kwargs: dict, after_args: tuple, after_kwargs: dict, names: tuple[str, ...]) -> list[tuple[str, Any, Any]]:
+    pairs = [(names[i] if i < len(names) else f"argument {i + 1}", b, a) for i, (b, a) in enumerate(zip(args, after_args))]
+    return pairs + [(k, kwargs[k], after_kwargs.get(k)) for k in kwargs]
+
+
+def is_stream(value: Any) -> bool:
+    """An iterator, or an iterable object without its own ``==`` (a record's `Stream`): reading it changes it, and that is no mutation."""
+    kind = type(value)
+    return hasattr(kind, "__next__") or (kind.__eq__ is object.__eq__ and hasattr(kind, "__iter__"))
+
+
+def read_detail(before: Any, after: Any) -> str | None:
+    """How much of a stream was read between a snapshot and now (``3 items read``, ``read: 0 → 3``); None if nothing shows it."""
+    try:
+        return _read_count(before, after) or _moved(before, after)
+    except BaseException:  # noqa: BLE001 - a hostile property: say nothing
+        return None
+
+
+def _change(before: Any, after: Any) -> str | None:
+    """" (what changed)", ": a sentence of its own", "" (it changed, no more to say), or None when unchanged."""
+    if type(before) is not type(after):
+        return ""
+    kind = type(after)
+    if kind.__eq__ is object.__eq__:
+        moved = _moved(before, after)
+        return f": it is a {kind.__name__} whose fields changed ({moved})" if moved else None
+    if before == after:
+        return None
+    return _what_changed(before, after)
+
+
+def _moved(before: Any, after: Any) -> str | None:
+    """The fields of an object without its own ``==`` that differ, as ``read: 0 → 3``; None when none does (or it has none)."""
+    old, new = _fields(before), _fields(after)
+    if old is None or new is None or old == new:
+        return None
+    return ", ".join(f"{k}: {safe_repr(old.get(k), 40)} → {safe_repr(v, 40)}" for k, v in new.items() if old.get(k) != v) or None
+
+
+def _read_count(before: Any, after: Any) -> str | None:
+    hint = getattr(type(after), "__length_hint__", None)
+    if hint is None:
+        return None
+    read = hint(before) - hint(after)
+    return f"{read} item{'s' * (read != 1)} read" if read > 0 else None
+
+
+def _fields(value: Any) -> dict | None:
+    found = dict(getattr(value, "__dict__", {}) or {})
+    for slot in getattr(type(value), "__slots__", ()):
+        if isinstance(slot, str) and hasattr(value, slot):
+            found[slot] = getattr(value, slot)
+    if not found:
+        return None
+    return {k: (_Left(operator.length_hint(v, -1)) if hasattr(type(v), "__next__") else v) for k, v in found.items()}
+
+
+@dataclass(frozen=True)
+class _Left:
+    """An iterator inside an object's fields, by how many items it has left (its identity says nothing)."""
+
+    items: int
+
+    def __repr__(self) -> str:
+        return f"<iterator, {self.items} left>" if self.items >= 0 else "<iterator>"
+
+
+def _what_changed(before: Any, after: Any) -> str:
+    """The change of a plain container in words: " (sorted in place)", " (key 'z' added)", " ('c' appended)"."""
+    if isinstance(before, list):
+        try:
+            if sorted(before) == after:
+                return " (sorted in place)"
+            if sorted(before, reverse=True) == after:
+                return " (sorted in place, descending)"
+        except TypeError:
+            pass
+        if not after:
+            return " (emptied)"
+        if before == after[: len(before)]:
+            return f" ({', '.join(safe_repr(x, 40) for x in after[len(before):][:5])} appended)"
+        if after == before[: len(after)]:
+            return f" ({len(before) - len(after)} item{'s' * (len(before) - len(after) != 1)} removed from the end)"
+        return ""
+    if isinstance(before, dict):
+        added = [k for k in after if k not in before]
+        removed = [k for k in before if k not in after]
+        changed = [k for k in after if k in before and before[k] != after[k]]
+        parts = [f"key {safe_repr(k, 40)} added" for k in added[:3]] + [f"key {safe_repr(k, 40)} removed" for k in removed[:3]]
+        parts += [f"{safe_repr(k, 40)}: {safe_repr(before[k], 40)} → {safe_repr(after[k], 40)}" for k in changed[:3]]
+        return f" ({'; '.join(parts)})" if parts else ""
+    if isinstance(before, (set, bytearray)) and isinstance(before, set):
+        parts = [f"{safe_repr(x, 40)} added" for x in list(after - before)[:3]] + [f"{safe_repr(x, 40)} removed" for x in list(before - after)[:3]]
+        return f" ({'; '.join(parts)})" if parts else ""
+    return ""

@@ -1,0 +1,256 @@
+"""What carries over between calls of solve (runner/_state): shared results, real argument changes, reads, previews, the playground's expressions."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import failuremap_edu as fm
+from failuremap_edu.runner import replay, try_call
+from failuremap_edu.runner._state import ONE_PROCESS, ChangedLater, Preview, SharedObject, StreamRead, describe_change, from_plain, to_plain
+
+from conftest import record_path, solution_path
+
+
+def _record(record_id):
+    return fm.load_record(record_path(record_id))
+
+
+def _words_with_a_default(text, words=[]):  # noqa: B006 - the shared list is the point
+    words.extend(text.split())
+    return words
+
+
+@pytest.fixture(autouse=True)
+def _empty_default():
+    _words_with_a_default.__defaults__[0].clear()  # an in-process run fills it in this process
+
+
+def _fresh_words(text, words=None):
+    return text.split()
+
+
+def _claims(o, kind):
+    return [c for c in o.state if isinstance(c, kind)]
+
+
+@pytest.mark.parametrize("isolation", ["process", "inprocess"])
+def test_a_result_shared_with_an_earlier_call_is_said_with_that_call_and_check(isolation):
+    run = fm.run_checks(_record("TR-003402"), _words_with_a_default, isolation=isolation)
+    first, second, third = run.observations
+    assert [o.status for o in run.observations] == ["pass", "fail", "fail"]
+    assert _claims(first, SharedObject) == []
+    [shared] = _claims(second, SharedObject)
+    assert (shared.call, shared.earlier_call, shared.earlier_check, shared.type_name, shared.how) == ("solve('c')", "solve('a b a')", "one call", "list", "same")
+    assert shared.earlier_value == ["a", "b", "a"] and shared.value == ["a", "b", "a", "c"]
+    assert shared.verify()
+    assert str(shared).startswith("solve('c') returned the same list object as solve('a b a') in check 'one call': its items carry over")
+    assert ONE_PROCESS in str(shared) and ONE_PROCESS in " ".join(second.state_notes)
+    assert [c.earlier_call for c in _claims(third, SharedObject)] == ["solve('a b a')"]
+
+
+def test_a_fresh_list_on_every_call_gets_no_shared_claim():
+    run = fm.run_checks(_record("TR-003402"), _fresh_words)
+    assert run.passed and all(o.state == () for o in run.observations)
+
+
+def test_a_value_changed_after_its_check_keeps_its_check_time_value_and_names_the_later_call():
+    run = fm.run_checks(_record("TR-003402"), _words_with_a_default)
+    first, second = run.observations[:2]
+    assert first.actual == ["a", "b", "a"] and first.passed  # at check time, as the harness judged it
+    assert first.final[0] == ["a", "b", "a", "c", "x", "y"]  # what the harness prints at its end
+    assert _claims(first, ChangedLater) == [ChangedLater("solve('c')", "a second call", "list")]
+    assert _claims(second, ChangedLater) == [ChangedLater("solve('  x  y ')", "spaces", "list")]
+    assert "a later call, solve('c') in check 'a second call', returned this same list object again" in str(first)
+
+
+def test_the_shared_claims_verifier_decides_from_the_values():
+    claim = SharedObject("solve('c')", "solve('a')", "one", "list", "same", ["a"], ["a", "c"])
+    assert claim.verify()
+    assert not SharedObject("solve('c')", "solve('a')", "one", "list", "same", ["a", "b"], ["c"]).verify()
+    assert not SharedObject("solve('c')", "solve('a')", "one", "list", "same", {"a": 1}, {"a": 2}).verify()
+
+
+def test_reading_a_stream_is_not_a_modification_and_is_said_only_where_the_check_fails():
+    record = _record("TR-003401")
+    mine = fm.run_checks(record, fm.load_solution(solution_path("TR-003401")))
+    assert mine.passed
+    assert [o.mutation for o in mine.observations] == [None, None, None]  # "modified its argument 'items': <Stream at 0x…>" on every run
+    lazy = mine.observations[1]
+    assert _claims(lazy, StreamRead) == [StreamRead("items", "Stream", "read: 0 → 3")]
+    assert not any("read from" in note for note in lazy.state_notes)  # a pass: reading is the job
+    attempt = replay(record, "attempt").observations[1]
+    assert attempt.status == "fail" and attempt.mutation is None
+    assert "solve read from its argument 'items' (a Stream): read: 0 → 50." in attempt.state_notes
+
+
+def _eager_batches(items, size):
+    items = list(items)  # reads the whole stream in the call itself, before returning
+    return (items[i:i + size] for i in range(0, len(items), size))
+
+
+def test_a_stream_read_within_the_call_is_a_read_not_a_modification():
+    run = fm.run_checks(_record("TR-003401"), _eager_batches)
+    assert [o.mutation for o in run.observations] == [None, None, None]
+    assert "solve read from its argument 'items' (a Stream): read: 0 → 50." in run.observations[1].state_notes
+
+
+def test_an_iterator_argument_says_how_many_items_were_read():
+    items = iter([1, 2, 3, 4])
+    before = copy.deepcopy(((items,), {}))
+    next(items)
+    from failuremap_edu.runner._state import Tracker
+
+    tracker = Tracker()
+    tracker.begin("x")
+    tracker.watch(*before, (items,), {}, ("items",))
+    next(items)
+    assert describe_change(*before, (items,), {}, ("items",)) is None
+    assert [from_plain(c) for c in tracker.take()] == [StreamRead("items", "list_iterator", "2 items read")]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(-5, 5), min_size=2, max_size=8))
+def test_a_list_sorted_in_place_is_said_so_and_an_unchanged_one_is_not(xs):
+    before = copy.deepcopy(((xs,), {}))
+    after = sorted(xs)
+    note = describe_change(*before, (after,), {}, ("xs",))
+    if after == xs:
+        assert note is None
+    else:
+        assert note == f"solve modified its argument 'xs': it was {xs!r} and became {after!r} (sorted in place). The checks see the changed value, as the record's own harness does."
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.dictionaries(st.text("ab", min_size=1, max_size=2), st.integers(0, 3), max_size=4), st.text("cd", min_size=1, max_size=2), st.integers(0, 3))
+def test_a_key_added_to_a_dict_is_named(base, key, value):
+    before = copy.deepcopy(((base,), {}))
+    after = dict(base, **{key: value})
+    assert f"(key {key!r} added)" in describe_change(*before, (after,), {}, ("base",))
+
+
+def test_an_object_without_its_own_eq_changed_only_when_its_fields_did():
+    class Box:
+        def __init__(self):
+            self.x = 1
+
+    box = Box()
+    before = copy.deepcopy(((box,), {}))
+    assert describe_change(*before, (box,), {}, ("box",)) is None  # a copy is never == to it: not a change
+    box.x = 2
+    assert describe_change(*before, (box,), {}, ("box",)) == (
+        "solve modified its argument 'box': it is a Box whose fields changed (x: 1 → 2). The checks see the changed value, as the record's own harness does.")
+
+
+def _lazy_batches(items, size):
+    items = list(items)
+    for i in range(0, len(items), size):
+        yield items[i:i + size]
+
+
+@pytest.mark.parametrize("isolation", ["process", "inprocess"])
+def test_a_returned_generator_is_previewed_from_a_fresh_call_not_the_checks_one(isolation):
+    run = fm.run_checks(_record("TR-003401"), _lazy_batches, isolation=isolation)
+    first = run.observations[0]
+    assert first.passed  # the check consumed its own generator in full: the preview took nothing from it
+    assert _claims(first, Preview) == [Preview("solve([1, 2, 3, 4, 5], 2)", ("[1, 2]", "[3, 4]", "[5]"), "end")]
+    assert "solve([1, 2, 3, 4, 5], 2) returned a generator; a fresh call of it yields [1, 2], [3, 4], [5], and then it ends" in first.state_notes
+
+
+def _endless(n):
+    i = 0
+    while True:
+        yield i * n
+        i += 1
+
+
+def _stalls(n):
+    yield n
+    while True:
+        pass
+
+
+def test_previews_of_an_endless_and_of_a_stalling_generator_are_bounded():
+    record = _record("TR-002020")
+    endless = try_call(record, lambda token, seen=None: _endless(2), ("a",), timeout=1.0)
+    assert endless.state == (Preview("solve('a')", ("0", "2", "4", "6", "8"), "more", 1.0),)
+    stalls = try_call(record, lambda token, seen=None: _stalls(7), ("a",), timeout=0.5)
+    assert stalls.status == "returned" and stalls.state == (Preview("solve('a')", ("7",), "slow", 0.5),)
+    assert str(stalls.state[0]).endswith("yields 7, then no next item within 0.5 s")
+
+
+def test_claims_cross_the_pipe_as_plain_data_and_forged_ones_are_refused():
+    for claim in (SharedObject("a", "b", "c", "list", "same", [1], [1, 2]), StreamRead("items", "Stream", "read: 0 → 3"), Preview("solve(1)", ("1",), "end")):
+        assert from_plain(to_plain(claim)) == claim
+    for forged in ({"kind": "shared"}, {"kind": "nope"}, [], {"kind": "read", "argument": 1, "type_name": "x", "detail": "y"},
+                   {"kind": "preview", "call": "c", "items": [object()], "end": "end", "seconds": 1.0}):
+        with pytest.raises(ValueError):
+            from_plain(forged)
+
+
+# ------------------------------------------------------------------ the playground
+
+
+def _reference_batches(items, size):
+    batch = []
+    for x in items:
+        batch.append(x)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+@pytest.mark.parametrize("text, shown, items, end", [
+    ("range(7), 3", "solve(range(7), 3)", ("[0, 1, 2]", "[3, 4, 5]", "[6]"), "end"),
+    ("iter([1, 2, 3]), 2", "solve(iter([1, 2, 3]), 2)", ("[1, 2]", "[3]"), "end"),
+    ("Stream(4), size=3", "solve(Stream(4), size=3)", ("[0, 1, 2]", "[3]"), "end"),
+    ("itertools.count(), 2", "solve(itertools.count(), 2)", ("[0, 1]", "[2, 3]", "[4, 5]", "[6, 7]", "[8, 9]"), "more"),
+])
+def test_the_playground_evaluates_expressions_over_the_records_names_in_the_worker(text, shown, items, end):
+    result = try_call(_record("TR-003401"), _reference_batches, (), expression=text, timeout=1.0)
+    assert (result.status, result.call) == ("returned", shown)
+    assert result.state == (Preview(shown, items, end, 1.0),)
+
+
+def test_the_playground_runs_a_record_helper_and_bounds_an_endless_input_by_the_check_limit():
+    record = _record("TR-003401")
+    assert try_call(record, _reference_batches, (), expression="first_batch_reads(3)").value == 3
+    assert try_call(record, None, (), implementation="attempt", expression="first_batch_reads(3)").value == 50
+    eager = try_call(record, None, (), implementation="attempt", expression="list(solve(itertools.count(), 2))", timeout=0.5)
+    assert eager.status == "timeout" and "after 0.5 s (the time limit of each call)" in str(eager.error)
+    broken = try_call(record, _reference_batches, (), expression="solve(, 2)")
+    assert broken.status == "error" and broken.error.type == "InputError" and "\n" not in str(broken.error)
+
+
+def test_the_exercises_playground_takes_an_expression_where_it_refused_one():
+    exercise = fm.Exercise(_record("TR-003401"), timeout=1.0, log_progress=False)
+    exercise.check(_reference_batches)
+    exercise.try_inputs("Stream(50), 4")
+    assert "only literal values" not in exercise.playground_message
+    yours = dict((who, (status, value)) for who, status, value in exercise.playground_rows)["yours"]
+    assert yours[0] == "returned" and "a fresh call of it yields [0, 1, 2, 3], [4, 5, 6, 7]" in yours[1]
+
+
+_calls_made = []
+
+
+def _counting_batches(items, size):
+    """A generator solve whose results depend on how many times it was called before (a module-level list)."""
+    _calls_made.append(1)
+    items = list(items)
+    for i in range(0, len(items), size + len(_calls_made) - 1):
+        yield items[i:i + size]
+
+
+def test_a_preview_changes_nothing_the_later_checks_see():
+    """The preview's fresh call runs in a copy of the process: in-process, solve's own module sees exactly the three
+    calls the record's three checks make, as in the record's harness, and none of the three previews' calls."""
+    _calls_made.clear()
+    run = fm.run_checks(_record("TR-003401"), _counting_batches, isolation="inprocess")
+    assert all(_claims(o, Preview) for o in run.observations)  # each check's generator was previewed
+    assert len(_calls_made) == 3
