@@ -217,6 +217,14 @@ def _same_strict(a: Any, b: Any, depth: int = 0) -> bool:
     return equal(a, b) and (type(a) not in (set, frozenset) or _types(a) == _types(b))
 
 
+def _outcome_strict(mine: Observation, theirs: Observation) -> bool:
+    if mine.status != theirs.status or mine.check != theirs.check:
+        return False
+    if mine.status == FAIL:
+        return _same_strict(mine.actual, theirs.actual)
+    return mine.status != ERROR or (mine.error is not None and theirs.error is not None and mine.error.type == theirs.error.type)
+
+
 def verify_match(claim: MatchesImplementation, yours: Iterable[RunResult], replays: dict, tallies: dict[int, MutantTally] | None = None) -> bool:
     """True exactly when the claim holds of the runs: each of its checks is one you fail with `which`'s compared value,
     each of `own` one you fail otherwise, together all you fail; each informative check is reached by few other mistakes."""
@@ -227,11 +235,7 @@ def verify_match(claim: MatchesImplementation, yours: Iterable[RunResult], repla
 
     def matches(v: int, i: int) -> bool:
         mine, theirs = _at(runs.get(v), i), _at(replays.get((v, claim.which)), i)
-        if mine is None or theirs is None or mine.status != theirs.status or theirs.status == PASS:
-            return False
-        if mine.status == FAIL:
-            return _same_strict(mine.actual, theirs.actual)
-        return mine.status != ERROR or (mine.error is not None and theirs.error is not None and mine.error.type == theirs.error.type)
+        return mine is not None and theirs is not None and theirs.status != PASS and _outcome_strict(mine, theirs)
 
     if not all(matches(v, i) for v, i in claim.checks) or any(matches(v, i) for v, i in claim.own):
         return False
@@ -242,8 +246,7 @@ def verify_match(claim: MatchesImplementation, yours: Iterable[RunResult], repla
     for v, i in claim.checks:
         theirs = replays[(v, claim.which)].observations[i]
         others = _others(tallies[v], claim.which, replays, v)
-        same = sum(1 for run in others if (o := _at(run, i)) is not None and o.status == theirs.status
-                   and (o.status != FAIL or _same_strict(o.actual, theirs.actual)))
+        same = sum(1 for run in others if (o := _at(run, i)) is not None and _outcome_strict(o, theirs))
         if few(same, len(others)) != ((v, i) in claim.informative):
             return False
     return True

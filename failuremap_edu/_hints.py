@@ -93,9 +93,12 @@ def hint_ladder(record: Record, attempt: RunResult | None, broken: RunResult | N
         should, code = _should(first_mine)
         hints.append(Hint("Where to look first", f"Start with the check '{first_mine.check}', the first one you still fail: {should}.", code))
         theirs = _at(attempt, first_mine.index)
-        if theirs is not None and theirs.status != PASS and compared_same(first_mine, theirs):
-            text, code = _what_it_does(theirs)
-            hints.append(Hint("What the attempt does there, and yours too", text + _TRACE, code))
+        which = match.which if match is not None and (yours.variant, first_mine.index) in match.checks else None
+        if which is not None:  # the summary line's claim names this check: say it of the same implementation
+            shown = theirs if which == "attempt" else _at(broken, first_mine.index)
+            who = "the attempt" if which == "attempt" else "the broken version"
+            text, code = _what_it_does(shown, who)
+            hints.append(Hint(f"What {who} does there, and yours too", text + _TRACE.replace("the attempt's code", f"{who}'s code"), code))
         else:
             text, code = _what_it_does(first_mine, "your solve")
             if theirs is not None and theirs.status == FAIL:  # the attempt's answer beside it
@@ -322,10 +325,12 @@ def _match_sentence(record: Record, match: MatchesImplementation, checks: str, n
         return (f"Your solve gets the same wrong results as {name} on {k} check{'s' if k != 1 else ''} ({_named(match.label(c) for c in match.checks)}), "
                 f"which many mistakes fail the same way: by itself no sign of {name}'s mistake"
                 + (f"; on {_named(match.label(c) for c in match.own)} the wrong results are your own." if match.own else "."))
-    qualifier = f" (on {_named(match.label(c) for c in weak)}, many mistakes fail the same way)" if weak else ""
+    many = f"on {_named(match.label(c) for c in weak)}, many mistakes fail the same way" if weak else ""
+    qualifier = f" ({many})" if many else ""
     if match.own:  # a partial match: which part
         return (f"Your solve gets the same wrong results as {name} on {_named(match.label(c) for c in match.checks)} "
-                f"({same} of {checks}){qualifier}; on {_named(match.label(c) for c in match.own)} the wrong results are your own." + story)
+                f"({same} of {checks}{'; ' + many if many else ''}); on {_named(match.label(c) for c in match.own)} the wrong results "
+                "are your own." + story)
     mine = set(match.checks)
     passes = []  # checks that it fails and yours passes: then its teaching text describes more than your mistake
     for variant in sorted({v for v, _ in match.checks}):
