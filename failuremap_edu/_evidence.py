@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import warnings
 from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
@@ -319,7 +320,7 @@ def mutant_sources(source: str, limit: int = MUTANTS_PER_IMPLEMENTATION) -> tupl
     """Up to `limit` distinct scripts, each `source` with one small change inside solve (or a helper only solve calls).
 
     The same source always gives the same mutants; the kinds of change take turns,
-    so a handful covers several kinds. A change that does not compile is left out.
+    so a handful covers several kinds. A change that does not compile, or that the compiler warns about, is left out.
     """
     try:
         tree = ast.parse(source)
@@ -342,8 +343,10 @@ def mutant_sources(source: str, limit: int = MUTANTS_PER_IMPLEMENTATION) -> tupl
             _mutate(copy.body[top], kind, n, option)
             try:
                 text = ast.unparse(ast.fix_missing_locations(copy))
-                compile(text, "<mutant>", "exec")
-            except (SyntaxError, ValueError, TypeError, RecursionError):
+                with warnings.catch_warnings():  # a change the compiler warns about ("'set' object is not subscriptable") is left out
+                    warnings.simplefilter("error")
+                    compile(text, "<mutant>", "exec")
+            except (SyntaxError, SyntaxWarning, ValueError, TypeError, RecursionError):
                 continue
             if text != original and text not in out:
                 out.append(text)

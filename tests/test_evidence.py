@@ -319,3 +319,15 @@ def test_the_claim_verifies_on_generated_runs(mine_values, data):
     moved = claim.checks[0]
     assert not verify_match(MatchesImplementation(claim.which, claim.checks[1:], claim.strength, claim.informative[1:],
                                                   claim.own + (moved,), claim.labels), yours, replays)
+
+
+def test_the_evidence_benchmark_runs_at_a_tiny_size():
+    """`make bench`'s paired figure (mutants against replays) on one record, one round: both sides ran."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import bench_evidence
+
+    found = bench_evidence.measure(records=1, rounds=1)
+    assert found["mutants"] >= 4 and found["replays_s"] > 0 and found["ratio"] > 0
