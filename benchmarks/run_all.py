@@ -11,7 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-BENCHMARKS = ["bench_cli", "bench_core", "bench_render", "bench_diff", "bench_panel", "bench_panel_messages", "bench_catalog", "bench_report", "bench_collector", "bench_pyodide", "bench_hub", "bench_judge"]
+BENCHMARKS = ["bench_cli", "bench_core", "bench_render", "bench_diff", "bench_panel", "bench_panel_messages", "bench_catalog", "bench_report", "bench_collector", "bench_pyodide", "bench_hub", "bench_judge", "bench_evidence"]
 
 
 class _Tee(io.TextIOBase):

@@ -33,6 +33,7 @@ from typing import Any, Callable
 from ._code import can_fall_off_end
 from ._download import solve_source
 from ._fixtures import VARIANTS, FixtureScript, read_fixtures
+from ._evidence import MatchesImplementation, MutantTally, match_claim, run_mutants
 from ._hints import Hint, HintLadder, hint_ladder, mistake_note, same_outcome
 from ._live import LIVE
 from ._poster import notify as _notify_collector
@@ -159,6 +160,9 @@ class Exercise:
         """Names the latest run of the solve cell: its variants and the panel's re-runs are logged under it."""
         self._replays: dict[tuple[int, str], RunResult] = {}
         self._hints: dict[int, tuple[Hint, ...]] = {}
+        self._mutants: dict[int, MutantTally] = {}
+        self.match: MatchesImplementation | None = None
+        """The summary line's claim: on which failing checks yours gives the attempt's (or broken's) values (`_evidence`)."""
         self._listeners: list[Callable[["Exercise"], None]] = []
         warm_up()  # the learner reads the task first: by the first run, a worker is ready
         LIVE.made(self)
@@ -239,6 +243,7 @@ class Exercise:
             self.running, self.partial = False, ()
         self.runs = tuple(finished)
         self._hints = {}  # they follow your latest run
+        self.hints_shown = 0  # and are folded again: one step at a time, about this run
         self.finished_at = time.time()
         source_before, self.solve_source = self.solve_source, solve_source(self.solve)
         # The same solve: the same function, or one of the same source (a cell run again). Two whose source
@@ -273,7 +278,10 @@ class Exercise:
                 note = log_run(result, self.solve_source, title=self.record.title, replays=self.replays(result.variant), run=self._cell_run)
                 self.log_note = self.log_note or note or ""
             _notify_collector()  # on a hub: the class collector gets these runs on a background thread, never in the way
-        self.mistake = mistake_note(self.record, self.runs, self._replays)
+        self.match = match_claim(self.runs, self._replays)
+        if self.match is not None:  # how much a match says: other mistakes (mutants) are run only when there is one to weigh
+            self.match = match_claim(self.runs, self._replays, self.mutants())
+        self.mistake = mistake_note(self.record, self.runs, self._replays, self._mutants)
         self.hints  # noqa: B018
         if self.playground_input.strip():
             # The checks are done: show their result now, and say that the playground is catching up
@@ -301,6 +309,13 @@ class Exercise:
             if (variant, name) not in self._replays:
                 self._replays[(variant, name)] = replay(self.record, name, variant, self.timeout)
         return tuple(self._replays[(variant, name)] for name in IMPLEMENTATIONS)
+
+    def mutants(self) -> dict[int, MutantTally]:
+        """The mutants of attempt and broken, run on each variant of the latest run (each variant once per exercise)."""
+        for run in self.runs:
+            if run.variant not in self._mutants:
+                self._mutants[run.variant] = run_mutants(self.record, run.variant, self.timeout)
+        return self._mutants
 
     def _computed_replays(self, variant: int) -> tuple[RunResult, ...]:
         """The replays of `variant` computed so far (nothing runs: a download is built while displaying)."""
@@ -341,7 +356,7 @@ class Exercise:
         if variant not in self._hints:
             broken, attempt = self.replays(variant)
             yours = next((r for r in self.runs if r.variant == variant), None)
-            self._hints[variant] = hint_ladder(self.record, attempt, broken, yours)
+            self._hints[variant] = hint_ladder(self.record, attempt, broken, yours, self.match)
         return self._hints[variant]
 
     def all_hints(self) -> HintLadder:

@@ -15,11 +15,15 @@ from dataclasses import dataclass
 from ._call_claims import call_claims
 from ._diff import diff
 from ._display import Shown
+from ._evidence import MatchesImplementation, MutantTally, compared_same, match_claim, same_value
 from ._records import Record
 from ._results import ERROR, FAIL, PASS, TIMEOUT, Observation, RunResult
 from ._values import Opaque, clip, safe_repr
 
 __all__ = ["Hint", "hint_ladder", "mistake_note"]
+
+_UNSET: object = object()
+"""No match claim given: `hint_ladder` computes one from its runs."""
 
 
 @dataclass(frozen=True)
@@ -52,19 +56,21 @@ class HintLadder(Shown):
     hints: tuple[Hint, ...]
 
 
-def hint_ladder(record: Record, attempt: RunResult | None, broken: RunResult | None = None, yours: RunResult | None = None) -> tuple[Hint, ...]:
+def hint_ladder(record: Record, attempt: RunResult | None, broken: RunResult | None = None, yours: RunResult | None = None,
+                match: "MatchesImplementation | None" = _UNSET) -> tuple[Hint, ...]:
     """The hints for `record`, given runs of its attempt (and broken) when there are any.
 
-    Where to look first is the first check the attempt fails that broken passes:
-    that check isolates the attempt's own mistake, which the next hint
-    (``failed_approach``) explains. Without such a check, the first one the attempt
-    fails. Without a run, the recorded observations stand in (they have no call).
-    A record whose attempt passes every check gets only the prose hints.
+    Before a run of yours, where to look first is the first check the attempt fails
+    that broken passes (it isolates the attempt's own mistake), else the first one the
+    attempt fails; without a run of the attempt, the recorded observations stand in.
 
-    With the learner's own run (`yours`), only checks they still fail are pointed
-    at: a hint about a check they already pass sends them the wrong way (a learner
-    trial found exactly that). When their remaining failures are all checks the
-    attempt passes, the first two hints are about their own first failing check.
+    With your run (`yours`), where to look first is the first check you still fail, in
+    record order, and the next hint says what yours does there (the attempt's code when
+    yours gives the attempt's value). The record's ``failed_approach`` and ``root_cause``
+    are the attempt's story: shown, labelled as the attempt's with the checks on which
+    your results match it, only when `match` (the summary line's claim; computed from
+    these runs when not given) has informative checks, or part of the attempt's mistake
+    is item by item in yours. Before a run, or when you pass, they are shown for comparison.
     """
     hints: list[Hint] = []
     if yours is not None and yours.problem is not None and all(did_not_run(o) for o in yours.observations):
@@ -80,18 +86,30 @@ def hint_ladder(record: Record, attempt: RunResult | None, broken: RunResult | N
     still_failing = None if yours is None else {o.index for o in yours.observations if o.status != PASS}
     if still_failing == set() and not yours.passed:
         still_failing = None  # nothing failed, but the run stopped (with no check, or some never reached): it says nothing yet
-    own = None
-    if attempt is not None and still_failing:
-        own = next((o for o in yours.observations if o.status != PASS), None)
-        if any(o.index in still_failing for o in attempt.observations if o.status != PASS):
-            own = None  # the attempt's mistake is still theirs: the ladder below fits
-    if own is not None:
-        should, code = _should(own)
-        hints.append(Hint("Where to look first", f"Start with the check '{own.check}', the first one you still fail: {should}.", code))
-        text, code = _what_it_does(own, "your solve")
-        hints.append(Hint("What your solve does there", text + _trace_yours(own), code))
-    elif attempt is not None:
-        first, isolates = _where_to_look(attempt, broken, still_failing or None)
+    if match is _UNSET:
+        replays = {} if yours is None else {(yours.variant, n): r for n, r in (("attempt", attempt), ("broken", broken)) if r is not None}
+        match = None if yours is None else match_claim((yours,), replays)
+    first_mine = next((o for o in yours.observations if o.status != PASS and o.status != TIMEOUT and not did_not_run(o)), None) if still_failing else None
+    if first_mine is not None:  # the first check you still fail, in record order: where to look is where you are
+        should, code = _should(first_mine)
+        hints.append(Hint("Where to look first", f"Start with the check '{first_mine.check}', the first one you still fail: {should}.", code))
+        theirs = _at(attempt, first_mine.index)
+        which = match.which if match is not None and (yours.variant, first_mine.index) in match.checks else None
+        if which is not None:  # the summary line's claim names this check: say it of the same implementation
+            shown = theirs if which == "attempt" else _at(broken, first_mine.index)
+            who = "the attempt" if which == "attempt" else "the broken version"
+            text, code = _what_it_does(shown, who)
+            hints.append(Hint(f"What {who} does there, and yours too", text + _TRACE.replace("the attempt's code", f"{who}'s code"), code))
+        else:
+            text, code = _what_it_does(first_mine, "your solve")
+            if theirs is not None and theirs.status == FAIL:  # the attempt's answer beside it
+                verb = "gives" if theirs.compared else "returns"
+                text += f" (The attempt {verb} {safe_repr(theirs.actual, 300)}.)"
+            elif theirs is not None and theirs.status != PASS:
+                text += " (The attempt fails it too.)"
+            hints.append(Hint("What your solve does there", text + _trace_yours(first_mine), code))
+    elif attempt is not None and not still_failing:
+        first, isolates = _where_to_look(attempt, broken)
         if first is not None:
             should, code = _should(first)
             why = " (the broken version gets this one right, so here only the attempt's own mistake shows)" if isolates else ""
@@ -99,47 +117,42 @@ def hint_ladder(record: Record, attempt: RunResult | None, broken: RunResult | N
                 hints.append(Hint("Where the attempt fails", f"You pass every check. For comparison, the attempt fails '{first.check}'{why}: {should}.", code))
             else:
                 hints.append(Hint("Where to look first", f"Start with the check '{first.check}'{why}: {should}.", code))
-            mine = None if yours is None else next((o for o in yours.observations if o.index == first.index), None)
-            if mine is not None and mine.status != PASS and not same_outcome(mine, first):
-                # Yours fails it differently from the attempt: say what yours does, the attempt's answer beside it.
-                verb = "gives" if first.compared else "returns"
-                attempt_did = f"{verb} {safe_repr(first.actual, 300)}" if first.status == FAIL else "fails it too"
-                text, code = _what_it_does(mine, "your solve")
-                hints.append(Hint("What your solve does there", f"{text} (The attempt {attempt_did}.){_trace_yours(mine)}", code))
-            else:
-                text, code = _what_it_does(first)
-                hints.append(Hint("What the attempt does there", text + _TRACE, code))
-    else:
+            text, code = _what_it_does(first)
+            hints.append(Hint("What the attempt does there", text + _TRACE, code))
+    elif attempt is None:
         recorded = record.verification.get("attempt")
         failing = next((o for o in recorded.observations if not o.passed), None) if recorded else None
         if failing is not None:  # a recorded run has no call: say "expected", which is true of any check
             expected, actual = safe_repr(failing.expected, 300), safe_repr(failing.actual, 300)
             hints.append(Hint("Where to look first", f"Start with the check '{failing.check}': the expected value is {expected}.", (expected,)))
             hints.append(Hint("What the attempt does there", f"There the attempt gives {actual}. {_reason(failing.expected, failing.actual)}{_TRACE}", (actual,)))
-    theirs = _fails_like_the_attempt(yours, attempt)
-    if theirs is False and _keeps_part_of_the_attempt(yours, attempt):
-        hints.append(Hint("The plausible attempt's mistake (part of it is still in yours: where yours is wrong, it gives the attempt's values)",
-                          record.failed_approach))
-        hints.append(Hint("Root cause", record.root_cause))
-    elif theirs is False:  # yours fails differently: the record's text is about the attempt's mistake, and must say so
-        # Not "not yours": that is a claim about your code, and only the values are known (a trial's half fix kept part of it).
-        hints.append(Hint("The plausible attempt's mistake (your solve's wrong results are not the attempt's)", record.failed_approach))
-        hints.append(Hint("Root cause of the attempt's failure", record.root_cause))
-    else:
-        hints.append(Hint("The plausible attempt, and why it fails", record.failed_approach))
-        hints.append(Hint("Root cause", record.root_cause))
+    hints += _story_hints(record, yours, attempt, match, bool(still_failing))
     return tuple(hints)
 
 
-def _fails_like_the_attempt(yours: RunResult | None, attempt: RunResult | None) -> bool | None:
-    """True when some check you fail, you fail as the attempt does (same value); False when none; None before a run."""
-    if yours is None or attempt is None:
-        return None
-    failing = [o for o in yours.observations if o.status != PASS]
-    if not failing:
-        return None
-    by_index = {o.index: o for o in attempt.observations}
-    return any(o.index in by_index and by_index[o.index].status != PASS and same_outcome(o, by_index[o.index]) for o in failing)
+def _story_hints(record: Record, yours: RunResult | None, attempt: RunResult | None, match, failing: bool) -> list[Hint]:
+    """Hints 3 and 4: the record's prose, as the attempt's story; only where your results are evidence of its mistake."""
+    if not failing:  # no run of yours, or you pass: the attempt's story, for comparison
+        return [Hint("The plausible attempt, and why it fails", record.failed_approach), Hint("Root cause", record.root_cause)]
+    if match is not None and match.which == "attempt" and match.informative:
+        here = [c for c in match.informative if yours is None or c[0] == yours.variant] or list(match.informative)
+        named = _named(match.label(c) for c in here)
+        return [Hint(f"The plausible attempt's mistake, where your results match it ({named})", record.failed_approach),
+                Hint("Root cause of the attempt's failure", record.root_cause)]
+    if _keeps_part_of_the_attempt(yours, attempt):
+        return [Hint("The plausible attempt's mistake (part of it is still in yours: where yours is wrong, it gives the attempt's values)",
+                     record.failed_approach), Hint("Root cause of the attempt's failure", record.root_cause)]
+    return []  # your results are no evidence of the attempt's mistake: its story would be about someone else's code
+
+
+def _named(labels) -> str:
+    """Check labels, each once, quoted: "'a', 'b', …" past three."""
+    seen = list(dict.fromkeys(labels))
+    return ", ".join(repr(label) for label in seen[:3]) + (", …" if len(seen) > 3 else "")
+
+
+def _at(run: RunResult | None, index: int) -> Observation | None:
+    return run.observations[index] if run is not None and index < len(run.observations) else None
 
 
 def _keeps_part_of_the_attempt(yours: RunResult | None, attempt: RunResult | None) -> bool:
@@ -178,8 +191,8 @@ def did_not_run(o: Observation) -> bool:
     return o.status == ERROR and o.error is not None and o.error.type == "NotRun"
 
 
-def _where_to_look(attempt: RunResult, broken: RunResult | None, still_failing: set[int] | None = None) -> tuple[Observation | None, bool]:
-    failing = [o for o in attempt.observations if o.status != PASS and (still_failing is None or o.index in still_failing)]
+def _where_to_look(attempt: RunResult, broken: RunResult | None) -> tuple[Observation | None, bool]:
+    failing = [o for o in attempt.observations if o.status != PASS]
     if broken is not None:
         passed_by_broken = {o.index for o in broken.observations if o.status == PASS}
         isolating = next((o for o in failing if o.index in passed_by_broken), None)
@@ -220,12 +233,12 @@ def same_outcome(mine: Observation, theirs: Observation) -> bool:
         return False
     if mine.status == FAIL:
         try:
-            if not _same_value(mine.actual, theirs.actual):
+            if not same_value(mine.actual, theirs.actual):
                 return False
             # A check of an expression (`solve(x)['b']['r'] > solve(x)['b']['p']`) gives False for many different
             # results: the same only if solve returned the same too (a learner trial's half fix was called the attempt's).
             if mine.returned and theirs.returned:
-                return len(mine.returned) == len(theirs.returned) and all(_same_value(a, b) for (_, a), (_, b) in zip(mine.returned, theirs.returned))
+                return len(mine.returned) == len(theirs.returned) and all(same_value(a, b) for (_, a), (_, b) in zip(mine.returned, theirs.returned))
             return True
         except BaseException:  # noqa: BLE001 - a hostile __eq__: not the same
             return False
@@ -254,56 +267,24 @@ def _subset_of_mistake(expected, mine, theirs, depth: int = 0) -> bool:
             keys = list(mine)
         else:
             return False
-        wrong = [k for k in keys if not _same_value(mine[k], expected[k])]
-        fixed = [k for k in keys if _same_value(mine[k], expected[k]) and not _same_value(theirs[k], expected[k])]
-        return bool(wrong) and (bool(fixed) or any(not _same_value(mine[k], theirs[k]) for k in wrong)) and all(
-            _same_value(mine[k], theirs[k]) or _subset_of_mistake(expected[k], mine[k], theirs[k], depth + 1) for k in wrong
+        wrong = [k for k in keys if not same_value(mine[k], expected[k])]
+        fixed = [k for k in keys if same_value(mine[k], expected[k]) and not same_value(theirs[k], expected[k])]
+        return bool(wrong) and (bool(fixed) or any(not same_value(mine[k], theirs[k]) for k in wrong)) and all(
+            same_value(mine[k], theirs[k]) or _subset_of_mistake(expected[k], mine[k], theirs[k], depth + 1) for k in wrong
         )
     except BaseException:  # noqa: BLE001 - a hostile value: not decided
         return False
 
 
-_LOCAL_PREFIXES = ("__failuremap__.", "solution.", "__main__.")
+def mistake_note(record: Record, yours: tuple[RunResult, ...], replays: dict[tuple[int, str], RunResult],
+                 tallies: dict[int, MutantTally] | None = None) -> str | None:
+    """The summary line about your failing checks: the `match_claim` (with the attempt or broken) in words, and how strong it is.
 
-
-def _local_name(type_name: str) -> str:
-    """A class's name without the module a script, a solution file or a cell gave it: the record's Span and the
-    copy in the learner's cell are one class to a learner (a trial's attempt was called "a mistake of its own")."""
-    for prefix in _LOCAL_PREFIXES:
-        if type_name.startswith(prefix):
-            return type_name[len(prefix):]
-    return type_name
-
-
-def _same_value(a, b, depth: int = 0) -> bool:
-    """Equal values of the same types, nested; instances sent back by their fields compare by class name and fields."""
-    if depth > 50:
-        return False
-    if type(a) is Opaque and type(b) is Opaque and a.fields is not None and b.fields is not None:
-        return _local_name(a.type_name) == _local_name(b.type_name) and len(a.fields) == len(b.fields) and all(
-            na == nb and _same_value(va, vb, depth + 1) for (na, va), (nb, vb) in zip(a.fields, b.fields)
-        )
-    if type(a) in (list, tuple) and type(b) is type(a):
-        return len(a) == len(b) and all(_same_value(x, y, depth + 1) for x, y in zip(a, b))
-    if type(a) is dict and type(b) is dict:
-        return list(a) == list(b) and all(_same_value(a[k], b[k], depth + 1) for k in a)
-    return type(a) is type(b) and bool(a == b) and _types(a) == _types(b)
-
-
-def _types(value, depth: int = 0):
-    """The value's container types, nested: [(0, 2)] and [[0, 2]] are equal to == only when the types agree."""
-    if depth > 50 or type(value) not in (list, tuple, dict, set, frozenset):
-        return type(value).__name__
-    items = value.values() if type(value) is dict else value
-    return (type(value).__name__, tuple(_types(v, depth + 1) for v in list(items)[:1_000]))
-
-
-def mistake_note(record: Record, yours: tuple[RunResult, ...], replays: dict[tuple[int, str], RunResult]) -> str | None:
-    """Whether your failing checks fail exactly as the record's attempt (or broken) does, and that one's teaching text.
-
-    `yours` are your runs (one per variant), `replays` the record's runs by (variant, implementation).
-    Decided on values: the same status and an equal value of the same types, check by check.
-    None when nothing fails.
+    `yours` are your runs (one per variant), `replays` the record's runs by (variant,
+    implementation), `tallies` the mutants' runs by variant (`_evidence.run_mutants`).
+    The record's ``failed_approach`` is quoted, as the attempt's, only when some matched
+    check is informative. A partial match names the checks that match and the ones that
+    are your own. None when nothing fails.
     """
     failing = [(run.variant, o) for run in yours for o in run.observations if o.status != PASS and not did_not_run(o)]
     if not failing:  # nothing failed, or nothing of yours ran (solve could not be sent): no mistake to name
@@ -312,45 +293,13 @@ def mistake_note(record: Record, yours: tuple[RunResult, ...], replays: dict[tup
     if len(looping) == len(failing):
         return f"Your solve does not finish: {'every one' if len(looping) > 1 else 'the one'} of the {len(looping)} failing check{'s' if len(looping) != 1 else ''} timed out (a loop that never ends?)."
     n = len(failing)
-    counts = []
-    # No prose for broken: the record's summary is about the whole failure, and quoted here it sent a learner whose
-    # bug was broken's (text.index without a start) back to the attempt's mistake. Broken's code shows what it does.
-    broken_text = "its code is in watch it fail above: compare it with yours"
-    for name, implementation, text in (("the plausible attempt", "attempt", record.failed_approach), ("the broken version", "broken", broken_text)):
-        same = 0
-        for variant, o in failing:
-            theirs = _their_observation(replays, variant, implementation, o)
-            same += theirs is not None and same_outcome(o, theirs)
-        counts.append((same, name, text, implementation))
-    same, name, text, implementation = max(counts, key=lambda c: c[0])  # the attempt first on a tie
     checks = f"{n} failing check{'s' if n != 1 else ''}"
     if len({variant for variant, _ in failing}) > 1:  # all variants: "5 failing checks" was one check in five variants (a trial)
         distinct = len({o.check for _, o in failing})
         checks = f"{n} failures ({distinct} check{'s' if distinct != 1 else ''}, in {len({v for v, _ in failing})} variants)"
-    if same == n:
-        variants = {variant for variant, _ in failing}
-        mine = {(variant, o.index) for variant, o in failing}
-        passes = []  # checks that one fails and yours passes: then its teaching text describes more than your mistake
-        for variant in sorted(variants):
-            run = replays.get((variant, implementation))
-            for o in (run.observations if run is not None else ()):
-                if o.status != PASS and (variant, o.index) not in mine and o.check not in passes:
-                    passes.append(o.check)
-        if passes:
-            named = ", ".join(repr(label) for label in passes[:3]) + (", …" if len(passes) > 3 else "")
-            # A trial's one-level merge got the attempt's "merges the top level only": true of the attempt, not of it.
-            return (f"Your solve gets the same wrong results as {name} on {same} of {checks}, but passes what it fails "
-                    f"on {named}: part of its mistake, not all of it (its code is in watch it fail above).")
-        return f"Your solve gets the same wrong results as {name} on {same} of {checks}: {text}" + ("" if text.endswith(".") else ".")
-    if same:
-        own = []
-        for variant, o in failing:
-            theirs = _their_observation(replays, variant, implementation, o)
-            if not (theirs is not None and same_outcome(o, theirs)) and o.check not in own:
-                own.append(o.check)
-        named = ", ".join(repr(label) for label in own[:3]) + (", …" if len(own) > 3 else "")
-        return (f"Your solve gets the same wrong results as {name} on {same} of {checks} ({text.rstrip('.')}); "
-                f"on the other {n - same} ({named}) it makes a mistake of its own.")
+    match = match_claim(yours, replays, tallies)
+    if match is not None:
+        return _match_sentence(record, match, checks, n, replays)
     partly = []  # checks where yours keeps part of the attempt's mistake: wrong only where it is, with its values
     for variant, o in failing:
         theirs = _their_observation(replays, variant, "attempt", o)
@@ -359,10 +308,44 @@ def mistake_note(record: Record, yours: tuple[RunResult, ...], replays: dict[tup
     if partly:
         named = ", ".join(repr(label) for label in partly[:3]) + (", …" if len(partly) > 3 else "")
         return (f"On {named}, your solve is wrong only where the plausible attempt is, and there it gives the attempt's "
-                f"values: part of the attempt's mistake is still in it. The attempt's mistake: {record.failed_approach}")
+                f"values: part of the attempt's mistake is still in it. The plausible attempt's mistake was: {record.failed_approach}")
     # "on all 1 failing check" (a trial): the one, both, all N.
     every = f"the {checks[2:]}" if n == 1 else f"both {checks[2:]}" if n == 2 else f"all {checks}"
     return f"Your solve fails differently from the record's attempt and broken version on {every}: a mistake of its own."
+
+
+def _match_sentence(record: Record, match: MatchesImplementation, checks: str, n: int, replays) -> str:
+    """The match claim in words: on which checks, how strong, which are your own, and the attempt's story when it is evidence."""
+    name = "the plausible attempt" if match.which == "attempt" else "the broken version"
+    same = len(match.checks)
+    weak = [c for c in match.checks if c not in match.informative]
+    # No prose for broken: the record's summary is about the whole failure, and quoted here it sent a learner whose
+    # bug was broken's (text.index without a start) back to the attempt's mistake. Broken's code shows what it does.
+    story = (f" The plausible attempt's mistake was: {record.failed_approach}" if match.which == "attempt"
+             else " Its code is in watch it fail above: compare it with yours.")
+    if not match.informative:  # "on 1 check, which many mistakes fail the same way"
+        k = len({match.label(c) for c in match.checks})
+        return (f"Your solve gets the same wrong results as {name} on {k} check{'s' if k != 1 else ''} ({_named(match.label(c) for c in match.checks)}), "
+                f"which many mistakes fail the same way: by itself no sign of {name}'s mistake"
+                + (f"; on {_named(match.label(c) for c in match.own)} the wrong results are your own." if match.own else "."))
+    many = f"on {_named(match.label(c) for c in weak)}, many mistakes fail the same way" if weak else ""
+    qualifier = f" ({many})" if many else ""
+    if match.own:  # a partial match: which part
+        return (f"Your solve gets the same wrong results as {name} on {_named(match.label(c) for c in match.checks)} "
+                f"({same} of {checks}{'; ' + many if many else ''}); on {_named(match.label(c) for c in match.own)} the wrong results "
+                "are your own." + story)
+    mine = set(match.checks)
+    passes = []  # checks that it fails and yours passes: then its teaching text describes more than your mistake
+    for variant in sorted({v for v, _ in match.checks}):
+        run = replays.get((variant, match.which))
+        for o in (run.observations if run is not None else ()):
+            if o.status != PASS and (variant, o.index) not in mine and o.check not in passes:
+                passes.append(o.check)
+    if passes:
+        # A trial's one-level merge got the attempt's "merges the top level only": true of the attempt, not of it.
+        return (f"Your solve gets the same wrong results as {name} on {same} of {checks}{qualifier}, but passes what it fails "
+                f"on {_named(passes)}: part of its mistake, not all of it (its code is in watch it fail above).")
+    return f"Your solve gets the same wrong results as {name} on {same} of {checks}{qualifier}." + story
 
 
 def _their_observation(replays: dict[tuple[int, str], RunResult], variant: int, implementation: str, o: Observation) -> Observation | None:

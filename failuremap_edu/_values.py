@@ -140,6 +140,15 @@ def is_not_computed(value: Any) -> bool:
     return type(value) is Opaque and value.type_name == NOT_COMPUTED
 
 
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+>")
+
+
+def without_address(text: str) -> str:
+    """A default repr without its memory address (``<generator object solve at 0x7f…>`` → ``<generator object solve>``):
+    the address says nothing to a learner and differs on every run."""
+    return _ADDRESS.sub(">", text) if " at 0x" in text else text
+
+
 def safe_repr(value: Any, limit: int = _REPR_LIMIT, *, keep_end: bool = False) -> str:
     """repr() that never raises and never builds more than about `limit` characters.
 
@@ -150,7 +159,7 @@ def safe_repr(value: Any, limit: int = _REPR_LIMIT, *, keep_end: bool = False) -
     """
     kind = type(value)
     if isinstance(value, Opaque):
-        return clip(value.repr, limit)
+        return clip(without_address(value.repr), limit)
     if keep_end:
         return _middle_clip(value, limit)
     if kind in (str, bytes) and len(value) > limit:
@@ -171,6 +180,7 @@ def safe_repr(value: Any, limit: int = _REPR_LIMIT, *, keep_end: bool = False) -
         text = f"<{kind.__name__} object; repr() raised {type(exc).__name__}>"
     if not isinstance(text, str):
         text = f"<{kind.__name__} object>"
+    text = without_address(text)
     return clip(text, limit)
 
 

@@ -24,7 +24,7 @@ LAYERS = [
     ("runner", {"runner"}),
     ("data", {"_parity", "_claims", "_call_claims", "_diff_model", "_diff_text", "_diff_items", "_diff_walk", "_diff", "_patterns", "_progress", "_poster", "_store", "_need", "_handin", "_remote", "_report", "_authoring", "_weak_checks"}),
     ("renderers", {"render"}),
-    ("teaching", {"_hints", "_story", "_download"}),
+    ("teaching", {"_evidence", "_hints", "_story", "_download"}),
     ("model", {"_exercise", "_live"}),
     ("view", {"_panel", "_panel_parts"}),
     ("fronts", {"_cell", "_output", "_notebook", "_workshop", "_hub", "_lite", "_catalog", "_service", "_cli", "__main__", "__init__"}),

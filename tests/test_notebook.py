@@ -143,8 +143,6 @@ def test_generator_handles_other_record_shapes(record_id, tmp_path):
 
 def test_generated_notebooks_of_other_records_pass_nbval(tmp_path):
     for record_id in OWN:
-        if record_id == "TR-003401":
-            continue  # its rows show a generator's and a Stream's default repr, whose memory addresses nbval compares literally
         write_notebook(str(record_path(record_id)), tmp_path)
     write_notebook(str(record_path("TR-000101")), tmp_path / "instructor", instructor=True, solution_path=str(solution_path("TR-000101")))
     proc = subprocess.run(

@@ -168,3 +168,11 @@ def test_a_set_is_shown_with_its_members_in_order_whatever_the_hash_seed():
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**__import__("os").environ, "PYTHONHASHSEED": seed})
         assert out.stdout.strip() == shown, out.stderr
     assert safe_repr(set(range(500)), 60).startswith("{0, 1, 2, 3, 4")  # a long set is shown by its first members in order
+
+
+def test_a_default_repr_is_shown_without_its_memory_address():
+    def gen():
+        yield 1
+
+    assert safe_repr(gen()) == "<generator object test_a_default_repr_is_shown_without_its_memory_address.<locals>.gen>"
+    assert safe_repr([iter([1])]) == "[<list_iterator object>]"

@@ -16,6 +16,10 @@ from .._values import safe_repr
 __all__ = ["call_text", "calls_html", "calls_lines", "helpers_html", "helpers_lines", "listed_calls", "outcome_text", "seconds_text", "why_calls"]
 
 
+SLOW_CALL = 0.1
+"""A call's time is said from this many seconds on, to a tenth of a second: what a learner can act on."""
+
+
 def seconds_text(seconds: float) -> str:
     """A call's time in the unit that reads best: ``8 µs``, ``1.2 ms``, ``0.35 s``."""
     if seconds < 1e-3:
@@ -26,7 +30,7 @@ def seconds_text(seconds: float) -> str:
 
 
 def call_text(c: Call, limit: int = 200, timed: bool = True) -> str:
-    """``solve(3, -1) raised AssertionError: … (line 4), caught by the check's code · 8 µs`` (without the time unless `timed`)."""
+    """``solve(3, -1) raised AssertionError: … (line 4), caught by the check's code`` (with ``· 0.3 s`` for a call of at least `SLOW_CALL` seconds, when `timed`)."""
     from .._values import clip
 
     if c.raised is None:
@@ -34,7 +38,8 @@ def call_text(c: Call, limit: int = 200, timed: bool = True) -> str:
     else:
         outcome = f"raised {clip(str(c.raised), limit)}" + (f" (line {c.line})" if c.line else "")
         outcome += ", caught by the check's code" if c.caught else ""
-    return f"{c.call} {outcome}" + (f" · {seconds_text(c.seconds)}" if timed else "")
+    slow = timed and c.seconds >= SLOW_CALL  # a fast call's microseconds differ on every run and say nothing
+    return f"{c.call} {outcome}" + (f" · {c.seconds:.1f} s" if slow else "")
 
 
 def listed_calls(o: Observation) -> tuple[Call, ...]:
