@@ -69,17 +69,36 @@ def panel(page):
     return solve_cell(page).locator(".fm-panel").first
 
 
+FOLDS = ("Keep your work: downloads", "Compared with the record's broken and attempt", "Hints", "Playground: try any inputs")
+
+
+def restart_kernel(lab: str, name: str) -> None:
+    """Restart the kernel of notebook `name`, if it has one: a test starts from a fresh exercise (no hint shown, no
+    playground input), not from what an earlier test left in the kernel (the CI run of 582f3f3 failed on that)."""
+    with urllib.request.urlopen(f"{lab}/api/sessions", timeout=10) as response:
+        sessions = json.load(response)
+    for session in sessions:
+        if session.get("path", "").endswith(name) and session.get("kernel"):
+            request = urllib.request.Request(f"{lab}/api/kernels/{session['kernel']['id']}/restart", data=b"", method="POST")
+            with urllib.request.urlopen(request, timeout=60) as response:
+                assert response.status == 200, response.status
+
+
 def ran(page, lab: str) -> None:  # noqa: F811
+    """The notebook run in a fresh kernel: every folded part folded."""
+    restart_kernel(lab, NOTEBOOK)
     open_notebook(page, lab, NOTEBOOK)
     run_all(page)
     expect(panel_status(page)).to_have_text(ATTEMPT, timeout=120_000)
     wait_idle(page)
+    for title in FOLDS:
+        expect(panel(page).locator(".widget-button", has_text=f"▸ {title}")).to_have_count(1)
 
 
 def open_everything(page) -> None:
     """Every hint shown, the playground in use, every details element open."""
     ui = panel(page)
-    for title in ("Keep your work: downloads", "Compared with the record's broken and attempt", "Hints", "Playground: try any inputs"):
+    for title in FOLDS:
         fold = ui.locator(".widget-button", has_text=f"▸ {title}")  # a folded part, made when opened
         if fold.count():
             fold.click()
@@ -228,6 +247,7 @@ def test_the_summary_line_is_a_polite_live_region(new_page, lab):  # noqa: F811
     expect(regions.first).to_have_text(ATTEMPT)
     names = panel(page).locator(".widget-button").evaluate_all("bs => bs.map(b => b.querySelector('i.fa') ? 'icon:' + b.innerText : b.innerText)")
     assert not [n for n in names if n.startswith("icon:")], names  # no icon-font glyph in a button's name
+    open_everything(page)
     headings = panel(page).locator("h3, h4").all_inner_texts()
     assert "Hints" in headings and any(h.startswith("Playground") for h in headings), headings
     expect(panel(page).locator(".widget-text input[type='text']")).to_have_accessible_name("Arguments to try, as between solve( and )")
