@@ -21,7 +21,6 @@ from ._code import first_line
 from ._cell import LIVE_PANEL, saved_copy_bundle
 from ._exercise import Exercise, loaded_note
 from ._fixtures import VARIANTS, read_fixtures
-from ._hints import HintLadder, hint_ladder
 from ._output import check_files, save_files
 from ._records import Record, list_records, load_record
 from .runner import parse_call_arguments, replay, run_checks, try_call
@@ -258,16 +257,29 @@ def _about(record: Record) -> str:
 
 def _solve_cell(record_ref: str, preamble: list[str], body: str, decorator: str | None = None) -> str:
     decorator = decorator or f"@fm.exercise({record_ref!r})"
-    top = "\n".join(["import failuremap_edu as fm", *preamble]).strip()
-    return f"{top}\n\n{decorator}\n{body.strip()}\n"
+    return _in_cell(_cell_top(preamble), decorator, body)
 
 
-def _panel_text(record: Record, solve, **options) -> list[dict]:
-    """What the solve cell shows when it runs, for `solve`: the saved copy of the last results (static HTML), then
-    the panel, whose text form stands for it here (nbval compares both outputs; the widget's view it skips)."""
+def _cell_top(preamble: list[str]) -> str:
+    return "\n".join(["import failuremap_edu as fm", *preamble]).strip()
+
+
+def _in_cell(top: str, middle: str, body: str) -> str:
+    """A cell defining solve: its imports and preamble, the lines that hand solve over (`middle`), solve's body."""
+    return f"{top}\n\n{middle}\n{body.strip()}\n"
+
+
+def _ran(record: Record, solve, **options) -> Exercise:
+    """The exercise as the solve cell leaves it in the kernel, for `solve`: its checks run."""
     shown = Exercise(record, log_progress=False, **options)
     shown.solve = solve
     shown.run()
+    return shown
+
+
+def _panel_text(shown: Exercise) -> list[dict]:
+    """What the solve cell shows when it runs: the saved copy of the last results (static HTML), then the panel,
+    whose text form stands for it here (nbval compares both outputs; the widget's view it skips)."""
     return [saved_copy_bundle(shown), {"text/plain": LIVE_PANEL}]
 
 
@@ -393,7 +405,7 @@ def _learner_notebook(record: Record, record_ref: str, platform: str = "server")
     cells.code(f"{IMPORT}fm.watch_it_fail({record_ref!r})", result=_bundle(_verified_story(r)), tags=(CHECK_OUTPUT,))
 
     preamble = _learner_preamble(r)
-    attempt = _define(preamble, fixtures.solve_source, "attempt")
+    attempt = _define(preamble, fixtures.solve_source, "attempt", f"@fm.exercise({record_ref!r})")
     one_set = "" if fixtures.uses_variant else " This exercise has one set of checks."
     cells.markdown(
         "## Your turn\n\n"
@@ -406,7 +418,7 @@ def _learner_notebook(record: Record, record_ref: str, platform: str = "server")
         f"{_KEEP_WORK[platform]} "
         "A downloaded `.py` pasted back into this cell works again: keep the `@fm.exercise` line right above `def solve`."
     )
-    cells.code(_solve_cell(record_ref, preamble, fixtures.solve_source), displays=_panel_text(r, attempt), tags=(CHECK_OUTPUT,))
+    cells.code(_solve_cell(record_ref, preamble, fixtures.solve_source), displays=_panel_text(_ran(r, attempt)), tags=(CHECK_OUTPUT,))
 
     example = _example_arguments(r)
     if example is not None:
@@ -448,31 +460,31 @@ def _instructor_notebook(record: Record, record_ref: str, solution: Solution):
     cells.code(f"{IMPORT}exercise = fm.exercise({record_ref!r}, {options})  # loads the record and starts the checking process")
 
     preamble = _learner_preamble(r)
-    attempt = _define(preamble, fixtures.solve_source, "attempt")
+    attempt = _define(preamble, fixtures.solve_source, "attempt", f"@fm.exercise({record_ref!r}, {options})")
     cells.markdown("## 1. The attempt\n\nThe record's plausible attempt, exactly as learners get it. Its failing checks show *why* they fail.")
+    presented = _ran(r, attempt, presenter=True)
     cells.code(
         _solve_cell(record_ref, preamble, fixtures.solve_source, f"@fm.exercise({record_ref!r}, {options})"),
-        displays=_panel_text(r, attempt, presenter=True),
+        displays=_panel_text(presented),
         tags=(CHECK_OUTPUT,),
     )
     cells.markdown("## 2. What broken and attempt return\n\nBoth of the record's implementations, with what they return where they fail and their code.")
     cells.code(f"{IMPORT}fm.watch_it_fail({record_ref!r})", result=_bundle(_verified_story(r)), tags=(CHECK_OUTPUT,))
-    hints = hint_ladder(r, replay(r, "attempt", fixtures.default_variant), replay(r, "broken", fixtures.default_variant))
-    cells.markdown("## 3. The hints\n\nThe hints learners can open in their panel, one at a time, all at once here.")
-    cells.code(f"{IMPORT}fm.exercise({record_ref!r}, {options}).all_hints()", result=_bundle(HintLadder(hints)), tags=(CHECK_OUTPUT,))
+    cells.markdown("## 3. The hints\n\nThe hints a learner whose solve is still the attempt can open in the panel, one at a time; all at once here.")
+    cells.code(f"{IMPORT}fm.exercise({record_ref!r}, {options}).all_hints()", result=_bundle(presented.all_hints()), tags=(CHECK_OUTPUT,))
 
     ref_imports, solve_body = _split_imports(_reference_body(solution))
     reference_preamble = list(dict.fromkeys(preamble + ref_imports))
-    reference = _define(reference_preamble, solve_body, "reference")
+    handover = f"reference = fm.Exercise({record_ref!r}, {options})\n\n@reference.check"
+    reference = _define(reference_preamble, solve_body, "reference", handover)
     results = [run_checks(r, reference, variant=v) for v in VARIANTS]
     if not all(result.passed for result in results):
         failing = next(result for result in results if not result.passed)
         raise NotebookError(f"{r.id}: the reference solution does not pass every check (N={failing.variant}: {failing.summary()})")
     cells.markdown("## 4. The fix\n\nOur reference solution, in a panel of its own: every check turns green.")
-    top = "\n".join(["import failuremap_edu as fm", *reference_preamble]).strip()
     cells.code(
-        f"{top}\n\nreference = fm.Exercise({record_ref!r}, {options})\n\n@reference.check\n{solve_body.strip()}\n",
-        displays=_panel_text(r, reference, presenter=True),
+        _in_cell(_cell_top(reference_preamble), handover, solve_body),
+        displays=_panel_text(_ran(r, reference, presenter=True)),
         tags=(CHECK_OUTPUT,),
     )
     cells.code(
@@ -488,9 +500,12 @@ def _instructor_notebook(record: Record, record_ref: str, solution: Solution):
     return _notebook(cells)
 
 
-def _define(preamble: list[str], body: str, label: str) -> Solution:
-    """solve as the notebook's cells define it, as a Solution: it only ever runs in the runner's worker."""
-    return solution_from_source("\n\n".join(preamble + [body]) + "\n", f"<{label}>")
+def _define(preamble: list[str], body: str, label: str, handover: str) -> Solution:
+    """solve as the notebook's cell defines it, as a Solution: it only ever runs in the runner's worker.
+
+    Its lines are the cell's (the lines that hand solve over to the checks left blank), so a line number the
+    stored outputs show, of an error solve raised, is the one the cell shows when it runs."""
+    return solution_from_source(_in_cell(_cell_top(preamble), "\n" * handover.count("\n"), body), f"<{label}>")
 
 
 def _example_arguments(record: Record) -> str | None:
