@@ -18,7 +18,7 @@ from typing import Any
 from ._results import FAIL, Observation
 from ._values import Opaque, safe_repr
 
-__all__ = ["CallRaised", "RaisedNothing", "call_claims", "exception_name", "verify"]
+__all__ = ["CallRaised", "CarriedOver", "RaisedNothing", "call_claims", "carried_over", "exception_name", "verify"]
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*\Z")
 _CLASS_REPR = re.compile(r"<class '([A-Za-z_][A-Za-z0-9_.]*)'>\Z")
@@ -103,3 +103,38 @@ def verify(claim: Any, o: Observation) -> bool:
                 and all(c.raised is None for c in o.calls)
                 and any(c.call == claim.call and safe_repr(c.returned, 10_000) == safe_repr(claim.returned, 10_000) for c in o.calls))
     return False
+
+
+@dataclass(frozen=True)
+class CarriedOver:
+    """`call` returned `here` in the check, and `fresh` when made afresh (a new process, as the playground makes it):
+    the check's result depends on what earlier calls left behind. Said only when the two differ (`verify`)."""
+
+    call: str
+    here: Any
+    fresh: Any
+
+    def __str__(self) -> str:
+        return (f"Made afresh, as the playground makes it, {self.call} returns {safe_repr(self.fresh, 120)}, not "
+                f"{safe_repr(self.here, 120)}: here its result depends on what the earlier checks' calls left behind (a "
+                "module-level variable, a mutable default argument or a cache), since the checks run one after another "
+                "in one process, as the record's harness runs them. Look for what stays between calls.")
+
+    def verify(self) -> bool:
+        from ._evidence import same_value
+
+        return not same_value(self.here, self.fresh)
+
+
+def carried_over(o: Observation, fresh_call) -> CarriedOver | None:
+    """The claim for a check whose one call of solve returned another value than the same call made afresh.
+
+    `fresh_call(call_text)` makes the call afresh and gives ``(True, value)``, or ``(False, None)`` when it could not
+    (it raised, timed out, or the call cannot be typed again); it is called only for a check with exactly one call of
+    solve, which returned. None when the values are the same, or nothing could be compared."""
+    if not o.calls or len(o.calls) != 1 or o.calls[0].raised is not None or not o.calls[0].call.startswith("solve("):
+        return None
+    call = o.calls[0]
+    made, value = fresh_call(call.call)
+    claim = CarriedOver(call.call, call.returned, value) if made else None
+    return claim if claim is not None and claim.verify() else None

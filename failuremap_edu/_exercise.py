@@ -160,6 +160,8 @@ class Exercise:
         """Names the latest run of the solve cell: its variants and the panel's re-runs are logged under it."""
         self._replays: dict[tuple[int, str], RunResult] = {}
         self._hints: dict[int, tuple[Hint, ...]] = {}
+        self._fresh_hints: set[int] = set()
+        """The variants whose ladder was made with fresh calls (`_ladder`)."""
         self._mutants: dict[int, MutantTally] = {}
         self.match: MatchesImplementation | None = None
         """The summary line's claim: on which failing checks yours gives the attempt's (or broken's) values (`_evidence`)."""
@@ -242,7 +244,7 @@ class Exercise:
         finally:
             self.running, self.partial = False, ()
         self.runs = tuple(finished)
-        self._hints = {}  # they follow your latest run
+        self._hints, self._fresh_hints = {}, set()  # they follow your latest run
         self.hints_shown = 0  # and are folded again: one step at a time, about this run
         self.finished_at = time.time()
         source_before, self.solve_source = self.solve_source, solve_source(self.solve)
@@ -282,7 +284,7 @@ class Exercise:
         if self.match is not None:  # how much a match says: other mistakes (mutants) are run only when there is one to weigh
             self.match = match_claim(self.runs, self._replays, self.mutants())
         self.mistake = mistake_note(self.record, self.runs, self._replays, self._mutants)
-        self.hints  # noqa: B018
+        self._ladder(fresh=False)
         if self.playground_input.strip():
             # The checks are done: show their result now, and say that the playground is catching up
             # (its call to a looping solve takes up to one time limit more).
@@ -348,16 +350,37 @@ class Exercise:
         shown = self.mistake or ""
         # A hint whose text the mistake line already quotes (the attempt's failed_approach) is not a step any more:
         # "one at a time" would be untrue with its text on screen before it is asked for (a learner trial).
-        return tuple(h for h in self._ladder() if not (h.text and h.text.strip() and h.text.strip().rstrip(".") in shown))
+        ladder = self._ladder(fresh=self.hints_shown > 0)
+        return tuple(h for h in ladder if not (h.text and h.text.strip() and h.text.strip().rstrip(".") in shown))
 
-    def _ladder(self) -> tuple[Hint, ...]:
-        """The whole ladder for the selected variant (computed once per run)."""
+    def _ladder(self, fresh: bool = True) -> tuple[Hint, ...]:
+        """The whole ladder for the selected variant (computed once per run, and once more when a hint is first shown).
+
+        With `fresh`, a check's call that the hints name is made again afresh (`_fresh_call`), so that a result that
+        depends on earlier calls is said to (`CarriedOver`); without it no call is made: a run's feedback never waits
+        for it. The number of hints is the same either way."""
         variant = self.variants[0]
-        if variant not in self._hints:
+        if variant not in self._hints or fresh and variant not in self._fresh_hints:
             broken, attempt = self.replays(variant)
             yours = next((r for r in self.runs if r.variant == variant), None)
-            self._hints[variant] = hint_ladder(self.record, attempt, broken, yours, self.match)
+            self._hints[variant] = hint_ladder(self.record, attempt, broken, yours, self.match,
+                                               fresh_call=self._fresh_call if fresh else None)
+            if fresh:
+                self._fresh_hints.add(variant)
         return self._hints[variant]
+
+    def _fresh_call(self, who: str, variant: int, call: str) -> tuple[bool, Any]:
+        """One call of solve (``yours``), the attempt or broken, made afresh as the playground makes it: (True, value),
+        or (False, None) when it did not return (it raised, timed out, or the call's text cannot be typed again)."""
+        solve, implementation = (self.solve, None) if who == "yours" else (None, who)
+        if who == "yours" and solve is None or not (call.startswith("solve(") and call.endswith(")")):
+            return False, None
+        try:
+            result = try_call(self.record, solve, (), {}, implementation=implementation, variant=variant, timeout=self.timeout,
+                              expression=call[len("solve("):-1])
+        except SolutionError:
+            return False, None
+        return (True, result.value) if result.status == "returned" else (False, None)
 
     def all_hints(self) -> HintLadder:
         """Every hint at once, as a display object (the instructor notebook shows them so): none left out, none staged."""

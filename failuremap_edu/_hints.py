@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._call_claims import call_claims
+from ._call_claims import call_claims, carried_over
 from ._diff import diff
 from ._display import Shown
 from ._evidence import MatchesImplementation, MutantTally, compared_same, match_claim, same_value
@@ -57,7 +57,7 @@ class HintLadder(Shown):
 
 
 def hint_ladder(record: Record, attempt: RunResult | None, broken: RunResult | None = None, yours: RunResult | None = None,
-                match: "MatchesImplementation | None" = _UNSET) -> tuple[Hint, ...]:
+                match: "MatchesImplementation | None" = _UNSET, fresh_call=None) -> tuple[Hint, ...]:
     """The hints for `record`, given runs of its attempt (and broken) when there are any.
 
     Before a run of yours, where to look first is the first check the attempt fails
@@ -71,8 +71,19 @@ def hint_ladder(record: Record, attempt: RunResult | None, broken: RunResult | N
     your results match it, only when `match` (the summary line's claim; computed from
     these runs when not given) has informative checks, or part of the attempt's mistake
     is item by item in yours. Before a run, or when you pass, they are shown for comparison.
+
+    `fresh_call(who, variant, call_text)` (``who``: ``yours``, ``attempt`` or ``broken``) makes one call of solve
+    afresh, as the playground does, and gives ``(True, value)`` or ``(False, None)``: where the check's call returned
+    another value (`CarriedOver`), the hint says so instead of sending you to work the call through by hand.
     """
     hints: list[Hint] = []
+
+    def trace(o: Observation, who: str, default: str) -> str:
+        claim = None if fresh_call is None or o is None else carried_over(o, lambda text: fresh_call(who, variant_of[who], text))
+        return f" {claim}" if claim is not None else default
+
+    variant_of = {"yours": yours.variant if yours is not None else 1, "attempt": attempt.variant if attempt is not None else 1,
+                  "broken": broken.variant if broken is not None else 1}
     if yours is not None and yours.problem is not None and all(did_not_run(o) for o in yours.observations):
         # Nothing of yours ran (solve could not be sent, the worker died): "your solve raises NotRun" was false.
         hints.append(Hint("Where to look first", f"Your solve did not run: {yours.problem.message or yours.problem}. Fix that "
@@ -99,7 +110,10 @@ def hint_ladder(record: Record, attempt: RunResult | None, broken: RunResult | N
             shown = theirs if which == "attempt" else _at(broken, first_mine.index)
             who = "the attempt" if which == "attempt" else "the broken version"
             text, code = _what_it_does(shown, who)
-            hints.append(Hint(f"What {who} does there, and yours too", text + _TRACE.replace("the attempt's code", f"{who}'s code"), code))
+            default = _TRACE.replace("the attempt's code", f"{who}'s code")
+            # Your call first: the same wrong value, made for another reason (state left by earlier calls), is yours to know.
+            mine = trace(first_mine, "yours", "")
+            hints.append(Hint(f"What {who} does there, and yours too", text + (mine or trace(shown, which, default)), code))
         else:
             text, code = _what_it_does(first_mine, "your solve")
             if theirs is not None and theirs.status == FAIL:  # the attempt's answer beside it
@@ -107,7 +121,7 @@ def hint_ladder(record: Record, attempt: RunResult | None, broken: RunResult | N
                 text += f" (The attempt {verb} {safe_repr(theirs.actual, 300)}.)"
             elif theirs is not None and theirs.status != PASS:
                 text += " (The attempt fails it too.)"
-            hints.append(Hint("What your solve does there", text + _trace_yours(first_mine), code))
+            hints.append(Hint("What your solve does there", text + trace(first_mine, "yours", _trace_yours(first_mine)), code))
     elif attempt is not None and not still_failing:
         first, isolates = _where_to_look(attempt, broken)
         if first is not None:
@@ -118,7 +132,7 @@ def hint_ladder(record: Record, attempt: RunResult | None, broken: RunResult | N
             else:
                 hints.append(Hint("Where to look first", f"Start with the check '{first.check}'{why}: {should}.", code))
             text, code = _what_it_does(first)
-            hints.append(Hint("What the attempt does there", text + _TRACE, code))
+            hints.append(Hint("What the attempt does there", text + trace(first, "attempt", _TRACE), code))
     elif attempt is None:
         recorded = record.verification.get("attempt")
         failing = next((o for o in recorded.observations if not o.passed), None) if recorded else None
@@ -328,12 +342,11 @@ def _match_sentence(record: Record, match: MatchesImplementation, checks: str, n
         return (f"Your solve gets the same wrong results as {name} on {k} check{'s' if k != 1 else ''} ({_named(match.label(c) for c in match.checks)}), "
                 f"which many mistakes fail the same way: by itself no sign of {name}'s mistake"
                 + (f"; on {_named(match.label(c) for c in match.own)} the wrong results are your own." if match.own else "."))
-    many = f"on {_named(match.label(c) for c in weak)}, many mistakes fail the same way" if weak else ""
-    qualifier = f" ({many})" if many else ""
+    strength = _strength(match, weak)
     if match.own:  # a partial match: which part
         return (f"Your solve gets the same wrong results as {name} on {_named(match.label(c) for c in match.checks)} "
-                f"({same} of {checks}{'; ' + many if many else ''}); on {_named(match.label(c) for c in match.own)} the wrong results "
-                "are your own." + story)
+                f"({same} of {checks}); on {_named(match.label(c) for c in match.own)} the wrong results "
+                f"are your own.{strength}" + story)
     mine = set(match.checks)
     passes = []  # checks that it fails and yours passes: then its teaching text describes more than your mistake
     for variant in sorted({v for v, _ in match.checks}):
@@ -343,9 +356,31 @@ def _match_sentence(record: Record, match: MatchesImplementation, checks: str, n
                 passes.append(o.check)
     if passes:
         # A trial's one-level merge got the attempt's "merges the top level only": true of the attempt, not of it.
-        return (f"Your solve gets the same wrong results as {name} on {same} of {checks}{qualifier}, but passes what it fails "
-                f"on {_named(passes)}: part of its mistake, not all of it (its code is in watch it fail above).")
-    return f"Your solve gets the same wrong results as {name} on {same} of {checks}{qualifier}." + story
+        return (f"Your solve gets the same wrong results as {name} on {same} of {checks}, but passes what it fails "
+                f"on {_named(passes)}: part of its mistake, not all of it (its code is in watch it fail above).{strength}")
+    return f"Your solve gets the same wrong results as {name} on {same} of {checks}.{strength}" + story
+
+
+def _strength(match: MatchesImplementation, weak: list) -> str:
+    """Which matched checks are evidence and which are not, each named: "" when every one is evidence.
+
+    One sentence names both groups in full, so that no list of matched checks reads as all of them (a list of the
+    weak ones in brackets after "on 4 of 4 failing checks" was read as the four)."""
+    if not weak:
+        return ""
+    strong = [match.label(c) for c in match.checks if c not in weak]
+    weak_labels = [match.label(c) for c in weak]
+    strong_part = f" {_listed(strong)} {'is a sign' if len(set(strong)) == 1 else 'are signs'} of its mistake;" if strong else ""
+    return (f"{strong_part} {_listed(weak_labels)} {'is' if len(set(weak_labels)) == 1 else 'are'} failed the same way "
+            "by many mistakes.")
+
+
+def _listed(labels) -> str:
+    """Check labels, each once, quoted, in a sentence: "'a', 'b' and 'c'", or "'a', 'b', 'c' and 2 more"."""
+    seen = [repr(label) for label in dict.fromkeys(labels)]
+    if len(seen) > 4:
+        return f"{', '.join(seen[:3])} and {len(seen) - 3} more"
+    return seen[0] if len(seen) == 1 else f"{', '.join(seen[:-1])} and {seen[-1]}"
 
 
 def _their_observation(replays: dict[tuple[int, str], RunResult], variant: int, implementation: str, o: Observation) -> Observation | None:

@@ -144,8 +144,8 @@ def test_a_partial_match_says_which_checks_match_and_which_are_your_own():
     assert verify_match(claim, [mine], replays, tallies)
     assert mistake_note(record, (mine,), replays, tallies) == (
         "Your solve gets the same wrong results as the plausible attempt on 'warmup ramp', 'first step nonzero' (2 of 3 failing "
-        "checks; on 'first step nonzero', many mistakes fail the same way); on 'one rate per step' the wrong "
-        f"results are your own. The plausible attempt's mistake was: {record.failed_approach}"
+        "checks); on 'one rate per step' the wrong results are your own. 'warmup ramp' is a sign of its mistake; "
+        f"'first step nonzero' is failed the same way by many mistakes. The plausible attempt's mistake was: {record.failed_approach}"
     )
     titles = [h.title for h in hint_ladder(record, replays[(1, "attempt")], replays[(1, "broken")], mine, claim)]
     assert titles[2:] == ["The plausible attempt's mistake, where your results match it ('warmup ramp')", "Root cause of the attempt's failure"]
@@ -199,8 +199,8 @@ def test_mutants_run_only_when_a_match_is_weighed_and_once_per_variant():
 def test_the_renderers_say_the_match_as_the_attempts():
     e = Exercise(str(record_path("TR-001010")), timeout=1.0, log_progress=False)
     e.check(lambda steps, *, peak, warmup: [min(peak * t / warmup, peak) for t in range(steps)])
-    line = ("Your solve gets the same wrong results as the plausible attempt on 2 of 2 failing checks (on 'first step nonzero', many "
-            "mistakes fail the same way). The plausible attempt's mistake was: " + e.record.failed_approach)
+    line = ("Your solve gets the same wrong results as the plausible attempt on 2 of 2 failing checks. 'warmup ramp' is a sign of "
+            "its mistake; 'first step nonzero' is failed the same way by many mistakes. The plausible attempt's mistake was: " + e.record.failed_approach)
     assert line in e.text().splitlines()
     assert line.replace("'", "&#x27;") in e.static_html()
 

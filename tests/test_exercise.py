@@ -442,8 +442,8 @@ def test_the_model_says_when_your_solve_makes_the_attempts_mistake():
     e = Exercise(str(record_path("TR-001010")), timeout=1.0)
     e.check(_warmup_like_the_attempt)
     assert (e.match.which, e.match.checks, e.match.informative, e.match.own) == ("attempt", ((1, 0), (1, 1)), ((1, 0),), ())
-    assert e.mistake == ("Your solve gets the same wrong results as the plausible attempt on 2 of 2 failing checks (on 'first step nonzero', "
-                         "many mistakes fail the same way). The plausible attempt's mistake was: " + e.record.failed_approach)
+    assert e.mistake == ("Your solve gets the same wrong results as the plausible attempt on 2 of 2 failing checks. 'warmup ramp' is a "
+                         "sign of its mistake; 'first step nonzero' is failed the same way by many mistakes. The plausible attempt's mistake was: " + e.record.failed_approach)
     assert e.mistake in e.text().splitlines()
     e.check(lambda steps, *, peak, warmup: [min(peak * (t + 1) / warmup, peak) for t in range(steps)])
     assert e.mistake is None and e.summary() == "4/4 checks pass"
@@ -763,3 +763,40 @@ def test_exercises_nothing_uses_are_collected_but_the_newest(monkeypatch, capsys
     live.newest = None  # fm.exercise(ID)), and the one whose panel is shown; the 18 others are gone
     gc.collect()
     assert [i for i, ref in enumerate(refs) if ref() is not None] == [5]
+
+
+_CALLS_SO_FAR = []
+
+
+def _right_only_on_its_first_call(steps, *, peak, warmup):
+    _CALLS_SO_FAR.append(steps)  # state that outlives a call: in the worker, every check after the first sees it
+    shift = 1 if len(_CALLS_SO_FAR) == 1 else 0
+    return [min(peak * (t + shift) / warmup, peak) for t in range(steps)]
+
+
+def test_a_hint_says_when_a_checks_call_returns_another_value_made_afresh():
+    """A call whose result depends on earlier calls: "work it through by hand" would send a learner to a call that is
+    right on its own; the hint says what the same call returns afresh, and only once a hint is shown."""
+    from failuremap_edu._call_claims import CarriedOver
+
+    e = Exercise(str(record_path("TR-001010")), timeout=2.0, log_progress=False)
+    made = []
+    fresh = e._fresh_call
+    e._fresh_call = lambda *a: made.append(a) or fresh(*a)
+    e.check(_right_only_on_its_first_call)
+    assert not e.runs[0].passed and made == []  # the run's feedback made no extra call
+    e.reveal_all()
+    said = [h.text for h in e.hints if "Made afresh" in h.text]
+    assert len(made) == 1 and made[0][0] in ("yours", "attempt") and len(said) == 1
+    first = next(o for o in e.runs[0].observations if o.status != "pass")
+    claim = CarriedOver(first.calls[0].call, first.calls[0].returned, fresh("yours", 1, first.calls[0].call)[1])
+    assert claim.verify() and str(claim) in said[0]
+    assert not CarriedOver(claim.call, claim.here, claim.here).verify()
+
+
+def test_a_hint_about_a_call_that_returns_the_same_afresh_says_work_it_through():
+    e = Exercise(str(record_path("TR-001010")), timeout=2.0, log_progress=False)
+    e.check(_warmup_like_the_attempt)
+    e.reveal_all()
+    assert not any("Made afresh" in h.text for h in e.hints)
+    assert any("Work through that call by hand" in h.text for h in e.hints)

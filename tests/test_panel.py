@@ -74,7 +74,7 @@ def test_a_mutation_note_is_visible_when_every_check_passes(stopping):
     stopping.check(solve)
     assert stopping.summary() == "6/6 checks pass"
     checks = panel(stopping).checks.value
-    assert checks.index('<p class="fm-note">note: solve modified its argument') < checks.index("<details")
+    assert checks.index('<p class="fm-fact">note: solve modified its argument') < checks.index("<details")
 
 
 def test_signature_mismatch_is_a_message_not_a_traceback(stopping):
@@ -383,8 +383,8 @@ def test_the_panel_says_your_solve_makes_the_attempts_mistake():
     namespace = {}
     exec(attempt, namespace)
     e.check(namespace["solve"])
-    assert ("Your solve gets the same wrong results as the plausible attempt on 3 of 3 failing checks (on &#x27;spans are tuples&#x27;, "
-            "many mistakes fail the same way). The plausible attempt&#x27;s mistake was: Building each span") in ui.mistake.value
+    assert ("Your solve gets the same wrong results as the plausible attempt on 3 of 3 failing checks. "
+            "&#x27;one span&#x27; and &#x27;span at the end&#x27; are signs of its mistake; &#x27;spans are tuples&#x27; is failed the same way by many mistakes. The plausible attempt&#x27;s mistake was: Building each span") in ui.mistake.value
 
 
 def test_all_variants_show_a_repeated_failure_once_with_its_variants():

@@ -20,7 +20,7 @@ from .._records import Record
 from ._calls import calls_html, helpers_html, listed_calls, why_calls
 from ._grid import GRID_CSS, outcome_picture_html, picture_html, scroll_region
 from ._claims import claim_html, difference_html, left_out, whole_claims
-from ._text import RETURNED_LIMIT, expected_text, grouped, paths_text, expression_label, line_rows, outcome_text, printed_summary, run_notes, story_reasons, story_sentences, visible
+from ._text import RETURNED_LIMIT, expected_text, grouped, paths_text, expression_label, line_rows, outcome_text, printed_summary, argument_note, run_notes, story_reasons, story_sentences, visible
 from .._results import COMPARED, FAIL, JUDGED_IN_SOLVE_PROCESS, PASS, CallResult, Observation, RunResult, check_labels, repeated_failures
 from .._values import safe_repr, text_safe
 from ._style import DARK_THEME, PLAYGROUND_UNCHECKED, STATUS_CSS, STATUS_CSS_DARK, STATUS_SYMBOLS, UI_CSS, UI_CSS_DARK
@@ -74,6 +74,7 @@ CSS = (
 .fm-root mark.fm-chg{background:rgba(255,196,0,.45);color:inherit;text-decoration:underline;text-decoration-thickness:2px;text-underline-offset:2px}
 .fm-root mark.fm-gap{background:transparent;color:inherit;outline:1px dashed currentColor;outline-offset:-1px}
 .fm-root .fm-note{margin:2px 0;padding:2px 6px;border-left:3px solid var(--fm-error);overflow-wrap:anywhere}
+.fm-root .fm-fact{margin:2px 0;padding:2px 6px;border-left:3px solid var(--fm-muted);overflow-wrap:anywhere;white-space:pre-wrap}
 .fm-root .fm-muted{color:var(--fm-muted)}
 .fm-root a{color:var(--fm-link);text-decoration:underline;text-underline-offset:2px}
 .fm-root a:focus-visible,.fm-root summary:focus-visible{outline:2px solid var(--fm-focus);outline-offset:2px}
@@ -279,7 +280,7 @@ def _observation_body(o: Observation, budget: Budget, missing_return: bool = Fal
         body += pattern_html(explained)  # the diff's pattern claim, verified on the values
         body += diff_html(explained)
     if o.mutation:
-        body += f'<p class="fm-note">note: {_e(o.mutation)}</p>'
+        body += f'<p class="fm-fact">note: {_e(o.mutation)}</p>'
     if o.verdict_note:
         body += f'<p class="fm-note">note: {_e(o.verdict_note)}</p>'
     if o.judged_in_solve_process and not o.unconfirmed:
@@ -305,7 +306,8 @@ def observation_html(o: Observation, budget: Budget | None = None, css: bool = T
 
 
 def notes_html(result: RunResult) -> str:
-    return "".join(f'<p class="fm-note">note: {_e(note)}</p>' for note in run_notes(result))
+    argument = argument_note(result)  # a fact, not a warning: a contract may ask solve to change its argument
+    return "".join(f'<p class="{"fm-fact" if note == argument else "fm-note"}">note: {_e(note)}</p>' for note in run_notes(result))
 
 
 def run_html(result: RunResult, budget: Budget | None = None, css: bool = True, title: str | None = None, *, missing_return: bool = False) -> str:

@@ -33,6 +33,7 @@ __all__ = [
     "render_record",
     "render_run",
     "render_story",
+    "argument_note",
     "run_notes",
     "terminal_safe",
     "visible",
@@ -298,13 +299,20 @@ def printed_summary(o: Observation) -> str:
     return f"printed output (only the first {kept:,} bytes are kept; {o.stdout_dropped:,} more bytes were printed)"
 
 
-def run_notes(result: RunResult) -> list[str]:
-    """Notes about the whole run that must be seen even when every check passes."""
-    notes = []
+def argument_note(result: RunResult) -> str | None:
+    """What solve changed in its arguments over the run, and in which checks: a fact, neither right nor wrong (a
+    contract may ask for it); None when it changed none."""
     mutated = [o for o in result.observations if o.mutation]
-    if mutated:
-        where = f" (in {len(mutated)} checks)" if len(mutated) > 1 else f" (in the check '{clip(mutated[0].check, 60)}')"
-        notes.append(f"{mutated[0].mutation}{where}")
+    if not mutated:
+        return None
+    where = f" (in {len(mutated)} checks)" if len(mutated) > 1 else f" (in the check '{clip(mutated[0].check, 60)}')"
+    return f"{mutated[0].mutation}{where}"
+
+
+def run_notes(result: RunResult) -> list[str]:
+    """Notes about the whole run that must be seen even when every check passes (`argument_note` first)."""
+    argument = argument_note(result)
+    notes = [argument] if argument else []
     unconfirmed = [o for o in result.observations if o.unconfirmed]
     if unconfirmed:
         notes.append(f"{unconfirmed[0].verdict_note} (in {len(unconfirmed)} check{'s' if len(unconfirmed) > 1 else ''})")
