@@ -581,6 +581,6 @@ def test_the_playground_draws_the_grids_it_returned_side_by_side():
     html = panel(exercise).outputs.value
     assert all(f"<caption>{who}</caption>" in html for who in ("yours", "attempt", "broken"))
     assert html.count('title="row 2, column 2: yours 1, attempt 0, broken 1"') == 3  # the attempt's diagonal, marked in all three
-    assert "the 3 cells where these results disagree are highlighted and set in bold" in html
+    assert "The 3 cells where yours, attempt and broken do not all agree (highlighted and set in bold)" in html
     text = exercise.text()
-    assert "     yours     | attempt   | broken\n" in text and "  [ ] marks the 3 cells where these results disagree" in text
+    assert "     yours     | attempt   | broken\n" in text and "  [ ] marks the 3 cells where yours, attempt and broken do not all agree" in text

@@ -296,3 +296,17 @@ def test_every_long_sequence_that_differs_gets_a_chart_and_words_that_name_both_
     assert f"expected ({len(expected)} values)" in words[0] and f"got ({len(got)} values)" in words[0]
     [image] = _chart_image(picture_html(expected, got))
     assert image["alt"] == " ".join(words)
+
+
+def test_the_playground_draws_a_ragged_result_beside_the_grids_and_names_one_it_cannot_draw():
+    """A result of another shape is a difference to see: left out, it made the marks compare the attempt and broken
+    only while the legend's count read as a comparison with yours."""
+    from failuremap_edu.render._grid import playground_pictures_html, playground_pictures_text
+
+    values = [("yours", [[0, 1], [2, 3], [4]]), ("attempt", [[0, 1], [2, 3]]), ("broken", "no batches")]
+    html = playground_pictures_html(values)
+    assert "<caption>yours</caption>" in html and "<caption>attempt</caption>" in html and "<caption>broken</caption>" not in html
+    text = playground_pictures_text(values)
+    assert text[-1] == "[ ] marks the cell where yours and attempt differ; not drawn: what broken returned, which is not rows of numbers"
+    assert playground_pictures_text([("yours", (x for x in ())), ("attempt", [[1]])])[-1] == "not drawn: what yours returned, which is not rows of numbers"
+    assert playground_pictures_html([("yours", [[0], [1, 2]]), ("attempt", "text")]) == ""  # no grid at all: no picture

@@ -408,40 +408,65 @@ def _disagreeing(grids: list[Any]) -> set[tuple[int, int]]:
     return set().union(*(differing_cells(grids[0], other) for other in grids[1:])) if len(grids) > 1 else set()
 
 
-def _returned_grids(values) -> list[tuple[str, Any]]:
-    return [(who, value) for who, value in values if is_grid(value)]
+def _rows_of_numbers(value: Any) -> bool:
+    """A list (or tuple) of rows of numbers or booleans, of any lengths (a short last row too), at least one cell."""
+    return (type(value) in (list, tuple) and bool(value) and all(type(row) in (list, tuple) for row in value)
+            and any(value) and all(set(map(type, row)) <= {int, float, bool} for row in value))
+
+
+def _returned_grids(values) -> tuple[list[tuple[str, Any]], list[str]]:
+    """The results to draw, and who returned one that cannot be drawn beside them. Nothing is drawn unless some call
+    returned a grid; then every result made of rows of numbers is drawn (a ragged one too), so none is left out
+    silently: a result of yours that differs in shape from the attempt's is a difference to see."""
+    if not any(is_grid(value) for _, value in values):
+        return [], []
+    drawn = [(who, value) for who, value in values if is_grid(value) or _rows_of_numbers(value)]
+    return drawn, [who for who, value in values if not (is_grid(value) or _rows_of_numbers(value))]
+
+
+def _playground_legend(named: list[tuple[str, Any]], cells: set, left_out: list[str]) -> str:
+    """What the marks compare, in words: which results, and who is not drawn."""
+    names = ", ".join(who for who, _ in named[:-1]) + f" and {named[-1][0]}" if len(named) > 1 else named[0][0]
+    if len(named) == 1:
+        said = ""
+    elif cells:
+        said = f"{_n_cells(len(cells))} where {names} {'differ' if len(named) == 2 else 'do not all agree'}"
+    else:
+        said = f"{names} agree in every cell"
+    if left_out:
+        missing = " and ".join(left_out)
+        said += ("; " if said else "") + f"not drawn: what {missing} returned, which is not rows of numbers"
+    return said
 
 
 def playground_pictures_html(values) -> str:
     """The grids the playground's calls returned ((who, value) pairs), side by side, cells where they disagree marked.
 
     The playground knows no expected value: a mark says only that the results differ there. Nothing when no call
-    returned a grid.
+    returned a grid; a result that is not rows of numbers is named as not drawn.
     """
-    named = _returned_grids(values)
+    named, left_out = _returned_grids(values)
     if not named:
         return ""
     cells = _disagreeing([g for _, g in named])
     tables = "".join(_grid_table(g, who, cells, named) for who, g in named)
-    if len(named) == 1:
-        legend = ""
-    elif cells:
-        legend = f'<p class="fm-muted">{_e(_n_cells(len(cells)))} where these results disagree {"is" if len(cells) == 1 else "are"} highlighted and set in bold</p>'
-    else:
-        legend = '<p class="fm-muted">these grids agree in every cell</p>'
+    said = _playground_legend(named, cells, left_out)
+    marked = " (highlighted and set in bold)" if cells and len(named) > 1 else ""
+    legend = f'<p class="fm-muted">{_e(said[:1].upper() + said[1:])}{marked}</p>' if said else ""
     label = "the grids returned, " + ", ".join(who for who, _ in named)
     return scroll_region(f'<div class="fm-pictures">{tables}</div>', label) + legend
 
 
 def playground_pictures_text(values) -> list[str]:
     """The same, as text: the grids side by side, a cell where they disagree in [brackets]."""
-    named = _returned_grids(values)
+    named, left_out = _returned_grids(values)
     if not named:
         return []
     cells = _disagreeing([g for _, g in named])
     lines = _grids_text(named, cells)
-    if len(named) > 1:
-        lines.append(f"[ ] marks {_n_cells(len(cells))} where these results disagree" if cells else "these grids agree in every cell")
+    said = _playground_legend(named, cells, left_out)
+    if said:
+        lines.append(("[ ] marks " if cells and len(named) > 1 else "") + said)
     return lines
 
 
