@@ -32,7 +32,8 @@ STALE = (
 PLAYGROUND_HELP = (
     "Type the arguments you would put between solve( and ): values, or expressions over the record's names "
     "(range(7), iter([1, 2]), its classes and helpers). Results appear as you type, no Enter needed; each call stops at a check's time limit. "
-    "There is no expected value here: the playground runs code, it does not know the answer."
+    "There is no expected value here: the playground runs code, it does not know the answer. "
+    "Each call is made afresh, in a process of its own: nothing carries over from the checks, or from one call here to the next."
 )
 
 

@@ -254,3 +254,24 @@ def test_a_preview_changes_nothing_the_later_checks_see():
     run = fm.run_checks(_record("TR-003401"), _counting_batches, isolation="inprocess")
     assert all(_claims(o, Preview) for o in run.observations)  # each check's generator was previewed
     assert len(_calls_made) == 3
+
+
+_PLAYGROUND_CALLS = []
+
+
+def test_the_playground_makes_each_call_afresh_as_its_help_says():
+    """The help says nothing carries over from one call to the next, nor from the checks: a solve that counts its calls
+    in a module-level list gets 1 every time, after a run of the checks too."""
+    from conftest import record_path
+
+    from failuremap_edu._panel import PLAYGROUND_HELP
+    from failuremap_edu.runner import run_checks, try_call
+
+    def solve(steps, *, peak, warmup):
+        _PLAYGROUND_CALLS.append(1)
+        return [len(_PLAYGROUND_CALLS)] * steps
+
+    record = str(record_path("TR-001010"))
+    run_checks(record, solve)
+    assert [try_call(record, solve, (2,), {"peak": 1.0, "warmup": 2}).value for _ in range(3)] == [[1, 1]] * 3
+    assert "Each call is made afresh, in a process of its own: nothing carries over from the checks" in PLAYGROUND_HELP
