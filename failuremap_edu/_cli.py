@@ -135,6 +135,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--hub", metavar="URL", help="a JupyterHub with nbgitpuller: write a link per notebook (needs --repo)")
     p.add_argument("--env-repo", metavar="URL", help="a Binder environment repository: write Binder nbgitpuller links (needs --repo)")
     p.add_argument("--lite", metavar="DIR", help="also build a JupyterLite site of the same exercises in DIR (no server needed; see the docs, JupyterLite)")
+    p.add_argument("--release-solutions", action="store_true",
+                   help="after class: add the reference solutions to the learners' folder OUT as solutions/ID.py (from --solutions, "
+                        "default the instructor's folder's solutions/), leaving every notebook as it is; commit and push for nbgitpuller")
 
     p = add(
         "lite", help="build a JupyterLite site: the exercises run in the browser, no server at all",
@@ -486,6 +489,8 @@ def _cmd_workshop(args) -> int:
     from ._catalog import ProgressBar, catalog_refs
     from ._workshop import write_workshop
 
+    if args.release_solutions:
+        return _release(args)
     if not args.records and not args.records_dir:
         print("failuremap-edu: error: give RECORDs and/or --records-dir", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -513,6 +518,26 @@ def _cmd_workshop(args) -> int:
 
         site = build_site(refs, Path(args.lite), title=args.title, progress=ProgressBar("building the JupyterLite site"), force=args.force)
         _print_site(site)
+    return EXIT_OK
+
+
+def _release(args) -> int:
+    import shlex
+    from pathlib import Path
+
+    from ._release import MANIFEST, release_solutions
+    from ._workshop import default_instructor_dir
+
+    out = Path(args.out)
+    source = Path(args.solutions) if args.solutions else Path(args.instructor_dir or default_instructor_dir(out)) / "solutions"
+    done = release_solutions(out, source, force=args.force)
+    for warning in done.warnings:
+        print(_terminal(f"failuremap-edu: warning: {warning}"), file=sys.stderr)
+    if done.missing:
+        print(_terminal(f"failuremap-edu: warning: no reference solution for {', '.join(done.missing)} in {source}: not released"), file=sys.stderr)
+    print(_terminal(str(done)))
+    print(f"then: git -C {shlex.quote(str(out))} add solutions {MANIFEST} && git -C {shlex.quote(str(out))} commit -m 'Reference solutions' && git push"
+          "   (learners get them at their next nbgitpuller link)")
     return EXIT_OK
 
 
