@@ -188,6 +188,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     q.add_argument("-o", "--out", metavar="FILE", help="the record file to write (default: DIR/ID.json)")
     q.add_argument("--timeout", type=_positive_float, default=10.0, metavar="SECONDS", help="time limit for each whole script (default 10)")
     q.add_argument("--force", action="store_true", help="overwrite FILE even if record build did not write it")
+    q = record_commands.add_parser("preview", help="the panel's text for a solve against the record DIR builds (no notebook built, nothing written)")
+    q.add_argument("folder", metavar="DIR", help="a source folder, as record new writes it (its code runs, as in record build)")
+    q.add_argument("--solve", required=True, metavar="FILE", help="a .py file with def solve to check")
+    q.add_argument("--variant", choices=("1", "2", "3", "4", "5", "all"), help="N, or all five (default: the record's own)")
 
     p = add("verify", help="replay attempt and broken and compare them with the recorded runs", parents=lambda: [shared["json"], shared["sandbox"]])
     p.add_argument("records", nargs="*", metavar="RECORD", help="packaged ids or paths (default: all packaged records)")
@@ -674,6 +678,15 @@ def _cmd_record(args) -> int:
         print(f"{out}: record {built.record.id}, {built.data['checks']} checks; " + "; ".join(_built_summary(built, n) for n in ("attempt", "broken")))
         print(built.parity)
         return EXIT_OK
+    if args.record_command == "preview":
+        from ._preview import preview
+
+        variant = int(args.variant) if args.variant not in (None, "all") else args.variant
+        shown = preview(args.folder, args.solve, variant=variant)
+        for warning in shown.warnings:
+            print(f"failuremap-edu: warning: {warning}", file=sys.stderr)
+        print(_terminal(shown.text))
+        return EXIT_OK if shown.passed else EXIT_FAILED  # as check: 1 while a check fails
     if args.record_command == "edit":
         from ._records import load_record
 
