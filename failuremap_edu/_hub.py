@@ -16,6 +16,8 @@ HUB_CONFIG = "jupyterhub_config.py"
 Z2JH_CONFIG = "z2jh-config.yaml"
 SPAWN_TIMEOUT = 240
 """Seconds a learner's server may take to start and to answer: a first spawn took 66-80 s on a busy 2-core machine."""
+DEFAULT_HOMES = "/srv/workshop/homes/{username}"
+"""The generated configuration's ``home_dir_template``: a home folder per learner."""
 COLLECTOR_PORT = 10101
 """Where the generated hub configuration runs the class collector (`failuremap-edu serve`), on the hub's loopback."""
 MEMORY_GUARANTEE, MEMORY_LIMIT = "128M", "1G"
@@ -23,7 +25,7 @@ MEMORY_GUARANTEE, MEMORY_LIMIT = "128M", "1G"
 JupyterHub; the limit leaves room for the learner's own data and a notebook or two more."""
 
 
-def hub_config(hub_url: str, *, title: str = "Failure Map workshop", env_bin: str | None = None, homes: str = "/srv/workshop/homes/{username}",
+def hub_config(hub_url: str, *, title: str = "Failure Map workshop", env_bin: str | None = None, homes: str = DEFAULT_HOMES,
                collector_port: int = COLLECTOR_PORT) -> str:
     """A JupyterHub configuration for one machine, as `tests/test_hub.py` runs it (it appends only its ports and files).
 
@@ -104,6 +106,24 @@ _local = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jupyterhub_co
 if os.path.exists(_local):  # your own changes, kept across rebuilds
     exec(open(_local, encoding="utf-8").read())  # noqa: S102 - your own file
 """
+
+
+def live_view_lines(homes: str = DEFAULT_HOMES) -> list[str]:
+    """Markdown for the instructor's README: the live view of the class, from the collector or from the homes the config makes."""
+    glob = homes.replace("{username}", "*")
+    return [
+        "## During class: the live view",
+        "",
+        "On the hub, the class collector gets every learner's runs; who needs help now comes first "
+        "(stuck longest, repeating the attempt's mistake, timing out). With a hub admin's token (HUB/hub/token):",
+        "",
+        "```sh",
+        "failuremap-edu report --service http://HUB/services/failuremap/ --token TOKEN --watch",
+        "failuremap-edu report --service http://HUB/services/failuremap/ --token TOKEN --watch --html live.html --anonymise   # for the projector",
+        f"failuremap-edu report --homes {shlex.quote(glob)} --watch   # on the hub's machine: the learners' homes, as {HUB_CONFIG} puts them",
+        "```",
+        "",
+    ]
 
 
 LEARNERS_ENV = "/srv/workshop/env"

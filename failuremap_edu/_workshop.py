@@ -37,7 +37,7 @@ from urllib.parse import quote, urlencode, urlsplit
 
 from ._atomic import WriteError
 from ._errors import InputError
-from ._hub import HUB_CONFIG, LEARNERS_ENV_SCRIPT, Z2JH_CONFIG, hub_config, learners_env_script, z2jh_config
+from ._hub import HUB_CONFIG, LEARNERS_ENV_SCRIPT, Z2JH_CONFIG, hub_config, learners_env_script, live_view_lines, z2jh_config
 from ._notebook import build_notebook, build_start_here, keep_work, md
 from ._output import check_target, folder_files, install
 from ._records import Record, list_records, load_record, packaged_records_dir
@@ -455,7 +455,7 @@ def _instructor_notes(title, out_dir, entries, solutions, skipped, links, hub) -
                 f"change the lines marked CHANGE), and `{Z2JH_CONFIG}` the Helm values for Zero to JupyterHub on Kubernetes, "
                 "past one machine: about 60 MB of memory per learner, measured."
             ]
-        lines += [""] + _link_lines(links) + [""]
+        lines += [""] + _link_lines(links) + [""] + (live_view_lines() if hub else [])
     lines += [
         "## Collecting results",
         "",
