@@ -76,3 +76,22 @@ def test_spawns_may_be_slow_and_idle_servers_are_culled():
     assert values["singleuser"]["startTimeout"] == SPAWN_TIMEOUT and values["hub"]["config"]["KubeSpawner"]["http_timeout"] == SPAWN_TIMEOUT
     assert values["cull"] == {"enabled": True, "timeout": 3600, "every": 300}
     assert values["singleuser"]["defaultUrl"] == "/lab" and COLLECTOR_PORT == 10101
+
+
+def test_the_image_is_built_from_a_learners_folder_with_nbgitpuller_and_no_reference_solution(tmp_path, capsys):
+    from failuremap_edu._cli import main
+    from failuremap_edu._hub import Z2JH_CONFIG
+
+    out = tmp_path / "ws"
+    references = Path(__file__).resolve().parents[1] / "references"
+    assert main(["workshop", "FA-100786", "-o", str(out), "--solutions", str(references), "--repo", "https://github.com/me/course",
+                 "--hub", "https://hub.example.org"]) == 0
+    text = (out.with_name("ws-instructor") / Z2JH_CONFIG).read_text(encoding="utf-8")
+    assert "jupyter-repo2docker --no-run" in text and "LEARNERS_FOLDER" in text
+    requirements = (out / "binder" / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    assert "nbgitpuller" in requirements and "." in requirements  # repo2docker installs the folder's copy of the package
+    copied = [p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()]
+    assert "failuremap_edu/_service.py" in copied  # the sidecar's `failuremap-edu serve` runs from the same image
+    assert not [p for p in copied if "references" in p.split("/") or p.startswith("solutions/")]
+    reference_bodies = {p.read_text(encoding="utf-8").split("def solve", 1)[1] for p in references.glob("*.py") if "def solve" in p.read_text(encoding="utf-8")}
+    assert not any(body in (out / p).read_text(encoding="utf-8", errors="replace") for p in copied if p.endswith(".py") for body in reference_bodies)
