@@ -135,6 +135,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--hub", metavar="URL", help="a JupyterHub with nbgitpuller: write a link per notebook (needs --repo)")
     p.add_argument("--env-repo", metavar="URL", help="a Binder environment repository: write Binder nbgitpuller links (needs --repo)")
     p.add_argument("--lite", metavar="DIR", help="also build a JupyterLite site of the same exercises in DIR (no server needed; see the docs, JupyterLite)")
+    p.add_argument("--release-solutions", action="store_true",
+                   help="after class: add the reference solutions to the learners' folder OUT as solutions/ID.py (from --solutions, "
+                        "default the instructor's folder's solutions/), leaving every notebook as it is; commit and push for nbgitpuller")
 
     p = add(
         "lite", help="build a JupyterLite site: the exercises run in the browser, no server at all",
@@ -185,6 +188,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     q.add_argument("-o", "--out", metavar="FILE", help="the record file to write (default: DIR/ID.json)")
     q.add_argument("--timeout", type=_positive_float, default=10.0, metavar="SECONDS", help="time limit for each whole script (default 10)")
     q.add_argument("--force", action="store_true", help="overwrite FILE even if record build did not write it")
+    q = record_commands.add_parser("preview", help="the panel's text for a solve against the record DIR builds (no notebook built, nothing written)")
+    q.add_argument("folder", metavar="DIR", help="a source folder, as record new writes it (its code runs, as in record build)")
+    q.add_argument("--solve", required=True, metavar="FILE", help="a .py file with def solve to check")
+    q.add_argument("--variant", choices=("1", "2", "3", "4", "5", "all"), help="N, or all five (default: the record's own)")
 
     p = add("verify", help="replay attempt and broken and compare them with the recorded runs", parents=lambda: [shared["json"], shared["sandbox"]])
     p.add_argument("records", nargs="*", metavar="RECORD", help="packaged ids or paths (default: all packaged records)")
@@ -486,6 +493,8 @@ def _cmd_workshop(args) -> int:
     from ._catalog import ProgressBar, catalog_refs
     from ._workshop import write_workshop
 
+    if args.release_solutions:
+        return _release(args)
     if not args.records and not args.records_dir:
         print("failuremap-edu: error: give RECORDs and/or --records-dir", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -513,6 +522,26 @@ def _cmd_workshop(args) -> int:
 
         site = build_site(refs, Path(args.lite), title=args.title, progress=ProgressBar("building the JupyterLite site"), force=args.force)
         _print_site(site)
+    return EXIT_OK
+
+
+def _release(args) -> int:
+    import shlex
+    from pathlib import Path
+
+    from ._release import MANIFEST, release_solutions
+    from ._workshop import default_instructor_dir
+
+    out = Path(args.out)
+    source = Path(args.solutions) if args.solutions else Path(args.instructor_dir or default_instructor_dir(out)) / "solutions"
+    done = release_solutions(out, source, force=args.force)
+    for warning in done.warnings:
+        print(_terminal(f"failuremap-edu: warning: {warning}"), file=sys.stderr)
+    if done.missing:
+        print(_terminal(f"failuremap-edu: warning: no reference solution for {', '.join(done.missing)} in {source}: not released"), file=sys.stderr)
+    print(_terminal(str(done)))
+    print(f"then: git -C {shlex.quote(str(out))} add solutions {MANIFEST} && git -C {shlex.quote(str(out))} commit -m 'Reference solutions' && git push"
+          "   (learners get them at their next nbgitpuller link)")
     return EXIT_OK
 
 
@@ -649,6 +678,15 @@ def _cmd_record(args) -> int:
         print(f"{out}: record {built.record.id}, {built.data['checks']} checks; " + "; ".join(_built_summary(built, n) for n in ("attempt", "broken")))
         print(built.parity)
         return EXIT_OK
+    if args.record_command == "preview":
+        from ._preview import preview
+
+        variant = int(args.variant) if args.variant not in (None, "all") else args.variant
+        shown = preview(args.folder, args.solve, variant=variant)
+        for warning in shown.warnings:
+            print(f"failuremap-edu: warning: {warning}", file=sys.stderr)
+        print(_terminal(shown.text))
+        return EXIT_OK if shown.passed else EXIT_FAILED  # as check: 1 while a check fails
     if args.record_command == "edit":
         from ._records import load_record
 

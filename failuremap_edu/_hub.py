@@ -16,6 +16,8 @@ HUB_CONFIG = "jupyterhub_config.py"
 Z2JH_CONFIG = "z2jh-config.yaml"
 SPAWN_TIMEOUT = 240
 """Seconds a learner's server may take to start and to answer: a first spawn took 66-80 s on a busy 2-core machine."""
+DEFAULT_HOMES = "/srv/workshop/homes/{username}"
+"""The generated configuration's ``home_dir_template``: a home folder per learner."""
 COLLECTOR_PORT = 10101
 """Where the generated hub configuration runs the class collector (`failuremap-edu serve`), on the hub's loopback."""
 MEMORY_GUARANTEE, MEMORY_LIMIT = "128M", "1G"
@@ -23,7 +25,7 @@ MEMORY_GUARANTEE, MEMORY_LIMIT = "128M", "1G"
 JupyterHub; the limit leaves room for the learner's own data and a notebook or two more."""
 
 
-def hub_config(hub_url: str, *, title: str = "Failure Map workshop", env_bin: str | None = None, homes: str = "/srv/workshop/homes/{username}",
+def hub_config(hub_url: str, *, title: str = "Failure Map workshop", env_bin: str | None = None, homes: str = DEFAULT_HOMES,
                collector_port: int = COLLECTOR_PORT) -> str:
     """A JupyterHub configuration for one machine, as `tests/test_hub.py` runs it (it appends only its ports and files).
 
@@ -106,6 +108,24 @@ if os.path.exists(_local):  # your own changes, kept across rebuilds
 """
 
 
+def live_view_lines(homes: str = DEFAULT_HOMES) -> list[str]:
+    """Markdown for the instructor's README: the live view of the class, from the collector or from the homes the config makes."""
+    glob = homes.replace("{username}", "*")
+    return [
+        "## During class: the live view",
+        "",
+        "On the hub, the class collector gets every learner's runs; who needs help now comes first "
+        "(stuck longest, repeating the attempt's mistake, timing out). With a hub admin's token (HUB/hub/token):",
+        "",
+        "```sh",
+        "failuremap-edu report --service http://HUB/services/failuremap/ --token TOKEN --watch",
+        "failuremap-edu report --service http://HUB/services/failuremap/ --token TOKEN --watch --html live.html --anonymise   # for the projector",
+        f"failuremap-edu report --homes {shlex.quote(glob)} --watch   # on the hub's machine: the learners' homes, as {HUB_CONFIG} puts them",
+        "```",
+        "",
+    ]
+
+
 LEARNERS_ENV = "/srv/workshop/env"
 """Where `learners_env_script` builds the learners' environment by default (beside the default homes)."""
 LEARNERS_ENV_SCRIPT = "learners-env.sh"
@@ -138,30 +158,111 @@ python3 -m venv "$ENV"
 """
 
 
-def z2jh_config(*, title: str = "Failure Map workshop") -> str:
-    """Helm values for Zero to JupyterHub (Kubernetes): the route past one machine."""
+Z2JH_CHART = "4.4.0"
+"""The Zero to JupyterHub chart version whose values schema `z2jh_config`'s keys were read from (not run on a cluster here)."""
+
+
+def z2jh_config(*, title: str = "Failure Map workshop", collector_port: int = COLLECTOR_PORT) -> str:
+    """Helm values for Zero to JupyterHub (Kubernetes): the route past one machine, with the class collector beside the hub.
+
+    The collector runs as a sidecar of the hub's pod (``hub.extraContainers``) from the
+    learners' image, registered as the hub service ``failuremap`` (``hub.services``) whose
+    token the chart generates; learners' servers send runs to it through the hub's
+    Kubernetes Service (``singleuser.extraEnv``), and the network policies let exactly them and the proxy in.
+    """
     return f"""# Zero to JupyterHub values for {title!r}, written by `failuremap-edu workshop --hub`.
-# helm upgrade --install workshop jupyterhub/jupyterhub --values {Z2JH_CONFIG}
-# The single-user image is the learners' folder built by repo2docker (its binder/ installs
-# failuremap-edu and nbgitpuller):
-#   jupyter-repo2docker --no-run --image-name REGISTRY/IMAGE:TAG LEARNERS_FOLDER && docker push REGISTRY/IMAGE:TAG
+# Keys as in the chart's values schema of version {Z2JH_CHART} (not run on a cluster by failuremap_edu's tests):
+#   helm repo add jupyterhub https://hub.jupyter.org/helm-chart/ && helm repo update
+#   helm upgrade --install workshop jupyterhub/jupyterhub --version {Z2JH_CHART} --values {Z2JH_CONFIG}
+# The single-user image is the learners' folder built by repo2docker: its binder/ installs failuremap-edu from the
+# folder's copy of the package (no reference solution in it) and nbgitpuller; the collector runs from it too:
+#   jupyter-repo2docker --no-run --user-name jovyan --image-name REGISTRY/IMAGE:TAG LEARNERS_FOLDER && docker push REGISTRY/IMAGE:TAG
 hub:
   config:
     JupyterHub:
       authenticator_class: dummy  # CHANGE: your site's authenticator
     Authenticator:
       allow_all: true
+    KubeSpawner:
+      http_timeout: {SPAWN_TIMEOUT}  # seconds for a started server to answer (JupyterHub's default, 30 s, failed a first spawn on a busy machine)
+  services:
+    failuremap:  # the class collector at /services/failuremap/; the chart generates its token into the Secret "hub"
+      url: http://hub:{collector_port}
+      display: false
+  loadRoles:
+    failuremap-collector:  # to tell hub admins (who read the whole class) from learners (who read their own runs)
+      scopes: [read:users]
+      services: [failuremap]
+  service:
+    extraPorts:
+      - name: failuremap
+        port: {collector_port}
+        targetPort: {collector_port}
+  extraContainers:
+    - name: failuremap
+      image: REGISTRY/IMAGE:TAG  # CHANGE: the learners' image (singleuser.image below)
+      command: [failuremap-edu, serve, --db, "sqlite:////srv/jupyterhub/failuremap-runs.sqlite"]  # on the hub's volume (hub.db.type sqlite-pvc)
+      ports:
+        - containerPort: {collector_port}
+          name: failuremap
+      env:
+        - name: JUPYTERHUB_SERVICE_URL
+          value: http://0.0.0.0:{collector_port}
+        - name: JUPYTERHUB_SERVICE_PREFIX
+          value: /services/failuremap/
+        - name: JUPYTERHUB_API_URL
+          value: http://127.0.0.1:8081/hub/api
+        - name: JUPYTERHUB_API_TOKEN
+          valueFrom:
+            secretKeyRef:
+              name: hub
+              key: hub.services.failuremap.apiToken
+      volumeMounts:
+        - name: pvc
+          mountPath: /srv/jupyterhub
+  networkPolicy:
+    ingress:  # the proxy (for /services/failuremap/) and learners' servers (their runs) reach the collector
+      - ports:
+          - port: {collector_port}
+        from:
+          - podSelector:
+              matchLabels:
+                component: proxy
+          - podSelector:
+              matchLabels:
+                component: singleuser-server
 singleuser:
   image:
     name: REGISTRY/IMAGE  # CHANGE
     tag: TAG  # CHANGE
-  defaultUrl: /lab
+  defaultUrl: /lab  # nbgitpuller links (HUB/hub/user-redirect/git-pull?...) open their notebook there
+  startTimeout: {SPAWN_TIMEOUT}  # seconds; a first spawn on a busy 2-core machine took 66-80 s
+  extraEnv:
+    FAILUREMAP_SERVICE_URL: http://hub:{collector_port}/services/failuremap/  # where kernels send runs (past the proxy)
+  networkPolicy:
+    egress:  # learners' kernels send their runs to the collector
+      - ports:
+          - port: {collector_port}
+        to:
+          - podSelector:
+              matchLabels:
+                component: hub
   memory:
     guarantee: {MEMORY_GUARANTEE}  # measured 58-63 MB per learner (PSS), see docs/how-to/zero-to-jupyterhub.md
     limit: {MEMORY_LIMIT}
   cpu:
     guarantee: 0.05
     limit: 1
+proxy:
+  chp:
+    networkPolicy:
+      egress:  # the proxy forwards /services/failuremap/ to the collector
+        - ports:
+            - port: {collector_port}
+          to:
+            - podSelector:
+                matchLabels:
+                  component: hub
 cull:
   enabled: true  # end servers idle for an hour; their home folders (and progress logs) stay
   timeout: 3600

@@ -37,7 +37,7 @@ from urllib.parse import quote, urlencode, urlsplit
 
 from ._atomic import WriteError
 from ._errors import InputError
-from ._hub import HUB_CONFIG, LEARNERS_ENV_SCRIPT, Z2JH_CONFIG, hub_config, learners_env_script, z2jh_config
+from ._hub import HUB_CONFIG, LEARNERS_ENV_SCRIPT, Z2JH_CONFIG, hub_config, learners_env_script, live_view_lines, z2jh_config
 from ._notebook import build_notebook, build_start_here, keep_work, md
 from ._output import check_target, folder_files, install
 from ._records import Record, list_records, load_record, packaged_records_dir
@@ -234,6 +234,14 @@ def _left_with_learners(out_dir: Path, written: list[str]) -> list[str]:
     return [f"{out_dir}: {_names(left)} not written by this command, left alone: remove them if they hold solutions (learners get this folder)"]
 
 
+def default_instructor_dir(out_dir: Path) -> Path:
+    """``OUT-instructor`` beside the learners' folder, also for ``-o .`` or ``-o ..``."""
+    named = out_dir if out_dir.name not in ("", "..") else out_dir.resolve()
+    if not named.name:
+        raise WorkshopError(f"{out_dir}: cannot hold the learners' folder (it has no name to put -instructor after); choose another -o DIR")
+    return named.with_name(named.name + "-instructor")
+
+
 def write_workshop(
     refs: list[str],
     out_dir: Path,
@@ -256,12 +264,7 @@ def write_workshop(
     Binder nbgitpuller link for each notebook.
     """
     out_dir = Path(out_dir)
-    if instructor_dir is None:  # beside the folder itself, also for `-o .` or `-o ..`
-        named = out_dir if out_dir.name not in ("", "..") else out_dir.resolve()
-        if not named.name:
-            raise WorkshopError(f"{out_dir}: cannot hold the learners' folder (it has no name to put -instructor after); choose another -o DIR")
-        instructor_dir = named.with_name(named.name + "-instructor")
-    instructor_dir = Path(instructor_dir)
+    instructor_dir = Path(instructor_dir) if instructor_dir is not None else default_instructor_dir(out_dir)
     if repo is not None:
         _check_url(repo, "--repo", ("https", "http", "file", "ssh", "git"))
     if (hub or env_repo) and not repo:
@@ -452,7 +455,7 @@ def _instructor_notes(title, out_dir, entries, solutions, skipped, links, hub) -
                 f"change the lines marked CHANGE), and `{Z2JH_CONFIG}` the Helm values for Zero to JupyterHub on Kubernetes, "
                 "past one machine: about 60 MB of memory per learner, measured."
             ]
-        lines += [""] + _link_lines(links) + [""]
+        lines += [""] + _link_lines(links) + [""] + (live_view_lines() if hub else [])
     lines += [
         "## Collecting results",
         "",

@@ -594,6 +594,19 @@ def test_the_hub_guides_commands_match_the_generated_config():
     assert "jupyterhub -f /path/to/ws-instructor/jupyterhub_config.py" in section and "npm install configurable-http-proxy" in section
 
 
+def test_the_instructors_readme_shows_the_live_view_over_the_homes_the_config_makes(tmp_path, capsys):
+    """Issue 36: the --homes glob in the instructor's README is the generated config's home_dir_template."""
+    import re
+
+    out = tmp_path / "ws"
+    assert build(capsys, "FA-100786", "-o", out, "--repo", "https://github.com/me/course", "--hub", "https://hub.example.org")[0] == 0
+    teacher = out.with_name("ws-instructor")
+    template = re.search(r"home_dir_template = '([^']+)'", (teacher / "jupyterhub_config.py").read_text()).group(1)
+    notes = (teacher / "README.md").read_text()
+    assert re.findall(r"--homes '?([^' ]+)'? --watch", notes) == [template.replace("{username}", "*")]
+    assert "report --service http://HUB/services/failuremap/ --token TOKEN --watch" in notes
+
+
 def test_a_hub_on_this_machine_is_configured_to_stay_on_loopback():
     """The instructor trial gave --hub http://127.0.0.1:18300 and got a hub listening on every interface."""
     from failuremap_edu._workshop import hub_config
