@@ -109,8 +109,8 @@ class NotebookFront(PlainFront):
         # every widget of the panel with their values (a third of a quick run's time), clipped, and replaced here anyway.
         bundle = {WIDGET_VIEW: {"version_major": 2, "version_minor": 0, "model_id": root.model_id}} if root._view_name is not None else {}
         saved = _saved(exercise)
-        if saved is not None and saved.handle is not None and not exercise.running:
-            bundle["text/plain"] = LIVE_PANEL  # the results, as HTML and text, are in the saved copy right above
+        if saved is not None and (saved.handle is not None or saved.coming) and not exercise.running:
+            bundle["text/plain"] = LIVE_PANEL  # the results, as HTML and text, are in the saved copy beside it
             return bundle
         bundle["text/plain"] = text_safe(exercise.text())
         if not exercise.running:  # the last results, static: a front that cannot show the widget shows these (docs/how-to/install.md)
@@ -136,6 +136,8 @@ class _SavedCopy:
     def __init__(self, exercise: Exercise) -> None:
         self.exercise = exercise
         self.handle = None
+        self.coming = False
+        """The cell's run will show this copy when it is done: the panel's own bundle leaves the results to it."""
         self._shown: tuple | None = None
         exercise.subscribe(self._changed)
 
@@ -149,7 +151,7 @@ class _SavedCopy:
     def show(self) -> None:
         from IPython.display import display
 
-        self._shown = self._state()
+        self._shown, self.coming = self._state(), False
         self.handle = display(self, display_id=True)
 
     def _changed(self, exercise: Exercise) -> None:
@@ -190,14 +192,13 @@ class _Showing:
         self.saved = _saved_copy(exercise) if self.ipython and _in_kernel() else None
         if self.saved is not None:
             self.saved.handle = None  # the cell runs again: its earlier outputs are gone
+            self.saved.coming = True  # shown right after the panel, once the run is done (`finish`)
         self.panel = held(exercise) if self.ipython else None
         """The panel of an earlier run, held until the run is shown: a quick run sends its widgets' final state once."""
 
     def _show(self, display_id: bool = False):
         from IPython.display import display
 
-        if self.saved is not None:
-            self.saved.show()
         return display(self.exercise, display_id=True) if display_id else display(self.exercise)
 
     def progress(self) -> None:
@@ -216,17 +217,15 @@ class _Showing:
             print(self.exercise.text())
             return
         if self.handle is None:
-            if self.saved is not None:
-                # First: it carries the summary line and needs no widget, so it shows until the panel's display
-                # comes, after the widgets' updates (bench_panel_messages: a new solve's summary 45 -> 26 ms).
-                self.saved.show()
             self.abandon()  # the finished state, once: one message per widget that changed
-            from IPython.display import display
-
-            display(self.exercise)
+            self._show()
         else:
             self.abandon()
             self.handle.update(self.exercise)  # a saved notebook keeps the finished panel's text
+        if self.saved is not None:
+            # After the panel, and only once the run is done, quick or slow: the copy is first shown finished. A tool
+            # that keeps a cell's first outputs and no update of them (nbval) stored a slow run's copy half-done.
+            self.saved.show()
 
 
 def _watch_cells(exercise: Exercise) -> None:

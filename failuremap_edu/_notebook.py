@@ -278,9 +278,9 @@ def _ran(record: Record, solve, **options) -> Exercise:
 
 
 def _panel_text(shown: Exercise) -> list[dict]:
-    """What the solve cell shows when it runs: the saved copy of the last results (static HTML), then the panel,
-    whose text form stands for it here (nbval compares both outputs; the widget's view it skips)."""
-    return [saved_copy_bundle(shown), {"text/plain": LIVE_PANEL}]
+    """What the solve cell shows when it runs: the panel, whose text form stands for it here (nbval compares both
+    outputs; the widget's view it skips), then the saved copy of the last results (static HTML)."""
+    return [{"text/plain": LIVE_PANEL}, saved_copy_bundle(shown)]
 
 
 PLATFORMS = ("server", "binder", "hub", "lite")

@@ -153,12 +153,12 @@ def test_a_quick_run_in_a_real_kernel_costs_few_messages():
         rerun = kernel.run(EXERCISE_CELL.format(body=ATTEMPT))
         updates = rerun.updates()
         assert len(updates) == len(set(updates)) <= 2, rerun.kinds()  # the status line and its copy at the end
-        # status, execute_input, the saved copy, the display, status; and those updates. 9.7 KB in all today (the saved
+        # status, execute_input, the display, the saved copy, status; and those updates. 9.7 KB in all today (the saved
         # copy's static HTML is most of it). The downloads are not sent again for the same result (they were 7 KB).
         assert rerun.count <= 5 + 2 and rerun.bytes <= 12_000, (rerun.count, rerun.bytes, rerun.kinds())
         shown = [m["content"]["data"] for m in rerun.messages if m["header"]["msg_type"] == "display_data"]
-        assert [sorted(d) for d in shown] == [["text/html", "text/plain"], [_cell.WIDGET_VIEW, "text/plain"]]  # the HTML once
-        assert 'class="fm-saved"' in shown[0]["text/html"]
+        assert [sorted(d) for d in shown] == [[_cell.WIDGET_VIEW, "text/plain"], ["text/html", "text/plain"]]  # the HTML once
+        assert 'class="fm-saved"' in shown[1]["text/html"]
         assert all(set(m["content"]["data"]["state"]) == {"value"} for m in rerun.messages if m["header"]["msg_type"] == "comm_msg")
         frontend, kernel_side = kernel.frontend_widgets(), kernel.kernel_widgets()
         for comm_id, state in frontend.items():  # the browser shows what the kernel holds: no update lost

@@ -64,12 +64,12 @@ def test_learner_notebook_structure():
     solve_cell = next(c for c in cells if "def solve(" in c.source)
     assert solve_cell.source.splitlines()[:4] == ["import failuremap_edu as fm", "", "@fm.exercise('FA-100786')", "def solve(text, stops):"]
     assert "nbval-check-output" in solve_cell.metadata["tags"]
-    # The saved copy of the last results (shown after a reload that draws no widget), then the panel: no printed summary.
+    # The panel, then the saved copy of the last results (shown after a reload that draws no widget): no printed summary.
     assert [o["output_type"] for o in solve_cell.outputs] == ["display_data", "display_data"]
-    saved = solve_cell.outputs[0]["data"]
+    saved = solve_cell.outputs[1]["data"]
     assert saved["text/html"].startswith('<div class="fm-saved"><style>') and "run the cell to check again" in saved["text/plain"]
     # The widget's view is never stored; the results, as HTML and text, are the copy's (twice read as two reports).
-    assert solve_cell.outputs[1]["data"] == {"text/plain": "(The live panel of this exercise shows here when the cell runs.)"}
+    assert solve_cell.outputs[0]["data"] == {"text/plain": "(The live panel of this exercise shows here when the cell runs.)"}
     panel = saved["text/plain"].splitlines()
     assert panel[1] == "1/6 checks pass (5 fail)" and "Checking" not in "".join(panel)  # stored finished, never half-done
     assert "Keep the line `@fm.exercise('FA-100786')` right above `def solve`" in next(c for c in cells if c.source.startswith("## Your turn")).source
@@ -122,12 +122,12 @@ def test_instructor_notebook_tells_the_story_in_order():
     code = [c for c in cells if c.cell_type == "code"]
     attempt, story, hints, fix, check_all = code[1:6]
     assert "@fm.exercise('FA-100786', presenter=True, log_progress=False)" in attempt.source
-    assert attempt.outputs[0]["data"]["text/plain"].splitlines()[1] == "1/6 checks pass (5 fail)"
+    assert attempt.outputs[1]["data"]["text/plain"].splitlines()[1] == "1/6 checks pass (5 fail)"
     assert story.source == "import failuremap_edu as fm\n\nfm.watch_it_fail('FA-100786')"
     assert hints.source.endswith(".all_hints()")
     assert hints.outputs[0]["data"]["text/plain"].startswith("Hint 1: Where to look first: Start with the check 'partial marker held'")
     assert hints.outputs[0]["data"]["text/html"].count("<li>") >= 4  # HTML reflows at a projector's font size, where text broke mid-word
-    assert "@reference.check" in fix.source and fix.outputs[0]["data"]["text/plain"].splitlines()[1] == "6/6 checks pass"
+    assert "@reference.check" in fix.source and fix.outputs[1]["data"]["text/plain"].splitlines()[1] == "6/6 checks pass"
     assert "assert result.passed" in check_all.source
 
 
