@@ -219,3 +219,33 @@ def test_a_recorded_run_that_exited_without_a_word_is_matched_by_a_dead_process(
     data["verification"]["broken"]["exit_code"] = 4
     path.write_text(json.dumps(data), encoding="utf-8")
     assert not verify_record(load_record(path), isolation="process").ok
+
+
+def test_in_process_a_loop_of_fast_events_reads_the_clock_once_per_stride(monkeypatch):
+    """The time limit's clock is read about once per `_MAX_STRIDE` trace events, not at each (it costs more than the event under Pyodide)."""
+    import time
+
+    from failuremap_edu import run_checks
+    from failuremap_edu.runner import _api
+
+    record = load_record(record_path("TR-003434"))
+    reads, real = [0], time.monotonic
+
+    def counted():
+        reads[0] += 1
+        return real()
+
+    def solve(stop, step):
+        if step <= 0:
+            raise ValueError("step must be positive")
+        out = []
+        for i in range(0, stop, step):
+            out.append(i)
+        return out
+
+    events = sum(len(range(0, n, 1)) for n in range(1000))  # the loop's passes in the check of 1,000 calls: one line event each at least
+    monkeypatch.setattr(time, "monotonic", counted)
+    result = run_checks(record, solve, isolation="inprocess", timeout=60)
+    assert result.passed
+    assert reads[0] < 2 * events / _api._MAX_STRIDE + 10_000  # calls and returns add events of their own
+    assert reads[0] < events / 2

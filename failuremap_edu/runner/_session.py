@@ -187,6 +187,8 @@ class Session:
         self.globals: dict[str, Any] = {}
         self._current: int | None = None
         self._calls: list[str] = []
+        self._call_chars = 0
+        """The length of `_calls`' texts together: calls are reported while it is under the limit."""
         self._log = CallLog()
         """Every call of solve in the check under way, with its outcome (`_calls`)."""
         self._returns: list[list] = []
@@ -301,10 +303,11 @@ class Session:
             if session._depth:  # solve calling itself (the record's recursion goes through this name): not a call of the check
                 return solve(*args, **kwargs)
             call = render_call(args, kwargs)
-            if session._current is not None and sum(map(len, session._calls)) < _CALL_LIMIT:
+            if session._current is not None and session._call_chars < _CALL_LIMIT:
                 session.sink(("call", session._current, call))
             entered = len(session._calls)
             session._calls.append(call)
+            session._call_chars += len(call)
             if session.not_run is not None:
                 raise _NotRun
             try:
@@ -349,7 +352,7 @@ class Session:
         label_text = label if type(label) is str else safe_repr(label)
         independent = site in self.plan.independent
         self.sink(("begin", ordinal, site, label_text, self._expected_ahead(expected_thunk, independent)))
-        self._current, self._calls, self._mutation, self._log = ordinal, [], None, CallLog()
+        self._current, self._calls, self._call_chars, self._mutation, self._log = ordinal, [], 0, None, CallLog()
         self._state.begin(label_text)
         self._returns, self._keep_returns = [], site in self.plan.returns
         self.capture.take()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import itertools
 import json
 import operator
 import os
@@ -215,11 +216,12 @@ class Tracker:
             return
         found = self._seen.get(id(result))
         how = "same" if found is not None else None
-        if found is None:
-            for item in _items(result):
-                if isinstance(item, _TRACKED) and id(item) in self._seen:
-                    found, how = self._seen[id(item)], "holds"
-                    break
+        if found is None and self._seen:
+            # The objects in _seen are alive (it holds them), so no other live item shares one of their ids.
+            items = _items(result)
+            if not self._seen.keys().isdisjoint(map(id, items)):
+                item = next(i for i in items if id(i) in self._seen)
+                found, how = self._seen[id(item)], "holds"
         if found is not None and not any(c.get("call") == call and c.get("earlier_call") == found[1] for c in self.pending):
             claim = SharedObject(call, found[1], found[2], type(result).__name__, how, portable(found[3]), portable(_snapshot(result)))
             self.add([to_plain(claim)])
@@ -248,9 +250,13 @@ class Tracker:
         return claims
 
 
+_ITEMS_LOOKED_AT = 100
+"""How many of a result's items are looked at for an object an earlier call returned (past them: no note, never a wrong one)."""
+
+
 def _items(value: Any) -> list:
     try:
-        return list(value.values())[:1000] if isinstance(value, dict) else list(value)[:1000]
+        return list(itertools.islice(value.values() if isinstance(value, dict) else value, _ITEMS_LOOKED_AT))
     except Exception:  # noqa: BLE001
         return []
 
