@@ -161,8 +161,21 @@ class Observation(Shown):
 
     @property
     def state_notes(self) -> tuple[str, ...]:
-        """What displays say of `state`: each claim, except what solve read from a stream on a passing check (reading is its job there)."""
-        return tuple(str(c) for c in self.state if not (getattr(c, "kind", "") == "read" and self.status == PASS))
+        """What displays say of `state`: each claim, except what solve read from a stream on a passing check (reading is its job there).
+
+        A closing sentence that an earlier note already ended with is said once (two claims about carried-over state
+        both end with why the playground can differ)."""
+        notes, endings = [], set()
+        for claim in self.state:
+            if getattr(claim, "kind", "") == "read" and self.status == PASS:
+                continue
+            text = str(claim)
+            head, _, ending = text.rpartition(". ")
+            if head and ending in endings:
+                text = head + "."
+            endings.add(ending)
+            notes.append(text)
+        return tuple(notes)
 
     @property
     def unconfirmed(self) -> bool:

@@ -554,7 +554,7 @@ def test_in_the_browser_site_the_panel_comes_with_a_saved_copy_that_follows_its_
     shown.clear()
     monkeypatch.setattr(sys, "platform", "emscripten")
     pairs.check(lambda candidates: None)
-    (kind, saved), (kind2, panel) = shown
+    (kind, panel), (kind2, saved) = shown  # the panel, then the copy once the run is done (a tool keeping first outputs keeps it finished)
     assert (kind, kind2) == ("display", "display") and "application/vnd.jupyter.widget-view+json" in panel
     assert set(saved) == {"text/plain", "text/html"}, "an ordinary output: the browser's storage keeps it, a reload shows it"
     assert saved["text/html"] == f'<div class="fm-saved"><style>{SAVED_CSS}</style>{pairs.static_html()}</div>'

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import failuremap_edu as fm
 from failuremap_edu.runner import replay, try_call
+from failuremap_edu.runner._carried import CarriedState
 from failuremap_edu.runner._state import ONE_PROCESS, ChangedLater, Preview, SharedObject, StreamRead, describe_change, from_plain, to_plain
 
 from conftest import record_path, solution_path
@@ -275,3 +276,49 @@ def test_the_playground_makes_each_call_afresh_as_its_help_says():
     run_checks(record, solve)
     assert [try_call(record, solve, (2,), {"peak": 1.0, "warmup": 2}).value for _ in range(3)] == [[1, 1]] * 3
     assert "Each call is made afresh, in a process of its own: nothing carries over from the checks" in PLAYGROUND_HELP
+
+
+_CALLS = 0
+
+
+def _counting_words(text, words=None):
+    global _CALLS
+    _CALLS += 1
+    return text.split() if _CALLS == 1 else []
+
+
+@pytest.mark.parametrize("isolation", ["process", "inprocess"])
+def test_a_call_that_begins_from_state_earlier_calls_changed_says_so_on_its_check(isolation):
+    run = fm.run_checks(_record("TR-003402"), _words_with_a_default, isolation=isolation)
+    first, second, third = run.observations
+    assert _claims(first, CarriedState) == []  # the first call sets the baseline
+    [carried] = _claims(second, CarriedState)
+    assert (carried.call, carried.where, carried.earlier_value, carried.value) == ("solve('c')", "its default 'words'", [], ["a", "b", "a"])
+    assert carried.verify()
+    assert [c.value for c in _claims(third, CarriedState)] == [["a", "b", "a", "c"]]  # once per check: its first call
+    notes = " ".join(second.state_notes)
+    assert "When solve('c') began, its default 'words' was ['a', 'b', 'a']" in notes
+    assert notes.count(ONE_PROCESS) == 1  # the shared-object note and this one end alike: said once
+
+
+@pytest.mark.parametrize("isolation", ["process", "inprocess"])
+def test_a_global_that_earlier_calls_changed_is_named(isolation):
+    global _CALLS
+    _CALLS = 0
+    run = fm.run_checks(_record("TR-003402"), _counting_words, isolation=isolation)
+    claims = [c for o in run.observations for c in _claims(o, CarriedState)]
+    assert [(c.where, c.earlier_value, c.value) for c in claims] == [("the global '_CALLS'", 0, 1), ("the global '_CALLS'", 0, 2)]
+    assert all(c.verify() for c in claims)
+
+
+def test_a_solve_without_state_gets_no_carried_claim():
+    run = fm.run_checks(_record("TR-003402"), _fresh_words)
+    assert not any(_claims(o, CarriedState) for o in run.observations)
+
+
+@given(st.recursive(st.integers() | st.text(max_size=3), lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=2), inner, max_size=3)))
+@settings(max_examples=60, deadline=None)
+def test_the_carried_claims_verifier_decides_from_the_values(value):
+    assert not CarriedState("solve(1)", "its default 'seen'", value, copy.deepcopy(value)).verify()
+    assert CarriedState("solve(1)", "its default 'seen'", value, [value]).verify()
+    assert from_plain(to_plain(CarriedState("solve(1)", "the global 'n'", 0, 1))) == CarriedState("solve(1)", "the global 'n'", 0, 1)

@@ -44,6 +44,7 @@ from . import _state
 from .._results import ERROR, FAIL, PASS, TIMEOUT
 from .._solution import Solution
 from ._calls import CallLog
+from ._carried import Baseline
 from .._values import Opaque, error_payload, not_computed, portable, render_call, safe_repr, same_data
 
 DEFAULT_TIMEOUT = 2.0
@@ -198,6 +199,8 @@ class Session:
         self._raised: BaseException | None = None
         self._lost: list[int] = []
         """Checks (ordinals) an earlier worker stopped, which this one could not run again."""
+        self._baseline: Baseline | None = None
+        """solve's defaults and globals at its first call: a later call that begins from other values is said to."""
         self._state = _state.Tracker()  # what carries over between calls, what solve read, generators to preview
         self._kept: dict[int, tuple] = {}
         """ordinal -> (actual, expected, what was sent for them): the objects, to send again if they changed."""
@@ -310,6 +313,11 @@ class Session:
             session._call_chars += len(call)
             if session.not_run is not None:
                 raise _NotRun
+            if session._baseline is None:
+                session._baseline = Baseline(solve)
+            elif session._current is not None:
+                pending = {c.get("where") for c in session._state.pending if c.get("kind") == "carried"}
+                session._state.add([_state.to_plain(c) for c in session._baseline.changed(call) if c.where not in pending])
             try:
                 before = copy.deepcopy((args, kwargs))
             except Exception:  # noqa: BLE001 - uncopyable input: no snapshot, no note

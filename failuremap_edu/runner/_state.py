@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Callable
 
 from .._values import portable, safe_repr
+from ._carried import ONE_PROCESS, CarriedState
 
 PREVIEW_ITEMS = 5
 """A generator preview shows at most this many items, then "…"."""
@@ -40,9 +41,6 @@ PREVIEW_SECONDS = 1.0
 _TRACKED = (list, dict, set, bytearray, deque)
 _MAX_TRACKED = 1000
 _MAX_CLAIMS = 6
-ONE_PROCESS = ("The checks run one after another in one process, as the record's harness runs them, so what a call leaves behind"
-               " is there for the next; the playground calls solve afresh each time, which is why it can show another result.")
-"""Said wherever state carried over: the row's result depends on earlier checks, which the playground does not repeat."""
 
 
 @dataclass(frozen=True)
@@ -149,10 +147,10 @@ def renamed(claim: Any, call: str) -> Any:
     return replace(claim, call=call) if isinstance(claim, Preview) else claim
 
 
-_KINDS = {"shared": SharedObject, "read": StreamRead, "preview": Preview}
+_KINDS = {"shared": SharedObject, "read": StreamRead, "preview": Preview, "carried": CarriedState}
 
 
-def to_plain(claim: SharedObject | StreamRead | Preview) -> dict:
+def to_plain(claim: SharedObject | StreamRead | Preview | CarriedState) -> dict:
     """The claim as plain data, for the pipe."""
     plain = asdict(claim)
     if isinstance(claim, Preview):
@@ -160,7 +158,7 @@ def to_plain(claim: SharedObject | StreamRead | Preview) -> dict:
     return plain
 
 
-def from_plain(data: Any) -> SharedObject | StreamRead | Preview:
+def from_plain(data: Any) -> SharedObject | StreamRead | Preview | CarriedState:
     """A claim rebuilt from `to_plain`'s dict; ValueError for anything else (a forged frame)."""
     if type(data) is not dict or data.get("kind") not in _KINDS:
         raise ValueError("not a state claim")
