@@ -219,3 +219,37 @@ def test_a_recorded_run_that_exited_without_a_word_is_matched_by_a_dead_process(
     data["verification"]["broken"]["exit_code"] = 4
     path.write_text(json.dumps(data), encoding="utf-8")
     assert not verify_record(load_record(path), isolation="process").ok
+
+
+@pytest.mark.parametrize("isolation", MODES)
+def test_a_long_argument_is_judged_not_timed_out(isolation):
+    """40,000 rows passed to solve: in-process, copying them before the call was traced line by line (seconds, not 0.1 s)."""
+    record = load_record(record_path("TR-004343"))
+    for name in ("attempt", "broken"):
+        result = replay(record, name, timeout=2.0, isolation=isolation)
+        assert [o.status for o in result.observations] == ["pass" if p else "fail" for p in (o.passed for o in record.verification[name].observations)], [
+            (o.check, o.status, o.error) for o in result.observations]
+        assert _replayed(record, name, result) == _recorded(record, name)
+
+
+def test_in_process_the_session_s_own_work_inside_a_check_is_not_traced(monkeypatch):
+    """Copying solve's arguments, noting what it returned, describing a change: no trace function (the deadline's) runs them."""
+    import sys
+
+    from failuremap_edu.runner import _session, _state
+
+    seen = []
+
+    def watched(function):
+        def run(*args, **kwargs):
+            seen.append((function.__name__, sys.gettrace()))
+            return function(*args, **kwargs)
+        return run
+
+    monkeypatch.setattr(_session, "copy", type("copy", (), {"deepcopy": staticmethod(watched(_session.copy.deepcopy))}))
+    monkeypatch.setattr(_state, "describe_change", watched(_state.describe_change))
+    monkeypatch.setattr(_state.Tracker, "returned", watched(_state.Tracker.returned))
+    result = replay(load_record(record_path("TR-002020")), "attempt", isolation="inprocess")
+    assert [o.status for o in result.observations] == ["pass", "fail", "pass", "fail"]
+    assert {name for name, _ in seen} == {"deepcopy", "describe_change", "returned"}
+    assert [name for name, trace in seen if trace is not None] == []
