@@ -226,7 +226,7 @@ def test_a_long_argument_is_judged_not_timed_out(isolation):
     """40,000 rows passed to solve: in-process, copying them before the call was traced line by line (seconds, not 0.1 s)."""
     record = load_record(record_path("TR-004343"))
     for name in ("attempt", "broken"):
-        result = replay(record, name, timeout=2.0, isolation=isolation)
+        result = replay(record, name, timeout=3.0, isolation=isolation)
         assert [o.status for o in result.observations] == ["pass" if p else "fail" for p in (o.passed for o in record.verification[name].observations)], [
             (o.check, o.status, o.error) for o in result.observations]
         assert _replayed(record, name, result) == _recorded(record, name)

@@ -1023,20 +1023,32 @@ check('spaces', solve('  x  y ' * N), ['x', 'y'] * N)
         preamble="",
         attempt="""
 def solve(rows):
-    return sum(1 for row in rows if row[0] >= 0)
+    count = 0
+    for row in rows:
+        if row[0] >= 0:
+            count += 1
+    return count
 """,
         broken="""
 def solve(rows):
-    return sum(1 for row in rows[1:] if row[0] > 0)
+    count = 0
+    for row in rows[1:]:
+        if row[0] > 0:
+            count += 1
+    return count
 """,
         reference="""
 def solve(rows):
-    return sum(1 for row in rows if row[0] > 0)
+    count = 0
+    for row in rows:
+        if row[0] > 0:
+            count += 1
+    return count
 """,
         fixtures="""
 check('one row', solve([(1, 'a', [1])]), 1)
 check('zero is not positive', solve([(0, 'z', [])]), 0)
-rows = [(i - 5, str(i), [i, i]) for i in range(40_000)]
+rows = [(i - 5, [i]) for i in range(40_000)]
 check('40,000 rows', solve(rows), 39_994)
 check('N rows', solve([(1, 'a', [])] * N), N)
 """,

@@ -1,2 +1,6 @@
 def solve(rows):
-    return sum(1 for row in rows if row[0] > 0)
+    count = 0
+    for row in rows:
+        if row[0] > 0:
+            count += 1
+    return count
