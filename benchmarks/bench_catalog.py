@@ -1,8 +1,9 @@
 """`verify` against running each record's scripts as subprocesses (what the harness does), paired.
 
-The records are distinct: the packaged ones and our test records (tests/records/),
-each once (the record generator, tests/generate_records.py, is not on main yet).
-Each round times `verify` over all of them and then the scripts, one at a time as
+The records are distinct: the packaged ones, our test records (tests/records/),
+each once, and `GENERATED` records of the generator (tests/generate_records.py,
+sealed by the real harness; not those that loop by design or call ``os._exit``,
+which print no traceback to compare). Each round times `verify` over all of them and then the scripts, one at a time as
 the harness does, over the same records, alternating which goes first; the figure
 is the median of the rounds' ratios. Both sides must reach identical verdicts.
 `synthesize` (copies of those records under fresh ids) is kept for scale tests.
@@ -23,6 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 RECORDS = 1_000
 """Records `synthesize` writes."""
 ROUNDS = 5
+GENERATED = 100
+"""Generated records in the measured corpus, from seed `FIRST_SEED` on."""
+FIRST_SEED = 1000
 
 
 def synthesize(folder: Path) -> list[str]:
@@ -67,6 +71,26 @@ def distinct() -> list[str]:
     return [str(p) for p in sorted((ROOT / "failuremap_edu" / "records").glob("*.json")) + sorted((ROOT / "tests" / "records").glob("*.json"))]
 
 
+def generated(folder: Path, count: int = GENERATED, first: int = FIRST_SEED) -> list[str]:
+    """Up to `count` generated records (seeds from `first`), sealed and written to `folder`."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    try:
+        import generate_records as gen
+    finally:
+        sys.path.remove(str(ROOT / "tests"))
+    refs = []
+    for seed in range(first, first + count):
+        spec = gen.generate(seed)
+        if spec["slow"] or "os._exit" in spec["attempt"] + spec["broken"]:
+            continue
+        data = gen.seal(f"GEN-{seed:06d}", spec)
+        if data is not None:
+            path = folder / f"GEN-{seed:06d}.json"
+            path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+            refs.append(str(path))
+    return refs
+
+
 def measure(refs: list[str], rounds: int = ROUNDS) -> dict:
     """Paired rounds of verify and of the scripts over the same records: seconds (medians), the median ratio, the verdicts."""
     from failuremap_edu._catalog import verify_many
@@ -97,12 +121,17 @@ def measure(refs: list[str], rounds: int = ROUNDS) -> dict:
 
 
 def main() -> int:
-    found = measure(distinct())
+    with tempfile.TemporaryDirectory() as tmp:
+        made = generated(Path(tmp))
+        before = os.getloadavg()
+        found = measure(distinct() + made)
+        after = os.getloadavg()
     n = found["records"]
-    print(f"catalog benchmark ({n} distinct records: packaged and tests/records; {ROUNDS} paired rounds, medians)")
+    print(f"catalog benchmark ({n} distinct records: packaged, tests/records and {len(made)} generated; {ROUNDS} paired rounds, medians)")
     print(f"  verify (over {os.cpu_count()} cores)        {found['verify_s'] * 1000:7.0f} ms  ({n / found['verify_s']:.1f} records/s)")
     print(f"  the scripts, one at a time     {found['scripts_s'] * 1000:7.0f} ms  ({n / found['scripts_s']:.1f} records/s)")
     print(f"  verify is {found['ratio']:.1f}x faster than the scripts, paired; identical verdicts: {found['identical']}")
+    print(f"  load average (1 min) {before[0]:.1f} before, {after[0]:.1f} after")
     return 0 if found["identical"] else 1
 
 

@@ -122,3 +122,12 @@ def test_bench_diff_pairs_each_render_with_the_diff_at_a_tiny_size():
     lines, _ = bench_diff.verdicts(rows)
     assert lines[0].startswith("  renders up to 10,000 leaves") and [line.split(":")[0].strip() for line in lines[1:]] == [
         "1,000 ints, one changed", "1,000 ints, all off by 1"]
+
+
+def test_bench_catalog_measures_generated_records_too(tmp_path):
+    import bench_catalog
+
+    refs = bench_catalog.generated(tmp_path, count=6)
+    assert refs and all(Path(r).name.startswith("GEN-") for r in refs)
+    found = bench_catalog.measure(refs[:2], rounds=1)
+    assert found["identical"] and found["records"] == 2

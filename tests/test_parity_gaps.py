@@ -249,3 +249,37 @@ def test_in_process_a_loop_of_fast_events_reads_the_clock_once_per_stride(monkey
     assert result.passed
     assert reads[0] < 2 * events / _api._MAX_STRIDE + 10_000  # calls and returns add events of their own
     assert reads[0] < events / 2
+
+
+@pytest.mark.parametrize("isolation", MODES)
+def test_a_long_argument_is_judged_not_timed_out(isolation):
+    """40,000 rows passed to solve: in-process, copying them before the call was traced line by line (seconds, not 0.1 s)."""
+    record = load_record(record_path("TR-004343"))
+    for name in ("attempt", "broken"):
+        result = replay(record, name, timeout=3.0, isolation=isolation)
+        assert [o.status for o in result.observations] == ["pass" if p else "fail" for p in (o.passed for o in record.verification[name].observations)], [
+            (o.check, o.status, o.error) for o in result.observations]
+        assert _replayed(record, name, result) == _recorded(record, name)
+
+
+def test_in_process_the_session_s_own_work_inside_a_check_is_not_traced(monkeypatch):
+    """Copying solve's arguments, noting what it returned, describing a change: no trace function (the deadline's) runs them."""
+    import sys
+
+    from failuremap_edu.runner import _session, _state
+
+    seen = []
+
+    def watched(function):
+        def run(*args, **kwargs):
+            seen.append((function.__name__, sys.gettrace()))
+            return function(*args, **kwargs)
+        return run
+
+    monkeypatch.setattr(_session, "copy", type("copy", (), {"deepcopy": staticmethod(watched(_session.copy.deepcopy))}))
+    monkeypatch.setattr(_state, "describe_change", watched(_state.describe_change))
+    monkeypatch.setattr(_state.Tracker, "returned", watched(_state.Tracker.returned))
+    result = replay(load_record(record_path("TR-002020")), "attempt", isolation="inprocess")
+    assert [o.status for o in result.observations] == ["pass", "fail", "pass", "fail"]
+    assert {name for name, _ in seen} == {"deepcopy", "describe_change", "returned"}
+    assert [name for name, trace in seen if trace is not None] == []

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import json
 import os
+import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -40,15 +42,23 @@ def _canonical(value) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
-def differences(record, spec: dict, name: str, result) -> list[str]:
-    """How the replay of one implementation differs from its recorded harness run (empty: parity)."""
+def differences(record, spec: dict, name: str, result, tally: Counter | None = None) -> list[str]:
+    """How the replay of one implementation differs from its recorded harness run (empty: parity).
+
+    `tally` counts what was compared: ``checks`` (a verdict, an actual and an expected each),
+    ``crashes`` (a crash point), ``exits`` (an ``os._exit`` with no output) and ``skipped``
+    (checks stopped by design, not compared).
+    """
+    tally = Counter() if tally is None else tally
     recorded = record.verification[name]
     slow = name in spec["slow"]
     if not recorded.observations and not recorded.stderr.strip() and recorded.exit_code == 3:  # os._exit(3): no output, no traceback
+        tally["exits"] += 1
         died = [o.error for o in result.observations if o.status == "error" and o.error and o.error.type == "ProcessDied"]
         died += [result.problem] if result.problem is not None and result.problem.type == "WorkerDied" else []  # a bare solve(xs) statement
         return [] if died and "code 3" in died[0].message else [f"{name}: recorded os._exit(3), replay {[o.status for o in result.observations]}"]
     if recorded.crashed:
+        tally["crashes"] += 1
         parity = _compare_crash(record, name, recorded, result)
         crash = parse_crash(recorded.stderr)
         if slow and not parity.ok and crash is not None:
@@ -65,7 +75,9 @@ def differences(record, spec: dict, name: str, result) -> list[str]:
         where = f"{name} check {i + 1} ({want.check!r})"
         if slow and (got.status == TIMEOUT or got.stale or (got.error is not None and got.error.type == "NotRun")):
             timed_out = True  # stopped by design, or reads what a stopped check left missing (the runner says so)
+            tally["skipped"] += 1
             continue
+        tally["checks"] += 1
         if got.status not in (PASS, FAIL):
             problems.append(f"{where}: replay ended in {got.status}: {got.error.type}: {got.error.message}")
             continue
@@ -164,39 +176,56 @@ def _mismatches_folder(tmp_path_factory) -> Path:
     return Path(os.environ.get("FAILUREMAP_MISMATCHES") or tmp_path_factory.mktemp("mismatches"))
 
 
-def _assert_parity(seeds, isolation: str, tmp_path_factory) -> None:
+def summary(seeds: range, isolation: str, tally: Counter, mismatches: int, seconds: dict) -> str:
+    """One line of what a run compared, to quote: records, replays, checks, crash points, mismatches, seeds, wall time."""
+    return (f"parity {isolation}: seeds {seeds.start}-{seeds.stop - 1}, {tally['records']} records, {tally['replays']} replays, "
+            f"{tally['checks']} checks compared, {tally['crashes']} crash points, {tally['exits']} exits, "
+            f"{tally['skipped']} checks stopped by design, {mismatches} mismatching records; "
+            f"sealing {seconds['seal']:.1f} s, replay {seconds['replay']:.1f} s")
+
+
+def _assert_parity(seeds, isolation: str, tmp_path_factory, record_property=None) -> None:
+    began = time.monotonic()
     if seeds not in _SEALED:  # sealed once for every mode
         _SEALED[seeds] = _sealed(seeds, tmp_path_factory.mktemp("generated"))
-    sealed = _SEALED[seeds]
+    sealed, sealing = _SEALED[seeds], time.monotonic() - began
+    began = time.monotonic()
     replays = _replays(sealed, isolation)
     failures, keep = [], _mismatches_folder(tmp_path_factory)
+    tally = Counter(records=len(sealed), replays=len(replays))
     for seed, spec, record in sealed:
-        problems = [p for name in ("attempt", "broken") if (seed, name) in replays for p in differences(record, spec, name, replays[seed, name])]
+        problems = [p for name in ("attempt", "broken") if (seed, name) in replays
+                    for p in differences(record, spec, name, replays[seed, name], tally)]
         if problems:
             keep.mkdir(parents=True, exist_ok=True)
             (keep / f"{record.id}.json").write_text(Path(record.origin).read_text(encoding="utf-8"), encoding="utf-8")
             if len(failures) < 3:  # the first few are made minimal (each try reseals and replays)
                 shrink(seed, spec, isolation, keep)
             failures.append(f"seed {seed}, record {record.id} ({spec['title']}): {problems[0]}")
+    line = summary(seeds, isolation, tally, len(failures), {"seal": sealing, "replay": time.monotonic() - began})
+    print(line)  # shown with -s, and in the report of a failing test
+    if record_property is not None:
+        record_property("parity", line)
     assert len(sealed) > len(list(seeds)) * 0.9  # nearly every generated record can be sealed
-    assert not failures, f"{len(failures)} of {len(sealed)} generated records break parity ({isolation}); kept in {keep}:\n" + "\n".join(failures[:20])
+    assert tally["checks"] > 0
+    assert not failures, f"{line}\n{len(failures)} of {len(sealed)} generated records break parity ({isolation}); kept in {keep}:\n" + "\n".join(failures[:20])
 
 
 @pytest.mark.parametrize("isolation", ["process", "inprocess"])
-def test_generated_records_replay_as_the_harness_ran_them(isolation, tmp_path_factory):
-    _assert_parity(FAST_SEEDS, isolation, tmp_path_factory)
+def test_generated_records_replay_as_the_harness_ran_them(isolation, tmp_path_factory, record_property):
+    _assert_parity(FAST_SEEDS, isolation, tmp_path_factory, record_property)
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(3600)
 @pytest.mark.parametrize("isolation", ["process", "inprocess", "sandbox"])
-def test_thousands_of_generated_records_replay_as_the_harness_ran_them(isolation, tmp_path_factory):
+def test_thousands_of_generated_records_replay_as_the_harness_ran_them(isolation, tmp_path_factory, record_property):
     if isolation == "sandbox":
         import shutil
 
         if shutil.which("bwrap") is None:
             pytest.skip("bubblewrap is not installed")
-    _assert_parity(SLOW_SEEDS, isolation, tmp_path_factory)
+    _assert_parity(SLOW_SEEDS, isolation, tmp_path_factory, record_property)
 
 
 def test_the_generator_is_deterministic_and_covers_its_grammar():

@@ -1010,6 +1010,49 @@ check('a second call', solve('c'), ['c'])
 check('spaces', solve('  x  y ' * N), ['x', 'y'] * N)
 """,
     ),
+    # A long argument: in-process, copying it before the call ran under the deadline's trace function (10x slower)
+    "TR-004343": dict(
+        title="Positive rows: zero is not positive · long input record",
+        category="Aggregation",
+        family="test-long-argument",
+        contract="Return how many rows (tuples whose first field is an int) have a positive first field.",
+        contract_signature="rows",
+        abstract="Zero is counted as positive.",
+        failed_approach="`>= 0` reads as 'not negative', which is not 'positive'.",
+        root_cause="Positive excludes zero: the boundary belongs to the contract.",
+        preamble="",
+        attempt="""
+def solve(rows):
+    count = 0
+    for row in rows:
+        if row[0] >= 0:
+            count += 1
+    return count
+""",
+        broken="""
+def solve(rows):
+    count = 0
+    for row in rows[1:]:
+        if row[0] > 0:
+            count += 1
+    return count
+""",
+        reference="""
+def solve(rows):
+    count = 0
+    for row in rows:
+        if row[0] > 0:
+            count += 1
+    return count
+""",
+        fixtures="""
+check('one row', solve([(1, 'a', [1])]), 1)
+check('zero is not positive', solve([(0, 'z', [])]), 0)
+rows = [(i - 5, [i]) for i in range(40_000)]
+check('40,000 rows', solve(rows), 39_994)
+check('N rows', solve([(1, 'a', [])] * N), N)
+""",
+    ),
 }
 
 
