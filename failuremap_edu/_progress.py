@@ -491,7 +491,7 @@ def progress_overview(records: list[str] | None = None, path: Path | None = None
     for ref in refs:
         try:
             record = load_record(ref)
-            record_id, title = record.id, record.title
+            record_id, title = record.id, record.neutral_title
         except RecordError:
             if ref not in counts:
                 continue

@@ -304,7 +304,7 @@ def write_workshop(
                 progress(done, len(records))
             path = learners.notebook("notebooks", ref, record)
             learner_nbs.append(out_dir / path.relative_to(learners.root))
-            entries.append((record.id, record.title, path.name))
+            entries.append((record.id, record.category, path.name))
             record_refs.append(record.id if record.packaged else f"records/{record.id}.json")
             solution = solutions.get(record.id)
             if solution is None:
