@@ -310,8 +310,10 @@ _SAVED = (
 )
 _PROGRESS_WHERE = {
     "server": (
-        "They are saved on this machine, in your user's data folder (set `FAILUREMAP_PROGRESS` before starting Jupyter "
-        "to choose the file). On a hosted service (Binder, a JupyterHub) the session can end: keep your work with the "
+        "They are saved on this machine, in one file that the table below names when you run it: by default "
+        "`~/.local/share/failuremap_edu/progress.jsonl`, which everyone who uses this home folder shares. "
+        "Set `FAILUREMAP_PROGRESS` before starting Jupyter to choose the file; a relative name, such as "
+        "`FAILUREMAP_PROGRESS=failuremap-progress.jsonl`, gives each notebook folder a file of its own. On a hosted service (Binder, a JupyterHub) the session can end: keep your work with the "
         "panel's download links, or run `failuremap-edu export` in a terminal, which writes every run to one file."
     ),
     "binder": (
