@@ -21,6 +21,7 @@ from ._code import first_line
 from ._cell import LIVE_PANEL, saved_copy_bundle
 from ._exercise import Exercise, loaded_note
 from ._fixtures import VARIANTS, read_fixtures
+from ._nbjson import Node, new_code_cell, new_markdown_cell, new_notebook, new_output, writes
 from ._output import check_files, save_files
 from ._records import Record, list_records, load_record
 from .runner import parse_call_arguments, replay, run_checks, try_call
@@ -95,15 +96,11 @@ class _Cells:
         return f"{re.sub(r'[^A-Za-z0-9-]', '-', self.record_id)[:40]}-{len(self.cells):02d}"
 
     def markdown(self, source: str) -> None:
-        from nbformat.v4 import new_markdown_cell
-
         self.cells.append(new_markdown_cell(source.strip(), id=self._id()))
 
     def code(self, source: str, output: str | None = None, tags: tuple[str, ...] = (), display: dict | None = None, result: dict | None = None,
              displays: list[dict] = ()) -> None:
         """A code cell with the outputs it gives when run: `display`, `displays` and `result` (mime bundles), `output` (printed text)."""
-        from nbformat.v4 import new_code_cell, new_output
-
         cell = new_code_cell(source.strip(), id=self._id())
         self.count += 1
         cell.execution_count = self.count  # every cell numbered in order, as after one Run All (nbval compares only numbered cells)
@@ -350,13 +347,10 @@ def build_notebook(record: Record, record_ref: str, *, instructor: bool = False,
 
 
 def _notebook(cells: _Cells):
-    import nbformat
-
-    nb = nbformat.v4.new_notebook(cells=cells.cells)
-    nb.metadata = {
-        "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
-        "language_info": language_info(),
-    }
+    nb = new_notebook(cells.cells)
+    nb.metadata = Node(
+        kernelspec=Node({"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}), language_info=Node(language_info()),
+    )
     return nb
 
 
@@ -535,8 +529,6 @@ def build_start_here(
 
     `entries`: (record id, its topic, the notebook's path) each. The topic is the record's category, never its title,
     which often names the fix."""
-    import nbformat
-
     cells = _Cells("start-here", [])
     cells.markdown(
         f"# {md(title, 200)}\n\n"
@@ -555,12 +547,7 @@ def build_start_here(
     refs = f"{record_refs!r}" if record_refs is not None else ""
     cells.code(f"import failuremap_edu as fm\nimport matplotlib.pyplot as plt\n\noverview = fm.progress_overview({refs})\noverview")
     cells.code("fig, ax = plt.subplots(figsize=(7, 3))\nfm.plot_progress(overview.entries, ax)\nplt.show()")
-    nb = nbformat.v4.new_notebook(cells=cells.cells)
-    nb.metadata = {
-        "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
-        "language_info": language_info(),
-    }
-    return nb
+    return _notebook(cells)
 
 
 def write_notebook(record_ref: str, out_dir: Path, *, instructor: bool = False, solution_path: str | None = None, references: str | Path | None = None,
@@ -611,7 +598,6 @@ def _notebook_files(record_ref: str, out_dir: Path, *, instructor: bool, solutio
 
 def _writes(nb) -> str:
     """The notebook's JSON, every string in it first made writable (`text_safe`: a lone surrogate shows as ``\\ud800``)."""
-    import nbformat
 
     def clean(value):
         if isinstance(value, str):
@@ -622,7 +608,7 @@ def _writes(nb) -> str:
             return type(value)((clean(k), clean(v)) for k, v in value.items())
         return value
 
-    return nbformat.writes(clean(nb)) + "\n"
+    return writes(clean(nb)) + "\n"
 
 
 def write_all(out_dir: Path, references: str | Path | None = None, *, force: bool = False, warnings: list[str] | None = None) -> list[Path]:

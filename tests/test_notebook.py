@@ -430,3 +430,21 @@ def test_a_refused_notebook_writes_nothing(write_record, tmp_path, capsys):
     assert main(["notebook", str(write_record(data)), "-o", str(out)]) != 0
     assert "replays do not match" in capsys.readouterr().err
     assert not out.exists() or list(out.rglob("*")) == []
+
+
+@pytest.mark.parametrize("instructor", [False, True])
+def test_the_generator_writes_what_nbformat_writes_and_nbformat_validates_it(instructor):
+    """The generator builds and writes notebooks without importing nbformat (its jsonschema import was two thirds
+    of `failuremap-edu notebook`'s time): nbformat is the judge of what it writes."""
+    from failuremap_edu._notebook import _writes, build_notebook, build_start_here
+    from failuremap_edu._solution import load_solution
+
+    record = load_record("FA-100786")
+    solution = load_solution(str(ROOT / "references" / "FA-100786.py")) if instructor else None
+    for nb in (build_notebook(record, "FA-100786", instructor=instructor, solution=solution),
+               build_start_here([("FA-100786", record.category, "FA-100786.ipynb")])):
+        text = _writes(nb)
+        node = nbformat.reads(text, as_version=4)
+        nbformat.validate(node)
+        assert text == nbformat.writes(node) + "\n"
+        assert nb.cells[0].source == node.cells[0].source and nb.metadata.kernelspec.name == "python3"
