@@ -1,5 +1,6 @@
 # Two commands on a fresh machine with Python 3 and make:
 #   make lab    install JupyterLab and the exercises (nothing for tests) and open JupyterLab on notebooks/
+#               (make lab CULL=600 on a workshop machine: idle kernels are shut down after 600 s)
 #   make test   install everything the tests need and run every test (unit, nbval, docs, Binder, real browser, real JupyterHub)
 #   make venv   install the package and its CLI into .venv without starting a server (an instructor's hub, workshop builds)
 #   make docs   build the documentation into build/docs, warnings as errors
@@ -26,6 +27,12 @@ NO_BROWSER := $(if $(DISPLAY)$(WAYLAND_DISPLAY)$(filter Darwin,$(shell uname -s)
 NOTEBOOKS ?= notebooks
 LAB_ARGS ?=
 ROOT_DIR_ARG := $(if $(findstring --notebook-dir,$(LAB_ARGS))$(findstring root_dir,$(LAB_ARGS)),,--notebook-dir=$(NOTEBOOKS))
+# On a workshop machine, shut down kernels idle for CULL seconds (make lab CULL=600), checked every
+# CULL_INTERVAL seconds: restored tabs otherwise keep idle kernels running on a few cores. Off by default;
+# a setting of the same name in LAB_ARGS comes later, so it wins.
+CULL ?=
+CULL_INTERVAL ?= 60
+CULL_ARGS := $(if $(CULL),--MappingKernelManager.cull_idle_timeout=$(CULL) --MappingKernelManager.cull_interval=$(CULL_INTERVAL),)
 # Pyodide (the Python JupyterLite runs) from npm, into this repository (package.json pins the
 # version jupyterlite-pyodide-kernel was made for), and pure-Python wheels for the test suite
 # that runs inside it under node (tests/test_pyodide.py). The same `npm ci` installs JupyterHub's
@@ -77,7 +84,7 @@ lite: $(TEST_STAMP) $(PYODIDE)
 # The venv's bin first on PATH: a terminal opened in JupyterLab then has failuremap-edu, as the downloads' "check again" lines say.
 lab: $(LAB_STAMP)
 	@echo "==> make: starting JupyterLab on $(if $(ROOT_DIR_ARG),$(NOTEBOOKS)/,the folder in LAB_ARGS); open the URL with a token it prints below"
-	@PATH="$(abspath $(BIN)):$$PATH" $(BIN)/jupyter lab $(ROOT_DIR_ARG) $(ALLOW_ROOT) $(NO_BROWSER) $(LAB_ARGS)
+	@PATH="$(abspath $(BIN)):$$PATH" $(BIN)/jupyter lab $(ROOT_DIR_ARG) $(ALLOW_ROOT) $(NO_BROWSER) $(CULL_ARGS) $(LAB_ARGS)
 
 test: $(TEST_STAMP) system-deps pyodide
 	FAILUREMAP_PROGRESS=$(CURDIR)/$(VENV)/test-progress.jsonl $(BIN)/python -m pytest

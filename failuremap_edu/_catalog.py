@@ -111,23 +111,25 @@ def verify_many(refs: list[str], jobs: int | None = None, progress: Callable[[in
 
 
 class ProgressBar:
-    """A one-line progress bar on stderr, shown only when stderr is a terminal."""
+    """A progress callback ``(done, total)`` drawn by tqdm on stderr, and only when stderr is a terminal
+    (tqdm's own rule, ``disable=None``): a log file or a pipe gets no bar."""
 
-    def __init__(self, label: str, stream=None, width: int = 30) -> None:
+    def __init__(self, label: str, stream=None, unit: str = "record") -> None:
         self.stream = stream or sys.stderr
         self.label = label
-        self.width = width
-        self.enabled = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self._last = -1
+        self.unit = unit
+        self._bar = None
 
     def __call__(self, done: int, total: int) -> None:
-        if not self.enabled or total <= 0:
+        if total <= 0:
             return
-        filled = self.width * done // total
-        if filled == self._last and done != total:
-            return
-        self._last = filled
-        bar = "#" * filled + "-" * (self.width - filled)
-        end = "\n" if done == total else ""
-        self.stream.write(f"\r{self.label} [{bar}] {done}/{total}{end}")
-        self.stream.flush()
+        if self._bar is None:
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=total, desc=self.label, unit=self.unit, file=self.stream, disable=None, leave=True)
+        bar = self._bar
+        if bar.total != total:
+            bar.total = total
+        bar.update(done - bar.n)
+        if done >= total:
+            bar.close()

@@ -579,8 +579,8 @@ def _cmd_export(args) -> int:
     data = export_progress(Path(out))
     print(
         _terminal(
-            f"{out}: {len(data['attempts'])} runs, {len(data['sources'])} distinct solves, latest of {len(data['latest'])} exercises "
-            f"(learner {data['learner'][:6]}, from {progress_path()})"
+            f"from the progress log {progress_path()}: {out}: {len(data['attempts'])} runs, {len(data['sources'])} distinct solves, "
+            f"latest of {len(data['latest'])} exercises (learner {data['learner'][:6]})"
         )
     )
     return EXIT_OK

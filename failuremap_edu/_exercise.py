@@ -208,6 +208,11 @@ class Exercise:
     __call__ = check
 
     @property
+    def heading(self) -> str:
+        """The panel's title: the record's for a presenter; for a learner a neutral one, since a record's title often names the fix."""
+        return self.record.title if self.presenter else self.record.neutral_title
+
+    @property
     def variants(self) -> tuple[int, ...]:
         """The variants the panel runs: the selected one, or all five."""
         return VARIANTS if self.variant == ALL_VARIANTS else (int(self.variant),)
@@ -508,7 +513,7 @@ class Exercise:
         (which follows runs, not hint clicks or typing)."""
         from .render._text import run_notes, terminal_safe
 
-        lines = [f"{self.record.id} · {clip(self.record.title, 100, one_line=True)}{self._variant_words()}", self.summary()]
+        lines = [f"{clip(self.heading, 100, one_line=True)}{self._variant_words()}", self.summary()]
         if self.rerun_note and not self.running:
             lines.append(f"  ({self.rerun_note})")
         if self.log_note and not self.running and not results_only:
@@ -554,9 +559,8 @@ class Exercise:
         (where the front can fall back to it), nbviewer, GitHub, an exported page. No time in it: it is stored and compared."""
         from .render._html import CSS, checks_html, html_text as escape
 
-        r = self.record
         head = (f'<p class="fm-summary">{escape(self.summary())}</p>'
-                f'<p><strong>{escape(r.title)}</strong> · <code>{escape(r.id)}</code>{escape(self._variant_words())}</p>'
+                f'<p><strong>{escape(self.heading)}</strong>{escape(self._variant_words())}</p>'
                 f'<p class="fm-note">{escape(self.STATIC_NOTE)}</p>')
         mistake = f'<p class="fm-note">{escape(self.mistake)}</p>' if self.mistake else ""
         runs = checks_html(self.runs, css=False, missing_return=self.missing_return, traceback=False) if self.runs else ""
@@ -636,7 +640,7 @@ def loaded_note(record: Record, fixtures: FixtureScript) -> str:
     count = fixtures.static_count
     checks = f"{count} check{'s' if count != 1 else ''}" if count is not None else "its checks"
     variants = f", in {len(VARIANTS)} variants (N = {VARIANTS[0]} to {VARIANTS[-1]})" if fixtures.uses_variant else ""
-    return f"Loaded {record.id} · {clip(record.title, 100, one_line=True)}: {checks}{variants}. Your solve goes in the exercise cell below."
+    return f"Loaded {clip(record.neutral_title, 100, one_line=True)}: {checks}{variants}. Your solve goes in the exercise cell below."
 
 
 def exercise(record: Record | str, **options: Any) -> Exercise:

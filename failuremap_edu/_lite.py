@@ -492,7 +492,7 @@ def _build(refs, records, out_dir, title, pyodide, lock, python, cache, beside, 
                 progress(done, len(refs) + 2)
             path = write_notebook(ref, files, platform="lite", manifest=False)
             _write_notebook(lite_notebook(_read_notebook(path)), path)
-            entries.append((record.id, record.title, path.name))
+            entries.append((record.id, record.category, path.name))
             record_refs.append(record.id if record.packaged else f"records/{record.id}.json")
             notebooks.append(path.name)
         start = files / "00-start-here.ipynb"

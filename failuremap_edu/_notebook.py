@@ -21,6 +21,7 @@ from ._code import first_line
 from ._cell import LIVE_PANEL, saved_copy_bundle
 from ._exercise import Exercise, loaded_note
 from ._fixtures import VARIANTS, read_fixtures
+from ._nbjson import Node, new_code_cell, new_markdown_cell, new_notebook, new_output, writes
 from ._output import check_files, save_files
 from ._records import Record, list_records, load_record
 from .runner import parse_call_arguments, replay, run_checks, try_call
@@ -95,15 +96,11 @@ class _Cells:
         return f"{re.sub(r'[^A-Za-z0-9-]', '-', self.record_id)[:40]}-{len(self.cells):02d}"
 
     def markdown(self, source: str) -> None:
-        from nbformat.v4 import new_markdown_cell
-
         self.cells.append(new_markdown_cell(source.strip(), id=self._id()))
 
     def code(self, source: str, output: str | None = None, tags: tuple[str, ...] = (), display: dict | None = None, result: dict | None = None,
              displays: list[dict] = ()) -> None:
         """A code cell with the outputs it gives when run: `display`, `displays` and `result` (mime bundles), `output` (printed text)."""
-        from nbformat.v4 import new_code_cell, new_output
-
         cell = new_code_cell(source.strip(), id=self._id())
         self.count += 1
         cell.execution_count = self.count  # every cell numbered in order, as after one Run All (nbval compares only numbered cells)
@@ -236,12 +233,15 @@ def _equal(a, b) -> bool:
         return False
 
 
-def _about(record: Record) -> str:
-    """The record's facts and fine print, folded at the end: for the curious, not in the way."""
+def _about(record: Record, *, learner: bool = False) -> str:
+    """The record's facts and fine print, folded at the end: for the curious, not in the way.
+
+    For a learner it starts with the record's title, which the notebook's top leaves out, since it often names the fix."""
     r = record
     facts = [("id", r.id), ("category", r.category), ("family", r.family), ("verified by its author", "yes" if r.verified else "no"), ("license", r.license)]
     provenance = "\n".join(f"| {md(k, 100)} | {md(v, 300)} |" for k, v in sorted(r.provenance.items()))
     parts = [
+        f"**The record's title** (it names what fails, and often the fix). {md(r.title, 300)}" if learner else "",
         "| fact | value |\n|---|---|\n" + "\n".join(f"| {name} | {md(value, 300) or '—'} |" for name, value in facts),
         f"**What fails, in the record's words** (this gives part of the answer away). {md(r.abstract)}" if r.abstract else "",
         f"**Limitations.** {md(r.limitations) or '—'}",
@@ -252,7 +252,8 @@ def _about(record: Record) -> str:
         f"| provenance | |\n|---|---|\n{provenance}" if provenance else "",
     ]
     body = "\n\n".join(p for p in parts if p)
-    return f"## About this record\n\n<details><summary>Facts, limitations and provenance</summary>\n\n{body}\n\n</details>"
+    heading, summary = ("About this exercise", "The record's title, facts, limitations and provenance") if learner else ("About this record", "Facts, limitations and provenance")
+    return f"## {heading}\n\n<details><summary>{summary}</summary>\n\n{body}\n\n</details>"
 
 
 def _solve_cell(record_ref: str, preamble: list[str], body: str, decorator: str | None = None) -> str:
@@ -306,8 +307,10 @@ _SAVED = (
 )
 _PROGRESS_WHERE = {
     "server": (
-        "They are saved on this machine, in your user's data folder (set `FAILUREMAP_PROGRESS` before starting Jupyter "
-        "to choose the file). On a hosted service (Binder, a JupyterHub) the session can end: keep your work with the "
+        "They are saved on this machine, in one file that the table below names when you run it: by default "
+        "`~/.local/share/failuremap_edu/progress.jsonl`, which everyone who uses this home folder shares. "
+        "Set `FAILUREMAP_PROGRESS` before starting Jupyter to choose the file; a relative name, such as "
+        "`FAILUREMAP_PROGRESS=failuremap-progress.jsonl`, gives each notebook folder a file of its own. On a hosted service (Binder, a JupyterHub) the session can end: keep your work with the "
         "panel's download links, or run `failuremap-edu export` in a terminal, which writes every run to one file."
     ),
     "binder": (
@@ -344,13 +347,10 @@ def build_notebook(record: Record, record_ref: str, *, instructor: bool = False,
 
 
 def _notebook(cells: _Cells):
-    import nbformat
-
-    nb = nbformat.v4.new_notebook(cells=cells.cells)
-    nb.metadata = {
-        "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
-        "language_info": language_info(),
-    }
+    nb = new_notebook(cells.cells)
+    nb.metadata = Node(
+        kernelspec=Node({"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}), language_info=Node(language_info()),
+    )
     return nb
 
 
@@ -374,10 +374,10 @@ def language_info() -> dict:
     }
 
 
-def _header(cells: _Cells, record: Record, kind: str) -> None:
+def _header(cells: _Cells, record: Record, kind: str, title: str) -> None:
     r = record
     cells.markdown(
-        f"# {md(r.title, 300)}\n\n*{kind} · Failure Map record {md(r.id)}*\n\n"
+        f"# {md(title, 300)}\n\n*{kind} · Failure Map record {md(r.id)}*\n\n"
         "Until you run a cell, the output under it is the one stored when this notebook was made, so you can read it before running anything. "
         "*Run → Run All Cells* runs it for you."
     )
@@ -395,7 +395,7 @@ def _learner_notebook(record: Record, record_ref: str, platform: str = "server")
     r = record
     fixtures = read_fixtures(r)
     cells = _Cells(r.id, [])
-    _header(cells, r, "Exercise")
+    _header(cells, r, "Exercise", r.neutral_title)
     cells.code(f"{IMPORT}exercise = fm.exercise({record_ref!r})  # {_LOADS.get(platform, _LOADS['server'])}\nprint(exercise.loaded_note())",
                output=loaded_note(r, fixtures))
     cells.markdown(
@@ -440,7 +440,7 @@ def _learner_notebook(record: Record, record_ref: str, platform: str = "server")
             output="\n".join(f"N={v}: {line}" for v, line in zip(VARIANTS, variant_lines)),
             tags=(CHECK_OUTPUT,),
         )
-    cells.markdown(_about(r))
+    cells.markdown(_about(r, learner=True))
     return _notebook(cells)
 
 
@@ -449,7 +449,7 @@ def _instructor_notebook(record: Record, record_ref: str, solution: Solution):
     r = record
     fixtures = read_fixtures(r)
     cells = _Cells(r.id + "-instructor", [])
-    _header(cells, r, "Instructor notebook")
+    _header(cells, r, "Instructor notebook", r.title)
     if r.abstract:
         cells.markdown(f"**What fails** (the record's abstract, for you; learners find it folded at the end of their notebook). {md(r.abstract)}")
     cells.markdown(
@@ -525,9 +525,10 @@ def build_start_here(
     entries: list[tuple[str, str, str]], title: str = "failuremap_edu: how ML-systems code fails", record_refs: list[str] | None = None,
     platform: str = "server",
 ):
-    """The start notebook: what this is, how to use it, the exercises, and progress."""
-    import nbformat
+    """The start notebook: what this is, how to use it, the exercises, and progress.
 
+    `entries`: (record id, its topic, the notebook's path) each. The topic is the record's category, never its title,
+    which often names the fix."""
     cells = _Cells("start-here", [])
     cells.markdown(
         f"# {md(title, 200)}\n\n"
@@ -538,20 +539,15 @@ def build_start_here(
         "shows which checks pass and, for each failing one, *why* (what your `solve` returned next to what was expected). "
         "Infinite loops and crashes in your code are caught per check; the notebook keeps working."
     )
-    rows = "\n".join(f"| [{md(record_id)}]({path}) | {md(text, 200)} |" for record_id, text, path in entries)
-    cells.markdown(f"## Exercises\n\n| exercise | what fails |\n|---|---|\n{rows}")
+    rows = "\n".join(f"| [{md(record_id)}]({path}) | {md(text, 200) or '—'} |" for record_id, text, path in entries)
+    cells.markdown(f"## Exercises\n\n| exercise | topic |\n|---|---|\n{rows}")
     cells.markdown(
         f"## Your progress\n\n{_SAVED} {_PROGRESS_WHERE[_platform(platform)]}"
     )
     refs = f"{record_refs!r}" if record_refs is not None else ""
     cells.code(f"import failuremap_edu as fm\nimport matplotlib.pyplot as plt\n\noverview = fm.progress_overview({refs})\noverview")
     cells.code("fig, ax = plt.subplots(figsize=(7, 3))\nfm.plot_progress(overview.entries, ax)\nplt.show()")
-    nb = nbformat.v4.new_notebook(cells=cells.cells)
-    nb.metadata = {
-        "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
-        "language_info": language_info(),
-    }
-    return nb
+    return _notebook(cells)
 
 
 def write_notebook(record_ref: str, out_dir: Path, *, instructor: bool = False, solution_path: str | None = None, references: str | Path | None = None,
@@ -602,7 +598,6 @@ def _notebook_files(record_ref: str, out_dir: Path, *, instructor: bool, solutio
 
 def _writes(nb) -> str:
     """The notebook's JSON, every string in it first made writable (`text_safe`: a lone surrogate shows as ``\\ud800``)."""
-    import nbformat
 
     def clean(value):
         if isinstance(value, str):
@@ -613,7 +608,7 @@ def _writes(nb) -> str:
             return type(value)((clean(k), clean(v)) for k, v in value.items())
         return value
 
-    return nbformat.writes(clean(nb)) + "\n"
+    return writes(clean(nb)) + "\n"
 
 
 def write_all(out_dir: Path, references: str | Path | None = None, *, force: bool = False, warnings: list[str] | None = None) -> list[Path]:
@@ -632,7 +627,7 @@ def write_all(out_dir: Path, references: str | Path | None = None, *, force: boo
     for record_id in list_records():
         learners.update(_notebook_files(record_id, out_dir, instructor=False, solution_path=None, references=None, platform="server"))
         teachers.update(_notebook_files(record_id, out_dir / "instructor", instructor=True, solution_path=None, references=references, platform="server"))
-        entries.append((record_id, load_record(record_id).title, f"{record_id}.ipynb"))
+        entries.append((record_id, load_record(record_id).category, f"{record_id}.ipynb"))
     start = {"00-start-here.ipynb": _writes(build_start_here(entries)).encode("utf-8")}
     learners = {**start, **learners}
     found = check_files(out_dir, learners, force, MANIFEST, "notebook") + check_files(out_dir / "instructor", teachers, force, MANIFEST, "notebook")

@@ -346,10 +346,9 @@ class Panel:
         if self._held:
             return
         e = self.exercise
-        r = e.record
         variant = "" if not e.uses_variant else (" · all variants" if e.variant == ALL_VARIANTS else f" · variant N = {e.variant}")
         self.header.value = _html(
-            f'<p class="fm-stale">{escape(STALE)}</p><h3 class="fm-title">{escape(r.title)} · <code>{escape(r.id)}</code>{escape(variant)}</h3>'
+            f'<p class="fm-stale">{escape(STALE)}</p><h3 class="fm-title">{escape(e.heading)}{escape(variant)}</h3>'
         )
         if e.variant in VARIANTS and self.variant.value != e.variant:
             self.variant.value = e.variant

@@ -72,9 +72,15 @@ HUB_USER = re.compile(r"[\w.@+-]{1,255}")
 
 
 def progress_path() -> Path:
+    """The log's file: ``$FAILUREMAP_PROGRESS``, else ``progress.jsonl`` in the user's data folder.
+
+    A relative ``$FAILUREMAP_PROGRESS`` is taken in the working directory, which for a notebook's kernel is the
+    notebook's folder: ``FAILUREMAP_PROGRESS=failuremap-progress.jsonl`` gives each notebook folder a log of its own
+    (learners who share one home folder then no longer see one another's runs)."""
     override = os.environ.get("FAILUREMAP_PROGRESS")
     if override:
-        return Path(override).expanduser()
+        path = Path(override).expanduser()
+        return path if path.is_absolute() else Path.cwd() / path
     base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
     return Path(base) / "failuremap_edu" / "progress.jsonl"
 
@@ -491,7 +497,7 @@ def progress_overview(records: list[str] | None = None, path: Path | None = None
     for ref in refs:
         try:
             record = load_record(ref)
-            record_id, title = record.id, record.title
+            record_id, title = record.id, record.neutral_title
         except RecordError:
             if ref not in counts:
                 continue

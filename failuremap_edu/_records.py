@@ -143,6 +143,11 @@ class Record:
         return f"Record(id={self.id!r}, title={title!r}, origin={self.origin!r})"
 
     @property
+    def neutral_title(self) -> str:
+        """What a learner sees in place of the title, which often names the fix: the id and the category."""
+        return f"Exercise {self.id}: {self.category}" if self.category else f"Exercise {self.id}"
+
+    @property
     def packaged(self) -> bool:
         return self.origin.startswith("packaged:")
 

@@ -38,6 +38,7 @@ from urllib.parse import quote, urlencode, urlsplit
 from ._atomic import WriteError
 from ._errors import InputError
 from ._hub import HUB_CONFIG, LEARNERS_ENV_SCRIPT, Z2JH_CONFIG, hub_config, learners_env_script, live_view_lines, z2jh_config
+from ._nbjson import writes
 from ._notebook import build_notebook, build_start_here, keep_work, md
 from ._output import check_target, folder_files, install
 from ._records import Record, list_records, load_record, packaged_records_dir
@@ -207,15 +208,13 @@ class _Folder:
 
     def notebook(self, folder: str, ref: str, record: Record, *, instructor: bool = False, solution=None) -> Path:
         """One notebook in `folder`; a record given by path is copied beside it, as `notebook` does."""
-        import nbformat
-
         if record.packaged:
             in_notebook = record.id
         else:
             in_notebook = f"records/{record.id}.json"
             self.copy(Path(ref), f"{folder}/{in_notebook}")
         nb = build_notebook(record, in_notebook, instructor=instructor, solution=solution, platform=self.platform)
-        return self.write(f"{folder}/{record.id}.ipynb", nbformat.writes(nb) + "\n")
+        return self.write(f"{folder}/{record.id}.ipynb", writes(nb) + "\n")
 
 
 def _names(rels: list[str], limit: int = 6) -> str:
@@ -304,7 +303,7 @@ def write_workshop(
                 progress(done, len(records))
             path = learners.notebook("notebooks", ref, record)
             learner_nbs.append(out_dir / path.relative_to(learners.root))
-            entries.append((record.id, record.title, path.name))
+            entries.append((record.id, record.category, path.name))
             record_refs.append(record.id if record.packaged else f"records/{record.id}.json")
             solution = solutions.get(record.id)
             if solution is None:
@@ -317,10 +316,8 @@ def write_workshop(
                 instructor_nbs.append(out_dir / path.relative_to(learners.root))
         if progress is not None:
             progress(len(records), len(records))
-        import nbformat
-
         title = title or "Failure Map workshop"
-        learners.write(START, nbformat.writes(build_start_here(entries, title, record_refs, platform=learners.platform)) + "\n")
+        learners.write(START, writes(build_start_here(entries, title, record_refs, platform=learners.platform)) + "\n")
         learner_nbs.insert(0, out_dir / START)
         _package_copy(learners, with_solutions)
         learners.write("pyproject.toml", _WORKSHOP_PYPROJECT)
@@ -480,7 +477,7 @@ name = "failuremap-edu"
 dynamic = ["version"]
 requires-python = ">=3.11"
 license = "MIT"
-dependencies = ["jupyterlab>=4.2", "ipywidgets>=8.1", "matplotlib>=3.8", "nbformat>=5.9"]
+dependencies = ["jupyterlab>=4.2", "ipywidgets>=8.1", "matplotlib>=3.8", "nbformat>=5.9", "tqdm>=4.66"]
 
 [project.scripts]
 failuremap-edu = "failuremap_edu._cli:main"

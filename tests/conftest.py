@@ -121,13 +121,14 @@ LONE = "\ud800"
 
 
 def with_lone_surrogates(data: dict) -> dict:
-    """A record (as a dict) with a lone surrogate in its title and in its first check's label, resealed.
+    """A record (as a dict) with a lone surrogate in its title, its category and its first check's label, resealed.
 
     The label lives in the implementations' sources, which carry their sha256, and in
     the recorded observations; the title is outside the hashed part.
     """
     data = copy.deepcopy(data)
     data["title"] = f"bad {LONE} title"
+    data["category"] = f"bad {LONE} category"  # what a learner's panel shows in place of the title
     first = data["verification"]["attempt"]["observations"][0]["check"]
     for impl in data["implementations"].values():
         impl["source"] = impl["source"].replace(repr(first), repr(f"{first} {LONE}"), 1)

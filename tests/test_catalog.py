@@ -49,7 +49,8 @@ def test_a_looping_record_is_stopped_by_the_time_limit_and_the_rest_is_verified(
     assert "timeout" in str(entries[1].report)
 
 
-def test_progress_bar_only_on_a_terminal():
+def test_progress_bar_only_on_a_terminal(capsys):
+    """tqdm draws on a terminal; a pipe or a log file (pytest's captured stderr is one) gets nothing."""
     import io
 
     from failuremap_edu._catalog import ProgressBar
@@ -58,10 +59,40 @@ def test_progress_bar_only_on_a_terminal():
         def isatty(self):
             return True
 
-    quiet, loud = io.StringIO(), Terminal()
-    for stream in (quiet, loud):
-        bar = ProgressBar("verifying", stream=stream, width=10)
-        for done in range(1, 5):
-            bar(done, 4)
-    assert quiet.getvalue() == ""
-    assert loud.getvalue().split("\r")[-1] == "verifying [##########] 4/4\n"
+    bar = ProgressBar("verifying")  # stderr, which is not a terminal here
+    for done in range(1, 5):
+        bar(done, 4)
+    assert capsys.readouterr().err == ""
+    loud = Terminal()
+    bar = ProgressBar("verifying", stream=loud)
+    for done in range(1, 5):
+        bar(done, 4)
+    drawn = loud.getvalue().split("\r")
+    assert drawn[-1].startswith("verifying: 100%") and "4/4" in drawn[-1] and drawn[-1].endswith("\n")
+    assert bar._bar.n == 4
+
+
+def test_workshop_shows_a_progress_bar_on_a_terminal_only(tmp_path, monkeypatch, capsys):
+    """The CLI's builds pass the bar; with stderr a pseudo-terminal tqdm writes there, through a pipe nothing."""
+    import fcntl
+    import os
+    import pty
+    import struct
+    import termios
+
+    from failuremap_edu._cli import main
+
+    assert main(["workshop", "FA-100786", "-o", str(tmp_path / "piped")]) == 0
+    assert "100%" not in capsys.readouterr().err
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))  # a terminal's size: 80 columns
+    try:
+        with os.fdopen(follower, "w", closefd=False) as terminal:
+            monkeypatch.setattr("sys.stderr", terminal)
+            assert main(["workshop", "FA-100786", "-o", str(tmp_path / "terminal")]) == 0
+            terminal.flush()
+        drawn = os.read(leader, 65536).decode()
+    finally:
+        os.close(leader)
+        os.close(follower)
+    assert "building: 100%" in drawn and "1/1" in drawn

@@ -433,7 +433,7 @@ def test_lone_surrogates_in_a_record_are_shown_escaped_by_show_list_and_notebook
     code, out, err = cli("notebook", surrogate_record, "-o", tmp_path / "nb")
     assert code == 0 and "Traceback" not in err
     notebook = (tmp_path / "nb" / "FA-100786.ipynb").read_text(encoding="utf-8")
-    assert "bad \\\\ud800 title" in notebook  # the escape as text: the notebook holds no lone surrogate
+    assert "bad \\\\ud800 category" in notebook  # the escape as text: the notebook holds no lone surrogate
     assert LONE not in json.dumps(json.loads(notebook), ensure_ascii=False)
 
 

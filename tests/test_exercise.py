@@ -17,7 +17,7 @@ from failuremap_edu._progress import learner_id, short_id
 from failuremap_edu._exercise import ALL_VARIANTS
 
 reference = reference_solve("FA-100786")
-TITLE = "FA-100786 · Output stopping: Streaming buffer emits partial stop prefixes too early · case 01"
+TITLE = "Exercise FA-100786: Model output stopping rules"  # never the record's title, which names the fix
 
 
 @pytest.fixture
@@ -28,6 +28,13 @@ def stopping():
 def test_before_any_solve(stopping):
     assert stopping.summary() == "No solve checked yet."
     assert stopping.text().splitlines() == [TITLE, "No solve checked yet."]  # one set of checks: no variant words
+
+
+def test_a_presenter_sees_the_records_title_and_a_learner_a_neutral_one(stopping):
+    presenting = Exercise("FA-100786", presenter=True, log_progress=False)
+    assert presenting.text().splitlines()[0] == presenting.record.title
+    assert stopping.record.title not in stopping.text() + stopping.static_html() + stopping.loaded_note()
+    assert stopping.heading in stopping.static_html() and stopping.heading in stopping.loaded_note()
 
 
 def test_a_passing_solve_prints_the_panel_text_outside_ipython(stopping, capsys):

@@ -27,7 +27,7 @@ LAYERS = [
     ("teaching", {"_evidence", "_hints", "_story", "_download"}),
     ("model", {"_exercise", "_live"}),
     ("view", {"_panel", "_panel_parts"}),
-    ("fronts", {"_cell", "_output", "_notebook", "_workshop", "_release", "_preview", "_hub", "_lite", "_catalog", "_service", "_cli", "__main__", "__init__"}),
+    ("fronts", {"_cell", "_output", "_nbjson", "_notebook", "_workshop", "_release", "_preview", "_hub", "_lite", "_catalog", "_service", "_cli", "__main__", "__init__"}),
 ]
 RANK = {name: rank for rank, (_, names) in enumerate(LAYERS) for name in names}
 

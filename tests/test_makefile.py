@@ -89,3 +89,30 @@ def test_a_root_folder_in_LAB_ARGS_wins_over_NOTEBOOKS(repo, option):
     args = _lab_command(repo, "NOTEBOOKS=ignored", f"LAB_ARGS=--port=9999 {option}")
     assert [a for a in args if "notebook-dir" in a or "root_dir" in a] == [option]
     assert "--port=9999" in args
+
+
+def _dry_lab(*args: str) -> str:
+    """The `jupyter lab` line `make -n lab` prints (nothing runs): the install stamp is taken as up to date."""
+    done = subprocess.run(["make", "-n", "--no-print-directory", "-o", ".venv/.installed-lab", "lab", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (line,) = [line for line in done.stdout.splitlines() if "/jupyter lab " in line]
+    return line
+
+
+def test_make_lab_culls_idle_kernels_only_when_CULL_is_given():
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    assert "cull" not in _dry_lab().lower()
+    args = _dry_lab("CULL=600").split()
+    assert [a for a in args if "MappingKernelManager" in a] == [
+        "--MappingKernelManager.cull_idle_timeout=600", "--MappingKernelManager.cull_interval=60"]
+    args = _dry_lab("CULL=600", "CULL_INTERVAL=30", "LAB_ARGS=--MappingKernelManager.cull_idle_timeout=900").split()
+    culls = [a for a in args if "cull_idle_timeout" in a]
+    assert culls == ["--MappingKernelManager.cull_idle_timeout=600", "--MappingKernelManager.cull_idle_timeout=900"]  # the last one wins
+    assert "--MappingKernelManager.cull_interval=30" in args
+
+
+def test_make_lab_passes_CULL_to_jupyter_lab(repo):
+    args = _lab_command(repo, "CULL=600")
+    assert "--MappingKernelManager.cull_idle_timeout=600" in args and "--MappingKernelManager.cull_interval=60" in args

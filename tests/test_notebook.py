@@ -58,8 +58,8 @@ def test_learner_notebook_structure():
     cells = cells_of(ROOT / "notebooks" / "FA-100786.ipynb")
     headings = [c.source.splitlines()[0] for c in cells if c.cell_type == "markdown"]
     assert headings == [
-        "# Output stopping: Streaming buffer emits partial stop prefixes too early · case 01",
-        "## The contract", "## Watch it fail", "## Your turn", "## The playground in code", "## About this record",
+        "# Exercise FA-100786: Model output stopping rules",
+        "## The contract", "## Watch it fail", "## Your turn", "## The playground in code", "## About this exercise",
     ]  # FA-100786's checks do not use N: no variants section
     solve_cell = next(c for c in cells if "def solve(" in c.source)
     assert solve_cell.source.splitlines()[:4] == ["import failuremap_edu as fm", "", "@fm.exercise('FA-100786')", "def solve(text, stops):"]
@@ -102,7 +102,7 @@ def test_learner_notebooks_keep_jargon_folded_at_the_end():
     for name in ("FA-100786.ipynb", "FA-100061.ipynb"):
         cells = cells_of(ROOT / "notebooks" / name)
         *body, about = [c for c in cells if c.cell_type == "markdown"]
-        assert about.source.startswith("## About this record\n\n<details><summary>")
+        assert about.source.startswith("## About this exercise\n\n<details><summary>")
         for cell in body + [c for c in cells if c.cell_type == "code"]:
             text = cell.source + "".join(str(o.get("data", {}).get("text/plain", "")) + o.get("text", "") for o in cell.get("outputs", []))
             assert not any(word in text.lower() for word in JARGON), (name, [w for w in JARGON if w in text.lower()])
@@ -270,6 +270,32 @@ def test_the_contract_signature_cannot_escape_its_code_span(signature, raw_recor
     assert [html_module.unescape(c) for c in code] == [f"solve({signature})"]  # verbatim, whole, and the only code span
 
 
+def _shown_text(cell) -> str:
+    """A cell's source and every stored output's text, as a learner sees them before and after running it."""
+    outputs = cell.get("outputs", [])
+    return cell.source + "".join(o.get("text", "") + "".join(map(str, o.get("data", {}).values())) for o in outputs)
+
+
+@pytest.mark.parametrize("name", ["FA-100786.ipynb", "FA-100061.ipynb"])
+def test_a_learner_notebook_keeps_the_records_title_for_its_end_and_the_instructor_shows_it_on_top(name):
+    """The title names the fix ("the causal mask excludes the diagonal"): a learner trial found the answer printed on top."""
+    import html as html_module
+
+    record = load_record(name.removesuffix(".ipynb"))
+    cells = cells_of(ROOT / "notebooks" / name)
+    about = next(c for c in cells if c.source.startswith("## About this exercise"))
+    assert cells.index(about) == len(cells) - 1
+    assert cells[0].source.startswith(f"# Exercise {record.id}: {record.category}\n")
+    title = record.title.split(" · ")[0]  # without '· case 01', which says nothing
+    seen = [c for c in cells if title in html_module.unescape(_shown_text(c).replace("\\", ""))]
+    assert seen == [about]
+    assert about.source.index("<details>") < about.source.index("title")
+    start = cells_of(ROOT / "notebooks" / "00-start-here.ipynb")
+    assert not any(title in html_module.unescape(_shown_text(c).replace("\\", "")) for c in start)
+    instructor = cells_of(ROOT / "notebooks" / "instructor" / name)
+    assert html_module.unescape(instructor[0].source.splitlines()[0].replace("\\", "")) == f"# {record.title}"
+
+
 def test_the_records_abstract_is_in_both_notebooks_folded_for_learners():
     """An author's required abstract appeared in neither notebook (instructor trial)."""
     from failuremap_edu import load_record
@@ -278,9 +304,9 @@ def test_the_records_abstract_is_in_both_notebooks_folded_for_learners():
 
     record = load_record(record_path("TR-000101"))
     learner = build_notebook(record, "records/TR-000101.json")
-    about = next(c.source for c in learner.cells if c.source.startswith("## About this record"))
+    about = next(c.source for c in learner.cells if c.source.startswith("## About this exercise"))
     assert record.abstract in about and about.index("<details>") < about.index(record.abstract)
-    assert [c for c in learner.cells if record.abstract in c.source and not c.source.startswith("## About this record")] == []
+    assert [c for c in learner.cells if record.abstract in c.source and not c.source.startswith("## About this exercise")] == []
     instructor = build_notebook(record, "records/TR-000101.json", instructor=True, solution=load_solution(solution_path("TR-000101")))
     assert record.abstract in instructor.cells[2].source and instructor.cells[2].source.startswith("**What fails**")
 def test_the_variant_line_says_how_many_checks_depend_on_n():
@@ -306,7 +332,7 @@ def test_every_code_cell_of_a_learner_notebook_but_the_plot_has_a_stored_output(
     empty = [c.source.splitlines()[-1] for c in nb.cells if c.cell_type == "code" and not c.outputs]
     assert empty == []
     first = next(c for c in nb.cells if c.cell_type == "code")  # it printed nothing, and a learner trial was left guessing
-    assert first.outputs[0].text == "Loaded FA-100786 · " + load_record("FA-100786").title + ": 6 checks. Your solve goes in the exercise cell below.\n"
+    assert first.outputs[0].text == "Loaded Exercise FA-100786: Model output stopping rules: 6 checks. Your solve goes in the exercise cell below.\n"
 
 
 def test_the_solve_cell_keeps_the_preambles_decorators_and_constants():
@@ -404,3 +430,21 @@ def test_a_refused_notebook_writes_nothing(write_record, tmp_path, capsys):
     assert main(["notebook", str(write_record(data)), "-o", str(out)]) != 0
     assert "replays do not match" in capsys.readouterr().err
     assert not out.exists() or list(out.rglob("*")) == []
+
+
+@pytest.mark.parametrize("instructor", [False, True])
+def test_the_generator_writes_what_nbformat_writes_and_nbformat_validates_it(instructor):
+    """The generator builds and writes notebooks without importing nbformat (its jsonschema import was two thirds
+    of `failuremap-edu notebook`'s time): nbformat is the judge of what it writes."""
+    from failuremap_edu._notebook import _writes, build_notebook, build_start_here
+    from failuremap_edu._solution import load_solution
+
+    record = load_record("FA-100786")
+    solution = load_solution(str(ROOT / "references" / "FA-100786.py")) if instructor else None
+    for nb in (build_notebook(record, "FA-100786", instructor=instructor, solution=solution),
+               build_start_here([("FA-100786", record.category, "FA-100786.ipynb")])):
+        text = _writes(nb)
+        node = nbformat.reads(text, as_version=4)
+        nbformat.validate(node)
+        assert text == nbformat.writes(node) + "\n"
+        assert nb.cells[0].source == node.cells[0].source and nb.metadata.kernelspec.name == "python3"

@@ -282,7 +282,7 @@ def test_lone_surrogates_everywhere_reach_the_browser_escaped(raw_record, write_
     exercise.check(solve)  # the progress log is written too
     assert exercise.summary().startswith("0/6 checks pass") and exercise.message == ""
     view = panel(exercise)
-    assert "bad \\ud800 title" in view.header.value and "partial marker held \\ud800" in view.checks.value
+    assert "bad \\ud800 category" in view.header.value and "partial marker held \\ud800" in view.checks.value
     assert "bad \\ud800 message" in view.checks.value and "(&#x27;hello&lt;st\\ud800&#x27;, &#x27;&#x27;)" in view.checks.value
     widgets = [ui]
     while widgets:  # what the kernel sends for each widget, packed as jupyter_client packs every message
@@ -291,7 +291,7 @@ def test_lone_surrogates_everywhere_reach_the_browser_escaped(raw_record, write_
         widgets += [child for child in getattr(widget, "children", ())]
     bundle = exercise._repr_mimebundle_()
     json_packer(bundle)
-    assert "bad \\ud800 title" in bundle["text/plain"] and "short input" in bundle["text/plain"] and "\\ud800" in bundle["text/html"]
+    assert "bad \\ud800 category" in bundle["text/plain"] and "short input" in bundle["text/plain"] and "\\ud800" in bundle["text/html"]
     files = exercise.export_files()
     assert "bad \\ud800 title" in next(text for name, text in files.items() if name.endswith(".py"))
     results = json.loads(next(text for name, text in files.items() if name.endswith(".json")))

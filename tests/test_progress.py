@@ -19,6 +19,7 @@ from failuremap_edu._progress import (
     file_tag,
     learner_id,
     log_run,
+    progress_path,
     read_progress,
     read_progress_lines,
 )
@@ -254,6 +255,19 @@ def test_export_keeps_every_distinct_solve_and_labels_each_status(tmp_path):
     assert "solve_source" not in data["attempts"][0] and "statuses" not in data["attempts"][0]
 
 
+def test_a_relative_progress_path_gives_each_notebook_folder_a_log_of_its_own(tmp_path, monkeypatch):
+    """On a shared home every learner's export held the others' runs: a relative FAILUREMAP_PROGRESS is per folder."""
+    monkeypatch.setenv("FAILUREMAP_PROGRESS", "failuremap-progress.jsonl")
+    for name in ("ann", "bob"):
+        (tmp_path / name).mkdir()
+        monkeypatch.chdir(tmp_path / name)  # a kernel's working directory is its notebook's folder
+        assert progress_path() == tmp_path / name / "failuremap-progress.jsonl"
+        Exercise("FA-100786").check(reference)
+    monkeypatch.chdir(tmp_path / "ann")
+    assert [e["record"] for e in read_progress()[0]] == ["FA-100786"]  # bob's run is in bob's folder only
+    assert (tmp_path / "bob" / "failuremap-progress.jsonl").is_file()
+
+
 def test_cli_export_names_the_file_after_the_learner_and_the_time(tmp_path, capsys, monkeypatch):
     from failuremap_edu._cli import main
 
@@ -266,7 +280,7 @@ def test_cli_export_names_the_file_after_the_learner_and_the_time(tmp_path, caps
     out = capsys.readouterr().out
     written = list(tmp_path.glob("failuremap-export-*.json"))
     assert len(written) == 1 and re.fullmatch(rf"failuremap-export-{learner_id()[:6]}-\d{{8}}-\d{{6}}\.json", written[0].name)
-    assert out.startswith(f"{written[0].name}: 2 runs, 2 distinct solves, latest of 1 exercises (learner {learner_id()[:6]}")
+    assert out.startswith(f"from the progress log {progress_path()}: {written[0].name}: 2 runs, 2 distinct solves, latest of 1 exercises (learner {learner_id()[:6]}")
     data = json.loads(written[0].read_text())
     assert [a["passed"] for a in data["attempts"]] == [4, 6]
     assert "def solve(text, stops):" in data["latest"]["FA-100786"]["solve_source"]
