@@ -130,6 +130,7 @@ def test_a_save_that_finds_a_later_save_of_its_own_tab_asks_nothing_and_keeps_th
 
 @pytest.mark.browser
 @pytest.mark.slow
+@pytest.mark.timeout(900 + ROUNDS * len(NOTEBOOKS) * 300)  # a round of one notebook: about 2 min under load
 def test_every_edit_survives_reloads_under_a_throttled_cpu(page, chromium, served):
     """The soak: on two notebooks, edit, Run All, save, reload, ROUNDS times each, the CPU slowed down:
     every edit is there after every reload, every run shows its results, and no dialog ever opens."""
