@@ -58,11 +58,26 @@ LIVE_PANEL = "(The live panel of this exercise shows here when the cell runs.)"
 and the whole text twice, under the copy, read as a second report (a learner trial)."""
 
 
+def saved_when(exercise: Exercise) -> str:
+    """Which code the saved results belong to: after a reload the cell may hold an edit that never ran.
+
+    The time is said only in the browser's Python (JupyterLite), where a reload always shows this copy. A server's
+    kernel gives the same copy to nbval, which compares it with the stored one: a time there never matches."""
+    at = exercise.finished_at if _in_browser() else None
+    when = "" if at is None else f", at {time.strftime('%H:%M', time.localtime(at))}"
+    return f"Results of the code as it was when last run{when}"
+
+
 def saved_copy_bundle(exercise: Exercise) -> dict:
     """The saved copy's output: the last results as static HTML and as text (the panel below it says only where it is)."""
+    from .render._html import html_text
+
+    when = saved_when(exercise)
     return {
-        "text/plain": text_safe(f"{exercise.text(results_only=True)}\n(the results saved with the notebook: run the cell to check again)"),
-        "text/html": text_safe(f'<div class="fm-saved"><style>{SAVED_CSS}</style>{exercise.static_html()}</div>'),
+        "text/plain": text_safe(f"{exercise.text(results_only=True)}\n({when[0].lower()}{when[1:]}: run the cell to check again)"),
+        "text/html": text_safe(
+            f'<div class="fm-saved"><style>{SAVED_CSS}</style><p class="fm-note fm-when">{html_text(when)}.</p>{exercise.static_html()}</div>'
+        ),
     }
 
 

@@ -91,6 +91,14 @@ RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_s
 AUTOSAVE_SECONDS = 5
 """How often the site saves an open notebook into the browser's storage."""
 
+LAST_MODIFIED_MARGIN_MS = 24 * 60 * 60 * 1000
+"""How much newer than the tab's last save a stored file may be before JupyterLab asks whether to overwrite it.
+
+JupyterLab's default, 500 ms, guards a file that another program changes on a server. On the site only the
+learner's own tab writes its notebooks, but a save started while an earlier one is still finishing (autosave,
+the widget state, Run All under load) reads the earlier one's time as a change on disk and asks "File Changed";
+the default answer kept a copy with every output cleared and stopped the autosave. A day's margin never asks."""
+
 PLOT_FALLBACK = (
     "No plot here: matplotlib is not part of this site. The table above shows the same progress as text."
 )
@@ -531,7 +539,9 @@ def _lite_config(preload: tuple[str, ...]) -> dict:
             # A reload (or a closed tab) loses at most the last few seconds of an edit: the browser's storage is
             # the only copy of the learner's work, and JupyterLab autosaves every 120 s by default.
             "settingsOverrides": {
-                "@jupyterlab/docmanager-extension:plugin": {"autosave": True, "autosaveInterval": AUTOSAVE_SECONDS},
+                "@jupyterlab/docmanager-extension:plugin": {
+                    "autosave": True, "autosaveInterval": AUTOSAVE_SECONDS, "lastModifiedCheckMargin": LAST_MODIFIED_MARGIN_MS,
+                },
                 # As on a server (the state goes into downloaded notebooks). JupyterLite 0.8 itself cannot restore it:
                 # it never answers comm_info_request, which the widget manager awaits first. A reload shows the
                 # panel's saved copy instead (`_cell._SavedCopy`).

@@ -104,8 +104,10 @@ def status_line(e: Exercise, end: bool = False, live: bool = False) -> str:
         mark = '<span class="fm-mark">✓</span> ' if all(r.passed for r in e.runs) else '<span class="fm-mark">✗</span> '
     again = f' <span class="fm-rerun">· {escape(e.rerun_note)}</span>' if e.rerun_note and not e.running else ""
     where = " fm-status-end" if end else ""
-    role = ' role="status" aria-live="polite"' if live else ""  # the summary alone is announced, not the mark or the note
-    return f'<p class="fm-status{where}">{mark}<span class="fm-summary"{role}>{escape(e.summary())}</span>{again}</p>'
+    said = f'<span class="fm-summary">{escape(e.summary())}</span>{again}'
+    if live:  # the summary and a re-run's note are announced ("ran again at …: same result" is the only news then), not the mark
+        said = f'<span role="status" aria-live="polite">{said}</span>'
+    return f'<p class="fm-status{where}">{mark}{said}</p>'
 
 
 def log_note_html(e: Exercise) -> str:

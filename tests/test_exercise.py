@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import linecache
+import sys
 import time
 from types import SimpleNamespace
 
@@ -564,9 +565,11 @@ def test_in_the_browser_site_the_panel_comes_with_a_saved_copy_that_follows_its_
     (kind, panel), (kind2, saved) = shown  # the panel, then the copy once the run is done (a tool keeping first outputs keeps it finished)
     assert (kind, kind2) == ("display", "display") and "application/vnd.jupyter.widget-view+json" in panel
     assert set(saved) == {"text/plain", "text/html"}, "an ordinary output: the browser's storage keeps it, a reload shows it"
-    assert saved["text/html"] == f'<div class="fm-saved"><style>{SAVED_CSS}</style>{pairs.static_html()}</div>'
+    at = time.strftime("%H:%M", time.localtime(pairs.finished_at))
+    when = f'<p class="fm-note fm-when">Results of the code as it was when last run, at {at}.</p>'
+    assert saved["text/html"] == f'<div class="fm-saved"><style>{SAVED_CSS}</style>{when}{pairs.static_html()}</div>'
     assert "run the cell to check again" in saved["text/html"] and f"<p class=\"fm-summary\">{pairs.summary()}</p>" in saved["text/html"]
-    assert saved["text/plain"] == f"{pairs.text(results_only=True)}\n(the results saved with the notebook: run the cell to check again)"
+    assert saved["text/plain"] == f"{pairs.text(results_only=True)}\n(results of the code as it was when last run, at {at}: run the cell to check again)"
     assert panel["text/plain"] == "(The live panel of this exercise shows here when the cell runs.)" and "text/html" not in panel  # not twice
 
     shown.clear()
@@ -575,6 +578,23 @@ def test_in_the_browser_site_the_panel_comes_with_a_saved_copy_that_follows_its_
     pairs.select_variant(3)  # the panel's variant box re-runs the checks: a reload must show these
     assert [kind for kind, _ in shown] == ["update"]
     assert "(variant N = 3)" in shown[0][1]["text/html"] and shown[0][1]["text/html"].endswith(f"{pairs.static_html()}</div>")
+
+
+def test_the_saved_copy_says_when_its_code_ran_only_where_nothing_compares_it(stopping, monkeypatch):
+    """A reload showed the last run's results under an edit never run, as if they were the edit's (lite trial). In
+    the browser the copy says when its code ran; a server's copy has no time, since nbval compares it with the stored one."""
+    from failuremap_edu._cell import saved_copy_bundle
+
+    stopping.check(lambda text, stops: (text, ""))
+    stopping.finished_at = time.mktime((2026, 12, 4, 19, 52, 30, 0, 0, -1))
+    monkeypatch.setattr(sys, "platform", "emscripten")
+    browser = saved_copy_bundle(stopping)
+    assert browser["text/plain"].endswith("\n(results of the code as it was when last run, at 19:52: run the cell to check again)")
+    assert '<p class="fm-note fm-when">Results of the code as it was when last run, at 19:52.</p>' in browser["text/html"]
+    monkeypatch.setattr(sys, "platform", "linux")
+    server = saved_copy_bundle(stopping)
+    assert server["text/plain"].endswith("\n(results of the code as it was when last run: run the cell to check again)")
+    assert "19:52" not in server["text/html"] and server == saved_copy_bundle(stopping)
 
 
 def test_a_changed_solve_with_the_same_results_is_not_said_to_have_run_again(stopping):

@@ -728,9 +728,20 @@ def test_site_autosaves_every_few_seconds():
     """The browser's storage is the only copy: a reload must lose at most a few seconds of an edit."""
     from failuremap_edu._lite import AUTOSAVE_SECONDS, _lite_config
 
-    overrides = _lite_config(())["jupyter-config-data"]["settingsOverrides"]
-    assert overrides["@jupyterlab/docmanager-extension:plugin"] == {"autosave": True, "autosaveInterval": AUTOSAVE_SECONDS}
+    overrides = _lite_config(())["jupyter-config-data"]["settingsOverrides"]["@jupyterlab/docmanager-extension:plugin"]
+    assert {k: overrides[k] for k in ("autosave", "autosaveInterval")} == {"autosave": True, "autosaveInterval": AUTOSAVE_SECONDS}
     assert AUTOSAVE_SECONDS <= 5
+
+
+def test_site_never_asks_whether_a_file_changed_on_disk():
+    """Only the learner's tab writes the site's notebooks: two of its saves overlapping is no change on disk."""
+    from failuremap_edu._lite import _lite_config
+
+    schema = Path(sys.prefix) / "share" / "jupyter" / "lab" / "schemas" / "@jupyterlab" / "docmanager-extension" / "plugin.json"
+    known = json.loads(schema.read_text(encoding="utf-8"))["properties"]
+    overrides = _lite_config(())["jupyter-config-data"]["settingsOverrides"]["@jupyterlab/docmanager-extension:plugin"]
+    assert set(overrides) <= set(known), "a setting JupyterLab does not know is silently ignored"
+    assert overrides["lastModifiedCheckMargin"] >= 24 * 60 * 60 * 1000
 
 
 def test_site_notebooks_carry_the_language_info_the_pyodide_kernel_reports(stopping):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from conftest import record_path
 from failuremap_edu import load_record, watch_it_fail
 
@@ -64,6 +66,18 @@ def test_watch_it_fail_draws_the_grid_each_failing_implementation_got():
     assert '<caption>expected</caption>' in where and '<caption>got</caption>' in where
     assert where.count('title="row 1, column 1: expected 1, got 0"') == 2  # marked on both sides
     assert 'role="region" aria-label="expected and got, cell for cell" tabindex="0"' in where
+
+
+def test_watch_it_fail_headings_follow_the_notebooks_own():
+    """Shown under the notebook's '## Watch it fail' (h2): no heading level is skipped (axe's heading-order)."""
+    from failuremap_edu._notebook import build_notebook
+
+    nb = build_notebook(load_record(record_path("TR-000909")), str(record_path("TR-000909")))
+    cells = nb.cells
+    at = next(i for i, c in enumerate(cells) if c.cell_type == "markdown" and c.source.startswith("## Watch it fail"))
+    html = next(o["data"]["text/html"] for c in cells[at + 1:] if c.cell_type == "code" for o in c.outputs if "Where they fail" in o.get("data", {}).get("text/html", ""))
+    levels = [2] + [int(n) for n in re.findall(r"<h([1-6])[ >]", html)]
+    assert len(levels) > 1 and all(b <= a + 1 for a, b in zip(levels, levels[1:])), levels
 
 
 def test_watch_it_fail_draws_fifty_losses_as_a_line_chart_and_says_it_in_words():

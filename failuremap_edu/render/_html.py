@@ -354,6 +354,11 @@ def _run_name(run: RunResult) -> str:
     return f"{run.solver} (N={run.variant})"
 
 
+STORY_HEADING = 3
+"""Watch it fail is shown under the notebook's "## Watch it fail": its own headings are one level below (an <h4>
+after no <h3> was axe's heading-order violation)."""
+
+
 def story_html(story, css: bool = True) -> str:
     """Watch it fail: the table, what it means, what each failing check returned and why, and the code, folded."""
     parts = [comparison_html(story.runs, story.names, css=False, caption=f"variant N = {story.variant}" if story.uses_variant else None)]
@@ -372,7 +377,7 @@ def story_html(story, css: bool = True) -> str:
                 + key_values([*call, ("expected", _code(safe_repr(item.expected, 300)))])
                 + f'<ul class="fm-why">{outcomes}</ul></div>'
             )
-        parts.append("<h4>Where they fail</h4>" + "".join(rows))
+        parts.append(f"<h{STORY_HEADING}>Where they fail</h{STORY_HEADING}>" + "".join(rows))
     parts.append(
         "".join(f"<details><summary>The code of {_e(name)}</summary><pre>{_pre(source)}</pre></details>" for name, source in story.sources)
     )
