@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from ._call_claims import call_claims, carried_over
 from ._diff import diff
 from ._display import Shown
-from ._evidence import MatchesImplementation, MutantTally, compared_same, match_claim, same_value
+from ._evidence import MatchesImplementation, MutantTally, compared_same, match_claim
 from ._records import Record
 from ._results import ERROR, FAIL, PASS, TIMEOUT, Observation, RunResult
+from ._same import same_value
 from ._values import Opaque, clip, safe_repr
 
 __all__ = ["Hint", "hint_ladder", "mistake_note"]

@@ -12,8 +12,8 @@ import pytest
 
 from conftest import OWN, record_path, solution_path
 from failuremap_edu import load_record
-from failuremap_edu._cli import main
-from failuremap_edu._notebook import md, write_all, write_notebook
+from failuremap_edu.instructor._cli import main
+from failuremap_edu.instructor._notebook import md, write_all, write_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -221,7 +221,7 @@ def _all_text(nb) -> str:
 @pytest.mark.parametrize("platform", ["server", "binder", "hub", "lite"])
 def test_each_platform_says_only_what_holds_there(platform):
     from failuremap_edu import load_record
-    from failuremap_edu._notebook import build_notebook, build_start_here
+    from failuremap_edu.instructor._notebook import build_notebook, build_start_here
 
     record = load_record("FA-100786")
     text = _all_text(build_notebook(record, "FA-100786", platform=platform))
@@ -233,7 +233,7 @@ def test_each_platform_says_only_what_holds_there(platform):
 
 def test_an_unknown_platform_is_refused():
     from failuremap_edu import load_record
-    from failuremap_edu._notebook import build_notebook
+    from failuremap_edu.instructor._notebook import build_notebook
 
     with pytest.raises(ValueError, match="platform must be one of server, binder, hub, lite"):
         build_notebook(load_record("FA-100786"), "FA-100786", platform="kaggle")
@@ -273,7 +273,7 @@ def test_the_contract_signature_cannot_escape_its_code_span(signature, raw_recor
 def test_the_records_abstract_is_in_both_notebooks_folded_for_learners():
     """An author's required abstract appeared in neither notebook (instructor trial)."""
     from failuremap_edu import load_record
-    from failuremap_edu._notebook import build_notebook
+    from failuremap_edu.instructor._notebook import build_notebook
     from failuremap_edu._solution import load_solution
 
     record = load_record(record_path("TR-000101"))
@@ -286,7 +286,7 @@ def test_the_records_abstract_is_in_both_notebooks_folded_for_learners():
 def test_the_variant_line_says_how_many_checks_depend_on_n():
     """A learner trial: "each variant checks different values" where one check of six read N."""
     from failuremap_edu import replay
-    from failuremap_edu._notebook import variant_words
+    from failuremap_edu.instructor._notebook import variant_words
 
     def words(record_id):
         record = load_record(record_path(record_id))
@@ -313,7 +313,7 @@ def test_the_solve_cell_keeps_the_preambles_decorators_and_constants():
     """A @dataclass left behind made Span(0, 2, 'ab') a TypeError in every check of a trial record."""
     import dataclasses
 
-    from failuremap_edu._notebook import _learner_preamble
+    from failuremap_edu.instructor._notebook import _learner_preamble
 
     record = load_record(str(ROOT / "tests" / "records" / "TR-001313.json"))
     kept = _learner_preamble(record)
@@ -326,7 +326,7 @@ def test_the_solve_cell_keeps_the_preambles_decorators_and_constants():
 
 def test_a_fixture_variable_named_like_a_parameter_stays_out_of_the_solve_cell():
     """`base = {...}` of the fixtures landed in the exercise cell because solve's parameter is named base (a trial)."""
-    from failuremap_edu._notebook import _learner_preamble
+    from failuremap_edu.instructor._notebook import _learner_preamble
 
     kept = _learner_preamble(load_record(str(ROOT / "tests" / "records" / "TR-001414.json")))
     assert not [k for k in kept if k.startswith("base")], kept

@@ -255,7 +255,7 @@ def test_export_keeps_every_distinct_solve_and_labels_each_status(tmp_path):
 
 
 def test_cli_export_names_the_file_after_the_learner_and_the_time(tmp_path, capsys, monkeypatch):
-    from failuremap_edu._cli import main
+    from failuremap_edu.instructor._cli import main
 
     exercise = Exercise("FA-100786")
     exercise.check(lambda text, stops: (text, ""))

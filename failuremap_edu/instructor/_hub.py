@@ -49,6 +49,7 @@ def hub_config(hub_url: str, *, title: str = "Failure Map workshop", env_bin: st
 # A rebuild of the workshop (--force) writes this file again: keep your changes in a copy, or in
 # jupyterhub_config_local.py beside it, which the last line below loads when it exists.
 import os
+import sys
 
 c = get_config()  # noqa: F821 - JupyterHub provides it
 
@@ -96,7 +97,8 @@ FAILUREMAP_PORT = {collector_port}  # CHANGE if this port is taken on the hub's 
 c.JupyterHub.services = [{{
     "name": "failuremap",
     "url": f"http://127.0.0.1:{{FAILUREMAP_PORT}}",
-    "command": [os.path.join(ENV_BIN, "failuremap-edu"), "serve", "--db",
+    # the hub's own Python (the instructor's failuremap-edu): the learners' environment holds only the kernel side
+    "command": [sys.executable, "-m", "failuremap_edu", "serve", "--db",
                 "sqlite:///" + os.path.join(os.path.dirname(os.path.abspath(__file__)), "failuremap-runs.sqlite")],
 }}]
 c.JupyterHub.load_roles = [{{"name": "failuremap-collector", "services": ["failuremap"], "scopes": ["read:users"]}}]  # who is an admin
@@ -154,7 +156,7 @@ ENV="${{1:-{LEARNERS_ENV}}}"
 LEARNERS="${{2:-{shlex.quote(str(Path(learners_dir).resolve()))}}}"
 python3 -m venv "$ENV"
 "$ENV/bin/python" -m pip install --quiet "$LEARNERS" {shlex.quote(hub)} nbgitpuller
-"$ENV/bin/failuremap-edu" --version
+"$ENV/bin/python" -c "import failuremap_edu; print('failuremap-edu', failuremap_edu.__version__)"
 """
 
 
@@ -175,7 +177,7 @@ def z2jh_config(*, title: str = "Failure Map workshop", collector_port: int = CO
 #   helm repo add jupyterhub https://hub.jupyter.org/helm-chart/ && helm repo update
 #   helm upgrade --install workshop jupyterhub/jupyterhub --version {Z2JH_CHART} --values {Z2JH_CONFIG}
 # The single-user image is the learners' folder built by repo2docker: its binder/ installs failuremap-edu from the
-# folder's copy of the package (no reference solution in it) and nbgitpuller; the collector runs from it too:
+# folder's copy of the package (the kernel side: no reference solution, no instructor tools) and nbgitpuller:
 #   jupyter-repo2docker --no-run --user-name jovyan --image-name REGISTRY/IMAGE:TAG LEARNERS_FOLDER && docker push REGISTRY/IMAGE:TAG
 hub:
   config:
@@ -200,7 +202,7 @@ hub:
         targetPort: {collector_port}
   extraContainers:
     - name: failuremap
-      image: REGISTRY/IMAGE:TAG  # CHANGE: the learners' image (singleuser.image below)
+      image: REGISTRY/COLLECTOR:TAG  # CHANGE: an image with failuremap-edu[hub] installed (the learners' image has no collector)
       command: [failuremap-edu, serve, --db, "sqlite:////srv/jupyterhub/failuremap-runs.sqlite"]  # on the hub's volume (hub.db.type sqlite-pvc)
       ports:
         - containerPort: {collector_port}

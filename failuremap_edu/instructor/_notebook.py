@@ -16,17 +16,17 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._errors import InputError
-from ._code import first_line
-from ._cell import LIVE_PANEL, saved_copy_bundle
-from ._exercise import Exercise, loaded_note
-from ._fixtures import VARIANTS, read_fixtures
+from .._errors import InputError
+from .._code import first_line
+from .._cell import LIVE_PANEL, saved_copy_bundle
+from .._exercise import Exercise, loaded_note
+from .._fixtures import VARIANTS, read_fixtures
 from ._output import check_files, save_files
-from ._records import Record, list_records, load_record
-from .runner import parse_call_arguments, replay, run_checks, try_call
-from ._solution import Solution, SolutionError, load_solution, solution_from_source
-from ._story import watch_it_fail
-from ._values import text_safe
+from .._records import Record, list_records, load_record
+from ..runner import parse_call_arguments, replay, run_checks, try_call
+from .._solution import Solution, SolutionError, load_solution, solution_from_source
+from .._story import watch_it_fail
+from .._values import text_safe
 
 __all__ = ["NotebookError", "build_notebook", "build_start_here", "reference_path", "write_all", "write_notebook"]
 
