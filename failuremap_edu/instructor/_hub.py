@@ -40,7 +40,7 @@ def hub_config(hub_url: str, *, title: str = "Failure Map workshop", env_bin: st
     parts = urlsplit(hub_url)
     port = parts.port or (443 if parts.scheme == "https" else 80)
     host = parts.hostname or "0.0.0.0"
-    host = host if host in ("127.0.0.1", "localhost", "::1") else "0.0.0.0"  # a trial on this machine stays on loopback
+    host = host if host in ("127.0.0.1", "localhost", "::1") else "0.0.0.0"  # a hub for this machine alone stays on loopback
     env_bin = env_bin or f"{LEARNERS_ENV}/bin"
     return f"""# JupyterHub configuration for {title!r}, written by `failuremap-edu workshop --hub`.
 # Start it with: jupyterhub -f /path/to/{HUB_CONFIG}, from a folder OUTSIDE any git repository: JupyterHub
@@ -74,7 +74,7 @@ c.JupyterHub.bind_url = "http://{host}:{port}/"  # CHANGE: the address learners 
 # c.ConfigurableHTTPProxy.command = ["/path/to/node_modules/.bin/configurable-http-proxy"]
 c.JupyterHub.authenticator_class = "dummy"  # CHANGE: any user name and any password log in; use your site's authenticator
 c.Authenticator.allow_all = True  # every user who can log in may start a server (else nobody but admins can)
-c.JupyterHub.spawner_class = "simple"  # CHANGE: SimpleLocalProcessSpawner runs every learner as this user, for a trial only
+c.JupyterHub.spawner_class = "simple"  # CHANGE: SimpleLocalProcessSpawner runs every learner as this user, for a try-out only
 #   (a learner can then read whatever this user can, the instructor's folder included);
 #   real use: jupyterhub.spawner.LocalProcessSpawner (a system user each), or dockerspawner / kubespawner
 c.SimpleLocalProcessSpawner.home_dir_template = {homes!r}  # CHANGE: a home folder per learner (their notebooks and progress log)

@@ -143,7 +143,7 @@ def _learner_preamble(record: Record) -> list[str]:
                 keep.append(ast.get_source_segment(source, node) or ast.unparse(node))
         elif node in helpers:
             # From the first decorator: a node's own lines start at `class`, and a @dataclass left behind made
-            # Span(0, 2, 'ab') a TypeError in every check (a trial record).
+            # Span(0, 2, 'ab') a TypeError in every check.
             first = first_line(node)
             keep.append("\n".join(lines[first - 1 : node.end_lineno]))
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and _assigned(node) & used and not _assigned(node) & {"N", "observations"}:
@@ -153,7 +153,7 @@ def _learner_preamble(record: Record) -> list[str]:
 
 def _globals_read(node: ast.AST) -> set[str]:
     """Names a definition reads that are not its own parameters or locals: `base`, solve's parameter, is not the
-    fixtures' `base = {...}` (a trial's exercise cell got that line, and the learner wondered whether it mattered)."""
+    fixtures' `base = {...}`, which an exercise cell must not show as if it mattered."""
     names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return names
