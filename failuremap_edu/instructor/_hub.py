@@ -167,8 +167,8 @@ Z2JH_CHART = "4.4.0"
 def z2jh_config(*, title: str = "Failure Map workshop", collector_port: int = COLLECTOR_PORT) -> str:
     """Helm values for Zero to JupyterHub (Kubernetes): the route past one machine, with the class collector beside the hub.
 
-    The collector runs as a sidecar of the hub's pod (``hub.extraContainers``) from the
-    learners' image, registered as the hub service ``failuremap`` (``hub.services``) whose
+    The collector runs as a sidecar of the hub's pod (``hub.extraContainers``) from an
+    image with failuremap-edu[hub] (the learners' image holds only the kernel side), registered as the hub service ``failuremap`` (``hub.services``) whose
     token the chart generates; learners' servers send runs to it through the hub's
     Kubernetes Service (``singleuser.extraEnv``), and the network policies let exactly them and the proxy in.
     """
