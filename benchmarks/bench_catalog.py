@@ -93,7 +93,7 @@ def generated(folder: Path, count: int = GENERATED, first: int = FIRST_SEED) -> 
 
 def measure(refs: list[str], rounds: int = ROUNDS) -> dict:
     """Paired rounds of verify and of the scripts over the same records: seconds (medians), the median ratio, the verdicts."""
-    from failuremap_edu._catalog import verify_many
+    from failuremap_edu.instructor._catalog import verify_many
 
     list(verify_many(refs[:2]))  # warm: the worker server is up
     ours_s, scripts_s, same = [], [], True

@@ -46,8 +46,8 @@ def _serve(kind: str, db: str) -> None:
 
         app = web.Application([("/services/failuremap/api/runs", Bare)])
     else:
-        from failuremap_edu._service import make_app
-        from failuremap_edu._store import RunStore
+        from failuremap_edu.instructor._service import make_app
+        from failuremap_edu.instructor._store import RunStore
 
         app = make_app(RunStore(db), _AnyToken())
     sockets = bind_sockets(0, "127.0.0.1")
@@ -112,7 +112,7 @@ def measure(learners: int = LEARNERS, rounds: int = ROUNDS) -> dict:
             finally:
                 child.kill()
                 child.wait(10)
-        from failuremap_edu._store import RunStore
+        from failuremap_edu.instructor._store import RunStore
 
         store = RunStore(db)
         out["stored"] = store.count()

@@ -51,7 +51,7 @@ def _time(fn) -> float:
 
 def _notebook_style_solve(source: str | None = None):
     """The packaged reference solve, defined the way a notebook cell defines it (in __main__)."""
-    from failuremap_edu._notebook import reference_path
+    from failuremap_edu.instructor._notebook import reference_path
 
     namespace = {"__name__": "__main__"}
     exec(compile(source or reference_path("FA-100786", Path(__file__).resolve().parents[1] / "references").read_text(encoding="utf-8"), "<cell>", "exec"), namespace)

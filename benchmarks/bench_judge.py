@@ -19,7 +19,7 @@ TARGET = 1.25
 
 
 def _check(solution: str) -> float:
-    from failuremap_edu._cli import main
+    from failuremap_edu.instructor._cli import main
 
     started = time.perf_counter()
     with contextlib.redirect_stdout(io.StringIO()):

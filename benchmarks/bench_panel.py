@@ -20,7 +20,7 @@ def main() -> int:
     os.environ.setdefault("FAILUREMAP_PROGRESS", os.path.join(tempfile.mkdtemp(), "progress.jsonl"))
     import failuremap_edu as fm
     from failuremap_edu._panel import panel_for
-    from failuremap_edu._notebook import reference_path
+    from failuremap_edu.instructor._notebook import reference_path
     import runpy
     from pathlib import Path
 

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 import failuremap_edu as fm
-from failuremap_edu._notebook import reference_path
+from failuremap_edu.instructor._notebook import reference_path
 from failuremap_edu.runner._warm import warm_up
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 
 from failuremap_edu._progress import log_run
-from failuremap_edu._report import build_report
+from failuremap_edu.instructor._report import build_report
 from failuremap_edu._results import ErrorInfo, Observation, RunResult
-from failuremap_edu.render._report import report_page, report_text, watch_text
+from failuremap_edu.instructor.render._report import report_page, report_text, watch_text
 
 LEARNERS = 100
 EXERCISES = 3
@@ -63,7 +63,7 @@ def measure(learners: int = LEARNERS, rounds: int = ROUNDS) -> dict:
     """Paired medians: the floor (json.loads of every line), the text report, one --watch round, the HTML page."""
     import json
 
-    from failuremap_edu._report import home_logs
+    from failuremap_edu.instructor._report import home_logs
 
     with tempfile.TemporaryDirectory(prefix="bench-report-") as tmp:
         started = time.perf_counter()

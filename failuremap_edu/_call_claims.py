@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._results import FAIL, Observation
+from ._same import same_value
 from ._values import Opaque, safe_repr
 
 __all__ = ["CallRaised", "CarriedOver", "RaisedNothing", "call_claims", "carried_over", "exception_name", "verify"]
@@ -121,8 +122,6 @@ class CarriedOver:
                 "in one process, as the record's harness runs them. Look for what stays between calls.")
 
     def verify(self) -> bool:
-        from ._evidence import same_value
-
         return not same_value(self.here, self.fresh)
 
 

@@ -55,7 +55,7 @@ def _in_kernel() -> bool:
 
 LIVE_PANEL = "(The live panel of this exercise shows here when the cell runs.)"
 """The panel's text form when the saved copy above it holds the results: a viewer without widgets shows both outputs,
-and the whole text twice, under the copy, read as a second report (a learner trial)."""
+and the whole text twice, under the copy, would read as a second report."""
 
 
 def saved_when(exercise: Exercise) -> str:
@@ -141,7 +141,7 @@ class _SavedCopy:
       it), and JupyterLab's widget manager asks one before it restores any widget, from the kernel or from
       the notebook's saved state: every widget output waits for good ("Loading widget...");
     - on a server, a notebook saved after a kernel restart holds no widget state (the restart cleared the
-      models), and a reload says "Error displaying widget: model not found" (a learner trial).
+      models), and a reload says "Error displaying widget: model not found".
     In neither case is the widget output's own text/html drawn. This copy is an ordinary HTML output, kept
     like any other: after a reload it shows the last results and says to run the cell again, and the widget
     output that draws nothing is hidden (`SAVED_CSS`). While the panel is drawn, the copy is hidden. It

@@ -264,18 +264,18 @@ class Exercise:
         if repeated:
             # a re-run of the same solve that changes nothing must still be seen to have happened (a new solve is not "again")
             self.rerun_note = f"ran again at {at}: same result"
-            if not from_cell:  # the panel's button: an edit typed in the cell since is not what ran (a trial's fix "failed")
+            if not from_cell:  # the panel's button: an edit typed in the cell since is not what ran
                 self.rerun_note += " (the solve the cell last ran: to check an edit, run the cell)"
         elif previous and same_solve:
-            # The same solve on other variants (the variant box): not a new solve (a learner trial read it so).
+            # The same solve on other variants (the variant box): not a new solve.
             if self.runs and [r.variant for r in previous] != [r.variant for r in self.runs]:
                 shown = "all variants" if len(self.runs) > 1 else f"N = {self.runs[0].variant}"
                 self.rerun_note = f"the same solve, checked at {at} on {shown}"
             else:  # the same solve gave other results (it draws random numbers, reads the clock, or ran out of time)
                 self.rerun_note = f"the same solve, checked again at {at}: other results"
         elif previous and [r.summary() for r in previous] == [r.summary() for r in self.runs]:
-            # A new solve with the same count: after Shift+Enter only the count stays in view, and it read as if
-            # nothing had run (a learner trial).
+            # A new solve with the same count: after Shift+Enter only the count stays in view, and must not read
+            # as if nothing had run.
             same = _same_result(previous, self.runs)
             self.rerun_note = f"your new solve, checked at {at}: {'the same result' if same else 'the same count, other results'}"
         for variant in self.variants:
@@ -354,7 +354,7 @@ class Exercise:
         run of yours, so that no hint points at a check you already pass (computed once per run)."""
         shown = self.mistake or ""
         # A hint whose text the mistake line already quotes (the attempt's failed_approach) is not a step any more:
-        # "one at a time" would be untrue with its text on screen before it is asked for (a learner trial).
+        # "one at a time" would be untrue with its text on screen before it is asked for.
         ladder = self._ladder(fresh=self.hints_shown > 0)
         return tuple(h for h in ladder if not (h.text and h.text.strip() and h.text.strip().rstrip(".") in shown))
 
@@ -476,13 +476,13 @@ class Exercise:
 
     @property
     def pass_note(self) -> str:
-        """After a pass: at one variant of checks that read N, the other variants are not checked yet (a trial assumed they
-        were); after a pass of every variant, what a pass does not prove."""
+        """After a pass: at one variant of checks that read N, the other variants are not checked yet (say so);
+        after a pass of every variant, what a pass does not prove."""
         if self.running or not self.runs or not all(run.passed for run in self.runs):
             return ""
         if len(self.runs) == 1 and self.uses_variant:
             return f"That is N = {self.runs[0].variant} only: tick “all variants” to check N = {VARIANTS[0]} to {VARIANTS[-1]} too."
-        # A wrong solve passed every check of a trial's record: say what a pass is, and is not.
+        # A wrong solve can pass every check of a record: say what a pass is, and is not.
         return "Every check of the record passes. Checks are examples, not a proof: try the contract's edge cases in the playground."
 
     def summary(self) -> str:
@@ -590,7 +590,7 @@ class Exercise:
         stem = f"{r.id}-{short_id(learner)}-{stamp}"
         source = self.solve_source or "# The source of solve could not be read.\n"
         where = r.id if r.packaged else shown_path(r.origin)
-        # The variant that ran, or all: a trial's terminal checked N = 1 of a file whose header listed N = 3.
+        # The variant that ran, or all: the command checks what the file's header lists.
         which = " --all-variants" if len(runs) > 1 else f" --variant {runs[0].variant}" if self.uses_variant and runs else ""
         again = f"failuremap-edu check {where} {stem}-solve.py{which}"
         paste = f"paste it into the exercise cell, with the line @fm.exercise({where!r}) right above def solve"
@@ -608,7 +608,7 @@ class Exercise:
                 f"# failuremap_edu export: {r.id} · {clip(r.title, 100, one_line=True)}",
                 f"# check again with: {again}{where_from}",
                 # A terminal of a hub, or of a server started without one, is a login shell: the venv's bin is not on its
-                # PATH there, and a trial's "failuremap-edu check" said "command not found".
+                # PATH there, and "failuremap-edu check" says "command not found".
                 f"#   (where that command is not found: python3 -m failuremap_edu check ..., with the Python that runs the notebook)",
                 f"# in the notebook: {paste}",
             ]
@@ -721,7 +721,7 @@ def _bind_early(solve: Callable) -> None:
 
 def _playground_cell(result: CallResult, timeout: float) -> tuple[str, str]:
     if result.status == "returned":
-        # Modifying an argument, which a contract may forbid, said here too: the playground showed it as fine (a trial).
+        # Modifying an argument, which a contract may forbid, said here too: the playground never shows it as fine.
         notes = [f"and {result.mutation}"] * bool(result.mutation) + [str(claim) for claim in result.state]
         return "returned", safe_repr(result.value, 400) + "".join(f" ({note})" for note in notes)
     if result.status == "timeout":

@@ -261,7 +261,7 @@ def _shown_source(node: ast.expr) -> str:
     """The expression's source, as ast.unparse writes it, with combining marks escaped as safe_repr escapes them.
 
     unparse writes a string constant with repr(), which keeps a combining accent as itself: the fixture's
-    ``solve('cafe\\u0301') == solve('caf\\u00e9')`` read as ``solve('café') == solve('café')`` (a trial's timeout view).
+    ``solve('cafe\\u0301') == solve('caf\\u00e9')`` would read as ``solve('café') == solve('café')``.
     A mark can stand only in a string there, so escaping it keeps the expression valid and the same.
     """
     return escape_marks(ast.unparse(node))

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from ._call_claims import call_claims, carried_over
 from ._diff import diff
 from ._display import Shown
-from ._evidence import MatchesImplementation, MutantTally, compared_same, match_claim, same_value
+from ._evidence import MatchesImplementation, MutantTally, compared_same, match_claim
 from ._records import Record
 from ._results import ERROR, FAIL, PASS, TIMEOUT, Observation, RunResult
+from ._same import same_value
 from ._values import Opaque, clip, safe_repr
 
 __all__ = ["Hint", "hint_ladder", "mistake_note"]
@@ -181,8 +182,8 @@ _TRACE_YOURS = " Work through that call by hand with your code and find the step
 
 
 def _trace_yours(o: Observation) -> str:
-    """How to look into your own failure. A call with keyword arguments gets one more way: a trial's solve ignored
-    temperature=0.25, and nothing said to vary it (the playground shows whether the result changes)."""
+    """How to look into your own failure. A call with keyword arguments gets one more way: vary each keyword
+    (a solve that ignores temperature=0.25 shows it: in the playground the result does not change)."""
     import ast
 
     try:
@@ -193,8 +194,8 @@ def _trace_yours(o: Observation) -> str:
     keywords = [name for name, _ in passed]
     if not keywords:
         return _TRACE_YOURS
-    named = ", ".join(f"{name}={clip(value, 40, one_line=True)}" for name, value in passed)  # "passes size=:" read garbled (a trial)
-    # Each of them, not the first only: "other values of peak" pointed a trial away from its bug, in warmup.
+    named = ", ".join(f"{name}={clip(value, 40, one_line=True)}" for name, value in passed)  # never "passes size=:"
+    # Each of them, not the first only: "other values of peak" points away from a bug in warmup.
     which = keywords[0] if len(keywords) == 1 else f"{', '.join(keywords[:-1])} or {keywords[-1]}, one at a time,"
     return (f"{_TRACE_YOURS} The call passes {named}: in the playground, try it with other values of {which} and see "
             "whether what your solve returns changes as the contract says it should.")
@@ -250,7 +251,7 @@ def same_outcome(mine: Observation, theirs: Observation) -> bool:
             if not same_value(mine.actual, theirs.actual):
                 return False
             # A check of an expression (`solve(x)['b']['r'] > solve(x)['b']['p']`) gives False for many different
-            # results: the same only if solve returned the same too (a learner trial's half fix was called the attempt's).
+            # results: the same only if solve returned the same too (else a half fix would count as the attempt's).
             if mine.returned and theirs.returned:
                 return len(mine.returned) == len(theirs.returned) and all(same_value(a, b) for (_, a), (_, b) in zip(mine.returned, theirs.returned))
             return True
@@ -264,8 +265,8 @@ def same_outcome(mine: Observation, theirs: Observation) -> bool:
 def partly_same(mine: Observation, theirs: Observation) -> bool:
     """Whether yours is wrong only where theirs is wrong, giving their values there, and right somewhere they are not.
 
-    A trial's half fix (``max(s, 1) / warmup``) still had the attempt's ramp, one step late, at every other
-    step: its values differed from the attempt's as a whole, and the panel called it a mistake of its own.
+    A half fix (``max(s, 1) / warmup``) still has the attempt's ramp, one step late, at every other
+    step: its values differ from the attempt's as a whole, yet it is not a mistake of its own.
     Decided on values, item by item, in lists and tuples of one length and in dicts of the same keys.
     """
     return mine.status == FAIL and theirs.status == FAIL and _subset_of_mistake(mine.expected, mine.actual, theirs.actual)
@@ -308,7 +309,7 @@ def mistake_note(record: Record, yours: tuple[RunResult, ...], replays: dict[tup
         return f"Your solve does not finish: {'every one' if len(looping) > 1 else 'the one'} of the {len(looping)} failing check{'s' if len(looping) != 1 else ''} timed out (a loop that never ends?)."
     n = len(failing)
     checks = f"{n} failing check{'s' if n != 1 else ''}"
-    if len({variant for variant, _ in failing}) > 1:  # all variants: "5 failing checks" was one check in five variants (a trial)
+    if len({variant for variant, _ in failing}) > 1:  # all variants: one check failing in five variants is not "5 failing checks"
         distinct = len({o.check for _, o in failing})
         checks = f"{n} failures ({distinct} check{'s' if distinct != 1 else ''}, in {len({v for v, _ in failing})} variants)"
     match = match_claim(yours, replays, tallies)
@@ -323,7 +324,7 @@ def mistake_note(record: Record, yours: tuple[RunResult, ...], replays: dict[tup
         named = ", ".join(repr(label) for label in partly[:3]) + (", …" if len(partly) > 3 else "")
         return (f"On {named}, your solve is wrong only where the plausible attempt is, and there it gives the attempt's "
                 f"values: part of the attempt's mistake is still in it. The plausible attempt's mistake was: {record.failed_approach}")
-    # "on all 1 failing check" (a trial): the one, both, all N.
+    # never "on all 1 failing check": the one, both, all N.
     every = f"the {checks[2:]}" if n == 1 else f"both {checks[2:]}" if n == 2 else f"all {checks}"
     return f"Your solve fails differently from the record's attempt and broken version on {every}: a mistake of its own."
 
@@ -355,7 +356,7 @@ def _match_sentence(record: Record, match: MatchesImplementation, checks: str, n
             if o.status != PASS and (variant, o.index) not in mine and o.check not in passes:
                 passes.append(o.check)
     if passes:
-        # A trial's one-level merge got the attempt's "merges the top level only": true of the attempt, not of it.
+        # Part of the mistake: the attempt's own description ("merges the top level only") may not hold of this solve.
         return (f"Your solve gets the same wrong results as {name} on {same} of {checks}, but passes what it fails "
                 f"on {_named(passes)}: part of its mistake, not all of it (its code is in watch it fail above).{strength}")
     return f"Your solve gets the same wrong results as {name} on {same} of {checks}.{strength}" + story

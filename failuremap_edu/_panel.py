@@ -39,7 +39,7 @@ PLAYGROUND_HELP = (
 
 def hints_offer(e: Exercise, total: int) -> str:
     """The line before any hint is open. "Try again before you open the next" to someone who passes every check was
-    advice for nothing (a learner trial): then the hints are a comparison with the attempt."""
+    advice for nothing: then the hints are a comparison with the attempt."""
     if e.runs and all(run.passed for run in e.runs):
         return f"{total} hint{'s' if total != 1 else ''}, for comparison: you pass every check, and they show where the attempt fails and why."
     return f"{total} hint{'s' if total != 1 else ''} for your latest run, one at a time: try again before you open the next."
@@ -146,7 +146,7 @@ class Panel:
         # The variant: a number box and a checkbox, not a select. JupyterLab's command mode takes
         # ArrowUp/ArrowDown from a focused <select> (they move the active cell; ipywidgets issue 3912),
         # while ipywidgets' number box keeps its keys: there the arrows change N, as a learner expects.
-        # A plain number box, not a bounded one: BoundedIntText turns a typed 9 into 5 with no word (a learner trial),
+        # A plain number box, not a bounded one: BoundedIntText turns a typed 9 into 5 with no word,
         # so the kernel checks the range and says so beside the box.
         self.variant = w.IntText(
             value=e.variant if e.variant in VARIANTS else VARIANTS[0],
@@ -163,7 +163,7 @@ class Panel:
         self.status = html(first["status"].value)
         self.status_end = html(first["status_end"].value)
         """The same line again at the panel's end: after Shift+Enter JupyterLab scrolls the next cell into view, and a
-        tall panel's top goes out of view while its bottom stays (a learner trial at 1366x900; the browser test checks it)."""
+        tall panel's top goes out of view while its bottom stays (at 1366x900; the browser test checks it)."""
         self.mistake = html(first["mistake"].value)
         self.checks = html(first["checks"].value)
         # The folded parts (downloads, the comparison, hints, the playground) are made when first opened: until then
@@ -301,7 +301,7 @@ class Panel:
         self.export_link.value = _html(export_link_html() or f'<p class="fm-muted">{nothing}</p>')
 
     def _export_went_stale(self) -> None:
-        """A link made before the latest run holds the runs up to then: say so, rather than offer the old file (a trial handed one in)."""
+        """A link made before the latest run holds the runs up to then: say so, rather than offer the old file to hand in."""
         e = self.exercise
         if self.export_link.value and self._exported is not None and e.runs is not self._exported and not e.running:
             self._exported = None
@@ -356,7 +356,7 @@ class Panel:
             self.variant.value = e.variant
         if self.all_variants.value != (e.variant == ALL_VARIANTS):
             self.all_variants.value = e.variant == ALL_VARIANTS
-        # Greyed while all five run: two trials read the box's 3 beside "all variants" as the variant checked.
+        # Greyed while all five run: the box's 3 beside "all variants" is not the variant checked.
         self.variant.disabled = e.variant == ALL_VARIANTS
         # Not disabled while running: a disabled button loses keyboard focus (a press during a run waits for it).
         self.rerun.disabled = e.solve is None

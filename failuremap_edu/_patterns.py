@@ -257,7 +257,7 @@ def _swap_pair(expected: dict, got: dict) -> tuple[Any, Any] | None:
 def _swapped(expected: Any, got: Any) -> Pattern | None:
     # Two keys swapped inside every label first: with two labels of two keys ({'cat': {'p', 'r'}, 'dog': ...}),
     # p and r exchanged at both labels can also read as 'cat' and 'dog' exchanged, and the keys inside are the
-    # mistake (a learner trial's record: precision and recall swapped).
+    # mistake (precision and recall swapped at every label).
     return _swapped_at_every_label(expected, got) or _swapped_pair(expected, got)
 
 
@@ -331,7 +331,7 @@ def _shifted(expected: Any, got: Any) -> Pattern | None:
     rows = is_grid(expected) and is_grid(got)
     differing = sum(1 for x, y in zip(e, g) if not _same([x], [y]))
     # The overlap outnumbers the items shifted out: 2 of 4 matching after a shift of 2 named a shift that the record
-    # did not make (a learner trial's [-100, 5, 6, 7] against [6, 7, 8, -100]).
+    # did not make ([-100, 5, 6, 7] against [6, 7, 8, -100] is no shift of 2).
     for k in range(1, (n + 1) // 2):
         if differing <= k:
             break  # k cells or fewer differ: a shift would say more than is there (a window one too wide is not shifted)
@@ -373,7 +373,7 @@ def _grid_cells(expected: Any, got: Any) -> Pattern | None:
         return Pattern("diagonal", (len(diagonal),))
     if cells < diagonal:
         return Pattern("on_diagonal", (len(cells),))
-    if len({i for i, _ in cells}) == 1 and rows > 1:  # in a grid of one row, "only row 0" says nothing (a trial's softmax)
+    if len({i for i, _ in cells}) == 1 and rows > 1:  # in a grid of one row, "only row 0" says nothing
         row = next(iter(cells))[0]
         return Pattern("row", (row, len(cells), columns))
     if len({j for _, j in cells}) == 1 and columns > 1:
@@ -443,8 +443,8 @@ def _number(x: float) -> str:
 
 def _one_value(expected: Any, got: Any, pairs: list | None) -> Pattern | None:
     """Every number got is the same one (and expected's are not all it). Said before "off by the same amount":
-    when both sides are constant an offset holds too, but it read as "subtract 0.5" where every value was 1.0,
-    a softmax divided by its own sum over the wrong axis (a learner trial)."""
+    when both sides are constant an offset holds too, but "subtract 0.5" where every value is 1.0 hides the
+    mistake (a softmax divided by its own sum over the wrong axis gives all ones)."""
     if pairs is None:
         return None
     value = pairs[0][1]

@@ -626,6 +626,6 @@ def _runs_in(attempts: list[dict]) -> str:
     text = f"{runs} run{'s' if runs != 1 else ''}"
     if runs == len(attempts):
         return text
-    # Not "one per variant": a cell run also gets a result per variant change and per "Run checks again" (a trial
-    # counted 11 results for one run, with 5 variants).
+    # Not "one per variant": a cell run also gets a result per variant change and per "Run checks again"
+    # (one run with 5 variants can count 11 results).
     return f"{text} of the exercise cell, {len(attempts)} results (each variant checked and each re-run is one)"

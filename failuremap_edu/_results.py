@@ -360,7 +360,7 @@ class CallResult(Shown):
     mutation: str | None = None
     """Set when solve modified an argument: ``modified its argument 'base': it was … and became …``."""
     function: str = "solve"
-    """The name of the function passed in, when it ran: a trial's ``try_call(record, sorted_windows, ...)`` said "your solve"."""
+    """The name of the function passed in, when it ran: ``try_call(record, sorted_windows, ...)`` names sorted_windows, not "your solve"."""
     state: tuple = ()
     """Claims of `runner._state` about the call (a returned generator's preview from a fresh call, what solve read)."""
 

@@ -43,7 +43,7 @@ def reference_solve(record_id: str):
     """Our reference solution (references/ of the repository), as a function."""
     import runpy
 
-    from failuremap_edu._notebook import reference_path
+    from failuremap_edu.instructor._notebook import reference_path
 
     return runpy.run_path(str(reference_path(record_id, REFERENCES)))["solve"]
 

@@ -95,7 +95,7 @@ class Hub:
         """The learners' environment the hub runs (`learners_env`): failuremap-edu from its wheel."""
 
     def config(self) -> str:
-        from failuremap_edu._workshop import hub_config
+        from failuremap_edu.instructor._workshop import hub_config
 
         base = hub_config(self.url, title="hub test", env_bin=str(self.env / "bin"), homes=str(self.homes / "{username}"), collector_port=self.collector_port)
         return base + _CONFIG.format(
@@ -544,7 +544,7 @@ def publish_workshop(base: Path, hub: Hub, records: tuple[str, ...]) -> tuple[st
 
     Returns the repository URL (``file://…/fm-course.git``) and the README's JupyterHub link of each notebook.
     """
-    from failuremap_edu._cli import main
+    from failuremap_edu.instructor._cli import main
 
     remote = base / "fm-course.git"
     subprocess.run(["git", "init", "--quiet", "--bare", "--initial-branch=main", str(remote)], check=True, timeout=60)

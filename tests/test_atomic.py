@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from failuremap_edu._atomic import WriteError, write_text
-from failuremap_edu._cli import main
+from failuremap_edu.instructor._cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -16,8 +16,8 @@ import pytest
 
 from conftest import OWN, record_path
 from failuremap_edu import load_record, verify_record
-from failuremap_edu._authoring import AuthoringError, _toml_string, assemble, build_record, split_script, write_folder
-from failuremap_edu._cli import main
+from failuremap_edu.instructor._authoring import AuthoringError, _toml_string, assemble, build_record, split_script, write_folder
+from failuremap_edu.instructor._cli import main
 from failuremap_edu._records import packaged_records_dir
 
 FILES = ["solve_attempt.py", "solve_broken.py", "checks.py", "record.toml"]
@@ -269,7 +269,8 @@ def test_refused_other_values_json_cannot_serialize(folder, expected, what):
 
 def test_a_record_over_the_size_cap_is_refused_from_the_scripts_runs_before_any_replay(folder, monkeypatch):
     """Its size is known once the two scripts have run: the replays and verification of such values (81 s at 10^6 ints) never start."""
-    from failuremap_edu import _authoring, _records
+    from failuremap_edu import _records
+    from failuremap_edu.instructor import _authoring
 
     replays: list = []
     monkeypatch.setattr(_records, "MAX_RECORD_BYTES", 200_000)  # 10^4 ints stand for 10^6 under the real 64 MiB

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from failuremap_edu._notebook import write_all
+from failuremap_edu.instructor._notebook import write_all
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts" / "browser"

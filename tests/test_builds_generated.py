@@ -18,7 +18,7 @@ import pytest
 
 import generate_records as gen
 from failuremap_edu import load_record, verify_record
-from failuremap_edu._cli import main
+from failuremap_edu.instructor._cli import main
 from test_lite import fake_build  # noqa: F401 - the fixture
 from test_parity_generated import SLOW_SEEDS
 

@@ -280,7 +280,7 @@ def test_an_enum_from_a_module_beside_the_notebook_travels_by_name_with_its_memb
     import uuid
 
     from failuremap_edu import run_checks
-    from failuremap_edu._notebook import reference_path
+    from failuremap_edu.instructor._notebook import reference_path
 
     name = f"fm_colors_{uuid.uuid4().hex[:8]}"
     (tmp_path / f"{name}.py").write_text(COLORS)

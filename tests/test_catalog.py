@@ -12,7 +12,7 @@ from conftest import OWN, PACKAGED, record_path
 def test_verify_never_forks_the_caller(monkeypatch):
     """The caller has threads (the runner's, a notebook's): a fork of it may deadlock (Python 3.12 warns).
     Every replay takes the runner's own path, a worker from its clean server."""
-    from failuremap_edu import _catalog
+    from failuremap_edu.instructor import _catalog
 
     def no_fork():
         raise AssertionError("verify forked the calling process")
@@ -25,7 +25,7 @@ def test_verify_never_forks_the_caller(monkeypatch):
 
 
 def test_catalog_reports_a_record_whose_replay_differs(tmp_path, write_record):
-    from failuremap_edu import _catalog
+    from failuremap_edu.instructor import _catalog
 
     data = json.loads(record_path("TR-000101").read_text())
     data["verification"]["broken"]["observations"][0]["passed"] = True
@@ -38,7 +38,7 @@ def test_catalog_reports_a_record_whose_replay_differs(tmp_path, write_record):
 def test_a_looping_record_is_stopped_by_the_time_limit_and_the_rest_is_verified(raw_record, write_record):
     """Record code runs with the runner's time limit per check, like everyone's."""
     from conftest import reseal
-    from failuremap_edu import _catalog
+    from failuremap_edu.instructor import _catalog
 
     raw_record["implementations"]["broken"]["source"] = raw_record["implementations"]["broken"]["source"].replace(
         "    return text,", "    while True:\n        pass"
@@ -53,7 +53,7 @@ def test_progress_bar_only_on_a_terminal(capsys):
     """tqdm draws on a terminal; a pipe or a log file (pytest's captured stderr is one) gets nothing."""
     import io
 
-    from failuremap_edu._catalog import ProgressBar
+    from failuremap_edu.instructor._catalog import ProgressBar
 
     class Terminal(io.StringIO):
         def isatty(self):
@@ -80,7 +80,7 @@ def test_workshop_shows_a_progress_bar_on_a_terminal_only(tmp_path, monkeypatch,
     import struct
     import termios
 
-    from failuremap_edu._cli import main
+    from failuremap_edu.instructor._cli import main
 
     assert main(["workshop", "FA-100786", "-o", str(tmp_path / "piped")]) == 0
     assert "100%" not in capsys.readouterr().err

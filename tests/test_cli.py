@@ -14,9 +14,9 @@ import pytest
 
 from conftest import LONE, REFERENCES, alive_with as _alive_with, record_path, solution_path, with_lone_surrogates
 from failuremap_edu import load_record, run_checks
-from failuremap_edu._cli import main
+from failuremap_edu.instructor._cli import main
 
-from failuremap_edu._notebook import reference_path
+from failuremap_edu.instructor._notebook import reference_path
 from failuremap_edu._progress import unsaved_note
 
 REFERENCE = reference_path("FA-100786", REFERENCES).read_text()
@@ -196,7 +196,7 @@ def test_python_dash_m_entry_point():
 CHECKOUT = str(Path(__file__).resolve().parents[1])
 
 
-@pytest.mark.parametrize("entry", [["-c", "from failuremap_edu._cli import main; main()"], ["-m", "failuremap_edu"]], ids=["script", "dash-m"])
+@pytest.mark.parametrize("entry", [["-c", "from failuremap_edu.instructor._cli import main; main()"], ["-m", "failuremap_edu"]], ids=["script", "dash-m"])
 def test_check_imports_a_module_beside_the_solution_file_from_another_folder(entry, tmp_path):
     """The console script has its bin folder first on sys.path (what `-c` run elsewhere reproduces); `-m` has the cwd."""
     (tmp_path / "sol").mkdir()
@@ -368,12 +368,12 @@ def _docs_page(name: str) -> str:
 def test_the_docs_synopsis_is_the_parsers_own():
     """Generated from argparse: a command or option added without docs/reference/cli.md fails here (and `workshop`'s
     options can no longer end up under `lite`)."""
-    from failuremap_edu._cli import synopsis
+    from failuremap_edu.instructor._cli import synopsis
 
     text = _docs_page("cli.md")
     block = text[text.index("```text\n", text.index("# Command line")) + len("```text\n"):]
     block = block[: block.index("```\n")]
-    assert block == synopsis(), "run: python -c 'from failuremap_edu._cli import synopsis; print(synopsis(), end=\"\")' and paste it"
+    assert block == synopsis(), "run: python -c 'from failuremap_edu.instructor._cli import synopsis; print(synopsis(), end=\"\")' and paste it"
     assert block.count("failuremap-edu list ") == 1
 
 

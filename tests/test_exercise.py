@@ -225,7 +225,7 @@ def test_a_recursive_solve_sees_itself_during_the_checks():
 def test_export_files_can_be_checked_again_and_pasted_back(tmp_path, capsys):
     import importlib.util
 
-    from failuremap_edu._cli import main
+    from failuremap_edu.instructor._cli import main
 
     module_path = tmp_path / "learner_cell.py"
     module_path.write_text(

@@ -22,7 +22,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from failuremap_edu._progress import read_progress
-from failuremap_edu._workshop import clone_folder
+from failuremap_edu.instructor._workshop import clone_folder
 
 import hubkit
 
@@ -260,24 +260,23 @@ def test_no_learner_reaches_a_reference_solution(hub, course):
         shown, code = learner.terminal("failuremap-edu notebook FA-100786 --instructor -o x && cat x/FA-100786.ipynb")
         assert code != 0 and "FA-100786: no reference solution" in shown, shown
         searched = " ".join(f"-e \"$(printf '%s%s' '{a}' '{b}')\"" for a, b in map(_split, REFERENCE_LINES))
-        shown, code = learner.terminal(f"grep -rIlF {searched} ~ \"$(dirname \"$(dirname \"$(which failuremap-edu)\")\")\" "
+        shown, code = learner.terminal(f"grep -rIlF {searched} ~ \"$(python -c 'import sys; print(sys.prefix)')\" "
                                        "$(python -c 'import os, sys; print(*(p for p in sys.path if p and os.path.isdir(p)))')")
         assert code == 1, shown  # grep: nothing found, in the home, the environment, or anywhere on Python's path
 
         learner.open_notebook("from-a-kernel.ipynb")
         run = learner.execute(
             "import os, subprocess, sys\n"
-            "done = subprocess.run(['failuremap-edu', 'notebook', 'FA-100786', '--instructor', '-o', 'y'], capture_output=True, text=True)\n"
-            "print('exit', done.returncode, done.stderr)\n"
+            "import importlib.util, shutil, failuremap_edu\n"
+            "print('instructor side', importlib.util.find_spec('failuremap_edu.instructor'), shutil.which('failuremap-edu'))\n"
             f"lines = [a + b for a, b in {[_split(line) for line in REFERENCE_LINES]!r}]\n"
             "roots = [p for p in sys.path if p and os.path.isdir(p)] + [sys.prefix]\n"
             "found = subprocess.run(['grep', '-rIlF', *(x for line in lines for x in ('-e', line)), *roots], capture_output=True, text=True)\n"
             "print('found', found.returncode, repr(found.stdout))\n"
-            "from failuremap_edu import _notebook\n"
-            "print('beside', os.path.isdir(os.path.join(os.path.dirname(os.path.dirname(_notebook.__file__)), 'references')))\n"
+            "print('beside', os.path.isdir(os.path.join(os.path.dirname(os.path.dirname(failuremap_edu.__file__)), 'references')))\n"
         )
         assert run.status == "ok" and run.error is None, run.error
-        assert "exit 2 failuremap-edu: error: FA-100786: no reference solution" in run.stdout, run.stdout
+        assert "instructor side None None" in run.stdout, run.stdout  # no notebook generator, no CLI: only the kernel side
         assert "found 1 ''" in run.stdout and "beside False" in run.stdout, run.stdout
         assert not any(line in run.stdout + run.display for line in REFERENCE_LINES)
     finally:

@@ -92,7 +92,7 @@ def _collector_process(hub):
 
 
 def test_a_class_posts_to_the_collector_through_a_restart_and_a_forgery(tmp_path_factory):
-    from failuremap_edu._cli import main
+    from failuremap_edu.instructor._cli import main
 
     with hubkit.Hub(tmp_path_factory.mktemp("hub")) as hub:
         repo, links = hubkit.publish_workshop(tmp_path_factory.mktemp("course"), hub, (RECORD,))

@@ -78,7 +78,7 @@ def test_a_class_defined_in_the_notebook_comes_back_described(kernel):
 
 def test_a_cell_defined_solve_runs_in_a_worker_and_the_kernel_never_forks(kernel):
     from conftest import REFERENCES
-    from failuremap_edu._notebook import reference_path
+    from failuremap_edu.instructor._notebook import reference_path
 
     setup = execute(kernel, "forks = []\nos.register_at_fork(before=lambda: forks.append(1))")
     assert setup["status"] == "ok", setup

@@ -31,7 +31,7 @@ import pytest
 
 import failuremap_edu as fm
 from conftest import record_path
-from failuremap_edu._lite import (
+from failuremap_edu.instructor._lite import (
     LITE_NOTE,
     PLOT_FALLBACK,
     LiteError,
@@ -41,7 +41,7 @@ from failuremap_edu._lite import (
     lite_notebook,
     package_wheel,
 )
-from failuremap_edu._notebook import build_notebook, build_start_here
+from failuremap_edu.instructor._notebook import build_notebook, build_start_here
 from test_browser import errors_shown, notebook, panel_status, reference_body, replace_cell_source, run_all, solve_cell, wait_idle
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -114,8 +114,8 @@ def test_package_wheel_is_reproducible_and_complete(tmp_path):
         for path in package.rglob("*"):
             if path.is_file() and "__pycache__" not in path.parts:
                 inside = f"failuremap_edu/{path.relative_to(package).as_posix()}" in names
-                # the site is public: our reference solutions are never in it
-                assert inside == (path.relative_to(package).parts[0] != "references"), path
+                # the site is public and runs only kernels: our reference solutions and the instructor side are never in it
+                assert inside == (path.relative_to(package).parts[0] not in ("references", "instructor", "__main__.py")), path
         assert not [n for n in names if "/references/" in n]
         record = zf.read(f"failuremap_edu-{fm.__version__}.dist-info/RECORD").decode()
         for line in record.splitlines():
@@ -209,7 +209,7 @@ def fake_build(monkeypatch, tmp_path):
 
     What is left is ours: the notebooks, the staging, the checks on the output folder and the swap.
     """
-    from failuremap_edu import _lite
+    from failuremap_edu.instructor import _lite
 
     pyodide = tmp_path / "pyodide"
     pyodide.mkdir()
@@ -243,7 +243,7 @@ def fake_build(monkeypatch, tmp_path):
 
 
 def lite_cli(capsys, *argv) -> tuple[int, str, str]:
-    from failuremap_edu._cli import main
+    from failuremap_edu.instructor._cli import main
 
     capsys.readouterr()
     code = main(["lite", *map(str, argv)])
@@ -273,7 +273,7 @@ def test_a_jupyterlite_project_of_yours_is_not_removed(fake_build, tmp_path, cap
 
 
 def test_a_failed_build_leaves_the_previous_site_as_it_was(fake_build, tmp_path, capsys, monkeypatch):
-    from failuremap_edu import _lite
+    from failuremap_edu.instructor import _lite
 
     site = tmp_path / "site"
     assert lite_cli(capsys, "FA-100786", "-o", site)[0] == 0
@@ -632,7 +632,7 @@ def test_a_fresh_notebook_opens_unmodified_and_an_edit_survives_a_reload(page, c
     """Opened: not marked modified, stored outputs without stray commas. Edited: autosaved within seconds,
     so a reload keeps the edit; the exercise panel after the reload shows its last results and says to re-run,
     never 'Loading widget...' for good, and running the cell brings the live panel back."""
-    from failuremap_edu._lite import AUTOSAVE_SECONDS
+    from failuremap_edu.instructor._lite import AUTOSAVE_SECONDS
 
     url, _ = served
     expect = chromium["expect"]
@@ -690,7 +690,7 @@ def test_a_fresh_notebook_opens_unmodified_and_an_edit_survives_a_reload(page, c
 
 def test_site_notebooks_hold_no_lists_of_lines(tmp_path, stopping):
     """JupyterLite shows a stored list of output lines joined with commas (",2/6 checks pass"): one string each."""
-    from failuremap_edu._lite import _write_notebook, lite_notebook
+    from failuremap_edu.instructor._lite import _write_notebook, lite_notebook
 
     path = tmp_path / "FA-100786.ipynb"
     _write_notebook(lite_notebook(build_notebook(stopping, "FA-100786")), path)
@@ -713,7 +713,7 @@ def test_site_notebooks_say_nothing_false_in_the_browser(tmp_path, stopping):
     """No terminal, no environment variable, no Binder, no 'this machine', no checking process in the site."""
     from test_notebook import _FALSE_IN
 
-    from failuremap_edu._lite import lite_notebook
+    from failuremap_edu.instructor._lite import lite_notebook
 
     notebooks = [
         lite_notebook(build_notebook(stopping, "FA-100786", platform="lite")),
@@ -726,7 +726,7 @@ def test_site_notebooks_say_nothing_false_in_the_browser(tmp_path, stopping):
 
 def test_site_autosaves_every_few_seconds():
     """The browser's storage is the only copy: a reload must lose at most a few seconds of an edit."""
-    from failuremap_edu._lite import AUTOSAVE_SECONDS, _lite_config
+    from failuremap_edu.instructor._lite import AUTOSAVE_SECONDS, _lite_config
 
     overrides = _lite_config(())["jupyter-config-data"]["settingsOverrides"]["@jupyterlab/docmanager-extension:plugin"]
     assert {k: overrides[k] for k in ("autosave", "autosaveInterval")} == {"autosave": True, "autosaveInterval": AUTOSAVE_SECONDS}
@@ -735,7 +735,7 @@ def test_site_autosaves_every_few_seconds():
 
 def test_site_never_asks_whether_a_file_changed_on_disk():
     """Only the learner's tab writes the site's notebooks: two of its saves overlapping is no change on disk."""
-    from failuremap_edu._lite import _lite_config
+    from failuremap_edu.instructor._lite import _lite_config
 
     schema = Path(sys.prefix) / "share" / "jupyter" / "lab" / "schemas" / "@jupyterlab" / "docmanager-extension" / "plugin.json"
     known = json.loads(schema.read_text(encoding="utf-8"))["properties"]
@@ -748,7 +748,7 @@ def test_site_notebooks_carry_the_language_info_the_pyodide_kernel_reports(stopp
     """Else JupyterLab marks every notebook modified the moment its kernel starts."""
     import jupyterlite_pyodide_kernel
 
-    from failuremap_edu._lite import PYODIDE_LANGUAGE_INFO, lite_notebook
+    from failuremap_edu.instructor._lite import PYODIDE_LANGUAGE_INFO, lite_notebook
 
     share = Path(sys.prefix) / "share" / "jupyter" / "labextensions" / "@jupyterlite" / "pyodide-kernel-extension" / "static"
     code = "".join(p.read_text(encoding="utf-8", errors="replace") for p in share.glob("*.js"))
@@ -761,7 +761,7 @@ def test_site_notebooks_carry_the_language_info_the_pyodide_kernel_reports(stopp
 
 def test_site_keeps_widget_state_and_numbers_only_cells_with_outputs(stopping):
     """After a reload the panel showed 'Loading widget...' for good; a numbered cell without output looked run (lite trial)."""
-    from failuremap_edu._lite import _lite_config, lite_notebook
+    from failuremap_edu.instructor._lite import _lite_config, lite_notebook
 
     overrides = _lite_config(())["jupyter-config-data"]["settingsOverrides"]
     assert overrides["@jupyter-widgets/jupyterlab-manager:plugin"] == {"saveState": True}
@@ -771,7 +771,7 @@ def test_site_keeps_widget_state_and_numbers_only_cells_with_outputs(stopping):
 
 def test_a_record_built_with_record_build_makes_a_site_like_any_record(fake_build, tmp_path, capsys):
     """Issue 24: a record from `record new` + `record build` works with lite as a packaged one does."""
-    from failuremap_edu._cli import main
+    from failuremap_edu.instructor._cli import main
 
     folder = tmp_path / "exercise"
     assert main(["record", "new", "TR-SITE-1", "-o", str(folder)]) == 0

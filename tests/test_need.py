@@ -10,9 +10,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from failuremap_edu._cli import main
-from failuremap_edu._need import Need, by_need, need_of, pseudonym
-from failuremap_edu._report import Run, build_report
+from failuremap_edu.instructor._cli import main
+from failuremap_edu.instructor._need import Need, by_need, need_of, pseudonym
+from failuremap_edu.instructor._report import Run, build_report
 
 T0 = datetime(2026, 12, 1, 10, 0, tzinfo=timezone.utc)
 
@@ -151,7 +151,7 @@ def test_csv_is_learner_by_exercise_for_a_gradebook(homes, tmp_path, capsys):
 
 
 def test_csv_cells_a_spreadsheet_would_run_are_quoted(tmp_path):
-    from failuremap_edu.render._need import needs_csv
+    from failuremap_edu.instructor.render._need import needs_csv
 
     report = build_report([write_log(tmp_path / "p.jsonl", "d" * 16, [line("=cmd()", 1, 2, 0)])])
     assert needs_csv(report).splitlines()[1].startswith("dddddd,'=cmd(),no,")

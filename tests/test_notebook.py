@@ -12,8 +12,8 @@ import pytest
 
 from conftest import OWN, record_path, solution_path
 from failuremap_edu import load_record
-from failuremap_edu._cli import main
-from failuremap_edu._notebook import md, write_all, write_notebook
+from failuremap_edu.instructor._cli import main
+from failuremap_edu.instructor._notebook import md, write_all, write_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -221,7 +221,7 @@ def _all_text(nb) -> str:
 @pytest.mark.parametrize("platform", ["server", "binder", "hub", "lite"])
 def test_each_platform_says_only_what_holds_there(platform):
     from failuremap_edu import load_record
-    from failuremap_edu._notebook import build_notebook, build_start_here
+    from failuremap_edu.instructor._notebook import build_notebook, build_start_here
 
     record = load_record("FA-100786")
     text = _all_text(build_notebook(record, "FA-100786", platform=platform))
@@ -233,7 +233,7 @@ def test_each_platform_says_only_what_holds_there(platform):
 
 def test_an_unknown_platform_is_refused():
     from failuremap_edu import load_record
-    from failuremap_edu._notebook import build_notebook
+    from failuremap_edu.instructor._notebook import build_notebook
 
     with pytest.raises(ValueError, match="platform must be one of server, binder, hub, lite"):
         build_notebook(load_record("FA-100786"), "FA-100786", platform="kaggle")
@@ -299,7 +299,7 @@ def test_a_learner_notebook_keeps_the_records_title_for_its_end_and_the_instruct
 def test_the_records_abstract_is_in_both_notebooks_folded_for_learners():
     """An author's required abstract appeared in neither notebook (instructor trial)."""
     from failuremap_edu import load_record
-    from failuremap_edu._notebook import build_notebook
+    from failuremap_edu.instructor._notebook import build_notebook
     from failuremap_edu._solution import load_solution
 
     record = load_record(record_path("TR-000101"))
@@ -312,7 +312,7 @@ def test_the_records_abstract_is_in_both_notebooks_folded_for_learners():
 def test_the_variant_line_says_how_many_checks_depend_on_n():
     """A learner trial: "each variant checks different values" where one check of six read N."""
     from failuremap_edu import replay
-    from failuremap_edu._notebook import variant_words
+    from failuremap_edu.instructor._notebook import variant_words
 
     def words(record_id):
         record = load_record(record_path(record_id))
@@ -339,7 +339,7 @@ def test_the_solve_cell_keeps_the_preambles_decorators_and_constants():
     """A @dataclass left behind made Span(0, 2, 'ab') a TypeError in every check of a trial record."""
     import dataclasses
 
-    from failuremap_edu._notebook import _learner_preamble
+    from failuremap_edu.instructor._notebook import _learner_preamble
 
     record = load_record(str(ROOT / "tests" / "records" / "TR-001313.json"))
     kept = _learner_preamble(record)
@@ -352,7 +352,7 @@ def test_the_solve_cell_keeps_the_preambles_decorators_and_constants():
 
 def test_a_fixture_variable_named_like_a_parameter_stays_out_of_the_solve_cell():
     """`base = {...}` of the fixtures landed in the exercise cell because solve's parameter is named base (a trial)."""
-    from failuremap_edu._notebook import _learner_preamble
+    from failuremap_edu.instructor._notebook import _learner_preamble
 
     kept = _learner_preamble(load_record(str(ROOT / "tests" / "records" / "TR-001414.json")))
     assert not [k for k in kept if k.startswith("base")], kept
@@ -436,7 +436,7 @@ def test_a_refused_notebook_writes_nothing(write_record, tmp_path, capsys):
 def test_the_generator_writes_what_nbformat_writes_and_nbformat_validates_it(instructor):
     """The generator builds and writes notebooks without importing nbformat (its jsonschema import was two thirds
     of `failuremap-edu notebook`'s time): nbformat is the judge of what it writes."""
-    from failuremap_edu._notebook import _writes, build_notebook, build_start_here
+    from failuremap_edu.instructor._notebook import _writes, build_notebook, build_start_here
     from failuremap_edu._solution import load_solution
 
     record = load_record("FA-100786")

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from conftest import REFERENCES
-from failuremap_edu._cli import COMMANDS, build_parser
-from failuremap_edu._notebook import reference_path
+from failuremap_edu.instructor._cli import COMMANDS, build_parser
+from failuremap_edu.instructor._notebook import reference_path
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = reference_path("FA-100786", REFERENCES).read_text()
@@ -107,7 +107,7 @@ def test_check_of_a_right_solution_imports_no_picture_and_no_pattern_module(tmp_
     program = ("import atexit, sys\n"
                "atexit.register(lambda: print('MODULES', sorted(m for m in sys.modules if m.startswith('failuremap_edu')), file=sys.stderr))\n"
                f"sys.argv = ['failuremap-edu', 'check', 'FA-100786', {str(tmp_path / 'sol.py')!r}]\n"
-               "from failuremap_edu._cli import main\nraise SystemExit(main())\n")
+               "from failuremap_edu.instructor._cli import main\nraise SystemExit(main())\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from failuremap_edu._output import OutputError, check_target, folder_files, install, read_manifest, relative
+from failuremap_edu.instructor._output import OutputError, check_target, folder_files, install, read_manifest, relative
 
 MANIFEST = ".manifest.json"
 

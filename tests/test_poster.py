@@ -193,7 +193,7 @@ def test_a_failed_round_is_retried_by_the_poster_itself(stub, tmp_path):
 
 def test_the_kernel_side_imports_neither_tornado_nor_sqlalchemy_nor_the_service():
     code = ("import sys, failuremap_edu, failuremap_edu._exercise, failuremap_edu._poster, failuremap_edu._panel;"
-            "print(sorted(m for m in ('tornado', 'sqlalchemy', 'failuremap_edu._service', 'failuremap_edu._store') if m in sys.modules))")
+            "print(sorted(m for m in ('tornado', 'sqlalchemy', 'failuremap_edu.instructor._service', 'failuremap_edu.instructor._store') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[1])
     assert out.stdout.strip() == "[]", out.stderr
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from failuremap_edu._cli import main
+from failuremap_edu.instructor._cli import main
 
 
 @pytest.fixture

@@ -269,7 +269,7 @@ def test_a_relative_progress_path_gives_each_notebook_folder_a_log_of_its_own(tm
 
 
 def test_cli_export_names_the_file_after_the_learner_and_the_time(tmp_path, capsys, monkeypatch):
-    from failuremap_edu._cli import main
+    from failuremap_edu.instructor._cli import main
 
     exercise = Exercise("FA-100786")
     exercise.check(lambda text, stops: (text, ""))

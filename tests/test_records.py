@@ -201,7 +201,7 @@ SENTINEL_SOURCE = "import pathlib\npathlib.Path({path!r}).write_text('executed')
 def test_loading_listing_and_showing_never_execute_record_code(raw_record, write_record, tmp_path, capsys):
     """A record whose scripts would leave a file behind if anything ran them."""
     from failuremap_edu._fixtures import read_fixtures
-    from failuremap_edu._cli import main
+    from failuremap_edu.instructor._cli import main
 
     sentinel = tmp_path / "sentinel"
     for impl in raw_record["implementations"].values():
@@ -217,7 +217,7 @@ def test_loading_listing_and_showing_never_execute_record_code(raw_record, write
 
 
 def test_tampered_source_is_never_run(raw_record, write_record, tmp_path, capsys):
-    from failuremap_edu._cli import main
+    from failuremap_edu.instructor._cli import main
 
     sentinel = tmp_path / "sentinel"
     raw_record["implementations"]["attempt"]["source"] = SENTINEL_SOURCE.format(path=str(sentinel)) + raw_record[

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from failuremap_edu import Exercise
-from failuremap_edu._cli import main
+from failuremap_edu.instructor._cli import main
 from failuremap_edu._progress import export_progress, learner_id, log_run
-from failuremap_edu._report import build_report, read_names
+from failuremap_edu.instructor._report import build_report, read_names
 from failuremap_edu._results import ErrorInfo, Observation, RunResult
 
 LABELS = ("keeps order", "<script>alert(1)</script> $x$")
@@ -132,7 +132,7 @@ def test_html_page_is_standalone_escaped_and_has_the_heatmap(klass, tmp_path, ca
     assert not re.search(r'(src|href)="(?!data:)', html)  # no external assets
     png = base64.b64decode(re.search(r'src="data:image/png;base64,([^"]+)"', html).group(1))
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
-    from failuremap_edu.render._report import heatmap_figure
+    from failuremap_edu.instructor.render._report import heatmap_figure
 
     figure = heatmap_figure(build_report([folder]))
     (ax,) = figure.axes
@@ -145,7 +145,7 @@ def test_html_page_is_standalone_escaped_and_has_the_heatmap(klass, tmp_path, ca
 def test_the_heatmaps_cell_lines_are_two_line_collections_not_a_tick_per_line(tmp_path):
     """A tick is text and lines of its own, laid out at every draw: with one per cell line, 600 of them were most of
     a 100-learner page's time (3.2 s). The white lines are two collections; the only ticks are the labels."""
-    from failuremap_edu.render._report import heatmap_figure
+    from failuremap_edu.instructor.render._report import heatmap_figure
 
     paths = [download(tmp_path, f"l{n}.json", f"{n:016x}", 6) for n in range(30)]
     figure = heatmap_figure(build_report(paths))
@@ -157,7 +157,7 @@ def test_the_heatmaps_cell_lines_are_two_line_collections_not_a_tick_per_line(tm
 
 def test_the_learners_names_are_under_the_last_heatmap_only(tmp_path):
     """The columns of the stacked heatmaps line up: one row of names, not one per exercise (each label is laid out at every draw)."""
-    from failuremap_edu.render._report import heatmap_figure
+    from failuremap_edu.instructor.render._report import heatmap_figure
 
     paths = [download(tmp_path, f"l{n}-{r}.json", f"{n:016x}", 3, record=r) for n in range(4) for r in ("FA-1", "FA-2", "FA-3")]
     figure = heatmap_figure(build_report(paths))
@@ -227,7 +227,7 @@ def download(folder: Path, name: str, learner: str, checks: int, record: str = "
 
 
 def test_the_html_page_of_a_huge_hand_in_is_bounded_and_says_what_it_left_out(tmp_path):
-    from failuremap_edu.render._report import heatmap_figure, report_page
+    from failuremap_edu.instructor.render._report import heatmap_figure, report_page
 
     path = download(tmp_path, "big.json", "0123456789abcdef", 20_000)
     assert path.stat().st_size > 1_400_000  # the size of the hand-in that took 444 s and 11.9 GB
@@ -237,7 +237,7 @@ def test_the_html_page_of_a_huge_hand_in_is_bounded_and_says_what_it_left_out(tm
     (ax,) = figure.axes
     width, height = figure.get_size_inches()
     assert width * height < 400  # square inches: a bounded image, whatever is handed in
-    from failuremap_edu.render._report import HEATMAP_CHECKS, TABLE_ROWS
+    from failuremap_edu.instructor.render._report import HEATMAP_CHECKS, TABLE_ROWS
 
     assert ax.images[0].get_array().shape == (HEATMAP_CHECKS, 1)
     page = report_page(report)
@@ -248,8 +248,8 @@ def test_the_html_page_of_a_huge_hand_in_is_bounded_and_says_what_it_left_out(tm
 
 
 def test_display_names_are_linear_in_the_length_of_learner_ids_and_bounded(tmp_path):
-    from failuremap_edu.render._report import report_page, report_text
-    from failuremap_edu._report import _display_names
+    from failuremap_edu.instructor.render._report import report_page, report_text
+    from failuremap_edu.instructor._report import _display_names
 
     long = "a" * 400_000
     for name, tail in (("one.json", "1"), ("two.json", "2")):
@@ -502,7 +502,7 @@ def test_groups_come_through_exports_and_downloads_and_wrong_ones_are_dropped(tm
 )
 def test_a_handin_of_the_wrong_shape_is_one_line_naming_where(tmp_path, data, where):
     """Validated against the formats' JSON Schemas: the line says where the file is wrong, not only that it is."""
-    from failuremap_edu._report import read_results
+    from failuremap_edu.instructor._report import read_results
 
     path = tmp_path / "handin.json"
     path.write_text(json.dumps(data))
@@ -515,7 +515,7 @@ def test_the_handin_schemas_accept_what_the_panel_and_export_write(klass):
     """Every file the class fixture handed in (real downloads and exports) is valid against the schemas."""
     import jsonschema
 
-    from failuremap_edu._report import HANDIN_SCHEMAS
+    from failuremap_edu.instructor._report import HANDIN_SCHEMAS
 
     folder, _ = klass
     files = sorted(Path(folder).rglob("*.json"))
@@ -529,7 +529,7 @@ def test_the_handin_schemas_accept_what_the_panel_and_export_write(klass):
 def test_what_the_instructors_hub_trial_found_in_the_report(klass, tmp_path, capsys):
     """One learner 'returns' (not 'return'), 'median 1 run', the live view names who is stuck, a names file's every
     bad line at once, and a page with real names says so."""
-    from failuremap_edu.render._report import _agree, report_page, watch_text
+    from failuremap_edu.instructor.render._report import _agree, report_page, watch_text
 
     assert _agree(1, "return ['a'] (type)") == "returns ['a'] (type)" and _agree(2, "return x") == "return x"
     assert _agree(1, "time out") == "times out" and _agree(1, "what the attempt returns") == "what the attempt returns"
@@ -549,7 +549,7 @@ def test_what_the_instructors_hub_trial_found_in_the_report(klass, tmp_path, cap
 
 
 def test_the_report_counts_and_names_the_lines_it_skipped_in_text_html_and_json(tmp_path, capsys):
-    from failuremap_edu.render._report import report_page
+    from failuremap_edu.instructor.render._report import report_page
 
     log = tmp_path / "ann.jsonl"
     for i in range(4):
@@ -598,7 +598,7 @@ def test_the_heatmap_is_placed_without_a_layout_pass_and_every_label_fits_inside
     are placed from the labels' lengths, and what is drawn still lies inside the figure, clear of the other heatmaps."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from failuremap_edu.render._report import heatmap_figure
+    from failuremap_edu.instructor.render._report import heatmap_figure
 
     paths = [download(tmp_path, f"l{n}-{r}.json", f"{n:016x}", 5, record=r) for n in range(learners) for r in records]
     figure = heatmap_figure(build_report(paths))

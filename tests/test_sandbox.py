@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from failuremap_edu._cli import main
-from failuremap_edu._notebook import reference_path
+from failuremap_edu.instructor._cli import main
+from failuremap_edu.instructor._notebook import reference_path
 from failuremap_edu.runner import run_checks, run_script
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,8 +9,8 @@ import pytest
 from tornado.httpclient import AsyncHTTPClient
 from tornado.testing import AsyncHTTPTestCase, gen_test
 
-from failuremap_edu._service import Access, make_app
-from failuremap_edu._store import RunStore
+from failuremap_edu.instructor._service import Access, make_app
+from failuremap_edu.instructor._store import RunStore
 
 PREFIX = "/services/failuremap/"
 
@@ -224,7 +224,7 @@ def _post(url, token, runs):
 
 
 def test_report_reads_the_class_from_the_service_by_hub_user_name(running, capsys, monkeypatch):
-    from failuremap_edu._cli import main
+    from failuremap_edu.instructor._cli import main
 
     _post(running, "tok-ann", [entry(passed=0, run_id="ann00001"), entry(passed=2, run_id="ann00002")])
     _post(running, "tok-bob", [entry(passed=1, run_id="bob00001")])
@@ -238,7 +238,7 @@ def test_report_reads_the_class_from_the_service_by_hub_user_name(running, capsy
 
 
 def test_report_service_with_a_learners_token_or_a_down_service_is_one_line(running, capsys):
-    from failuremap_edu._cli import main
+    from failuremap_edu.instructor._cli import main
 
     assert main(["report", "--service", running, "--token", "tok-ann"]) == 2
     assert capsys.readouterr().err.strip().endswith("this token reads only its own runs; use an instructor's (a hub admin's) token")
@@ -256,7 +256,7 @@ def test_report_service_with_a_learners_token_or_a_down_service_is_one_line(runn
 
 def test_a_run_in_a_home_log_and_in_the_service_counts_once(running, tmp_path, capsys):
     """The learner's log stays the source of truth; the collector's copy of the same run is the same run of the same learner."""
-    from failuremap_edu._cli import main
+    from failuremap_edu.instructor._cli import main
 
     run = entry(passed=1, run_id="ann00009", hub_user="ann")
     log = tmp_path / "homes" / "ann" / ".local" / "share" / "failuremap_edu" / "progress.jsonl"

@@ -70,7 +70,7 @@ def test_watch_it_fail_draws_the_grid_each_failing_implementation_got():
 
 def test_watch_it_fail_headings_follow_the_notebooks_own():
     """Shown under the notebook's '## Watch it fail' (h2): no heading level is skipped (axe's heading-order)."""
-    from failuremap_edu._notebook import build_notebook
+    from failuremap_edu.instructor._notebook import build_notebook
 
     nb = build_notebook(load_record(record_path("TR-000909")), str(record_path("TR-000909")))
     cells = nb.cells

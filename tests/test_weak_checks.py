@@ -6,9 +6,9 @@ import ast
 
 from conftest import record_path
 from failuremap_edu import load_record
-from failuremap_edu._authoring import build_record
-from failuremap_edu._cli import main
-from failuremap_edu._weak_checks import MAX_MUTANTS, mutants, weak_checks
+from failuremap_edu.instructor._authoring import build_record
+from failuremap_edu.instructor._cli import main
+from failuremap_edu.instructor._weak_checks import MAX_MUTANTS, mutants, weak_checks
 from test_authoring import ATTEMPT, BROKEN, CHECKS, TEXT, fill
 
 KEEPS_FIRST = "check('first result kept', (first := solve([[1, 2]], 3), solve([[5]], 3), first)[2], [[1, 2]])\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -15,10 +16,10 @@ import nbformat
 import pytest
 
 from conftest import REFERENCES, TEST_RECORDS, record_path
-from failuremap_edu._cli import main
-from failuremap_edu._notebook import reference_path
+from failuremap_edu.instructor._cli import main
+from failuremap_edu.instructor._notebook import reference_path
 from failuremap_edu._records import packaged_records_dir
-from failuremap_edu._workshop import MANIFEST, binder_pull_url, binder_url, clone_folder, nbgitpuller_url
+from failuremap_edu.instructor._workshop import MANIFEST, binder_pull_url, binder_url, clone_folder, nbgitpuller_url
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = TEST_RECORDS / "solutions"
@@ -97,6 +98,22 @@ def test_the_learners_folder_holds_no_solution_and_the_instructors_does(workshop
     assert "notebooks/TR-000101.ipynb: TR-000101 solution" in found
     notes = (instructor / "README.md").read_text()
     assert "Not for learners" in notes and "failuremap-edu report FOLDER" in notes
+
+
+def test_the_learners_copy_of_the_package_is_the_kernel_side_only_and_runs_an_exercise(workshop, tmp_path):
+    copied = workshop / "failuremap_edu"
+    ours = Path(main.__code__.co_filename).resolve().parents[1]  # the package this test runs
+    kernel_side = sorted(p.relative_to(ours).as_posix() for p in ours.rglob("*.py")
+                         if p.relative_to(ours).parts[0] not in ("instructor", "references") and "__pycache__" not in p.parts)
+    assert not (copied / "instructor").exists() and not (copied / "__main__.py").exists()
+    assert sorted(p.relative_to(copied).as_posix() for p in copied.rglob("*.py")) == [p for p in kernel_side if p != "__main__.py"]
+    assert "[project.scripts]" not in (workshop / "pyproject.toml").read_text()  # no CLI to install: it is the instructor's
+    code = ("import sys, failuremap_edu as fm\n"
+            "assert fm.__file__.startswith(sys.argv[1]), fm.__file__\n"
+            "print(fm.run_checks('FA-100786', lambda text, stops: (text, '')).summary())\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"PYTHONPATH": str(workshop)}
+    done = subprocess.run([sys.executable, "-c", code, str(copied)], capture_output=True, text=True, timeout=240, cwd=tmp_path, env=env)
+    assert done.returncode == 0 and "checks pass" in done.stdout, done.stderr
 
 
 def test_with_solutions_is_a_self_study_folder_and_a_rebuild_without_removes_them(tmp_path, capsys):
@@ -492,7 +509,7 @@ def test_force_keeps_an_edited_file_the_rebuild_no_longer_writes(tmp_path, capsy
 )
 def test_learners_notebooks_and_readme_speak_of_where_they_run(tmp_path, capsys, argv, platform):
     """A hub workshop says nothing of Binder, and no badge points Binder at a file:// repository."""
-    from failuremap_edu._notebook import keep_work
+    from failuremap_edu.instructor._notebook import keep_work
 
     out = tmp_path / "ws"
     code, _, err = build(capsys, "FA-100786", "-o", out, *argv)
@@ -509,7 +526,7 @@ def test_learners_notebooks_and_readme_speak_of_where_they_run(tmp_path, capsys,
 def test_a_hub_workshop_gives_the_instructor_a_hub_config_and_zero_to_jupyterhub_values(tmp_path, capsys):
     import yaml
 
-    from failuremap_edu._workshop import HUB_CONFIG, Z2JH_CONFIG
+    from failuremap_edu.instructor._workshop import HUB_CONFIG, Z2JH_CONFIG
 
     out = tmp_path / "ws"
     code, _, err = build(capsys, "FA-100786", "-o", out, "--repo", "https://github.com/me/course", "--hub", "https://hub.example.org")
@@ -536,8 +553,8 @@ def test_a_hub_runs_a_learners_environment_built_from_the_wheel_and_refuses_one_
     """Issue 31: the hub config pointed the learners' servers at the instructor's editable install, references/ beside it."""
     from traitlets.config import Config
 
-    from failuremap_edu._hub import LEARNERS_ENV, LEARNERS_ENV_SCRIPT
-    from failuremap_edu._workshop import HUB_CONFIG, hub_config
+    from failuremap_edu.instructor._hub import LEARNERS_ENV, LEARNERS_ENV_SCRIPT
+    from failuremap_edu.instructor._workshop import HUB_CONFIG, hub_config
 
     out = tmp_path / "ws"
     assert build(capsys, "FA-100786", "-o", out, "--repo", "https://github.com/me/course", "--hub", "https://hub.example.org")[0] == 0
@@ -563,7 +580,7 @@ def test_the_hub_config_runs_the_class_collector_and_waits_for_a_slow_first_spaw
     """Issue 36: the collector is a managed service whose URL the learners' kernels get; spawns may take 240 s."""
     from traitlets.config import Config
 
-    from failuremap_edu._workshop import HUB_CONFIG, hub_config
+    from failuremap_edu.instructor._workshop import HUB_CONFIG, hub_config
 
     env_bin = tmp_path / "env" / "bin"
     env_bin.mkdir(parents=True)
@@ -574,8 +591,8 @@ def test_the_hub_config_runs_the_class_collector_and_waits_for_a_slow_first_spaw
          {"get_config": lambda: c, "__file__": str(tmp_path / HUB_CONFIG)})
     (service,) = c.JupyterHub.services
     assert service["name"] == "failuremap" and service["url"] == "http://127.0.0.1:18301"
-    assert service["command"][:3] == [str(env_bin / "failuremap-edu"), "serve", "--db"]
-    assert service["command"][3] == f"sqlite:///{tmp_path / 'failuremap-runs.sqlite'}"  # beside the config
+    assert service["command"][:5] == [sys.executable, "-m", "failuremap_edu", "serve", "--db"]  # the hub's own failuremap-edu
+    assert service["command"][5] == f"sqlite:///{tmp_path / 'failuremap-runs.sqlite'}"  # beside the config
     assert c.Spawner.environment["FAILUREMAP_SERVICE_URL"] == "http://127.0.0.1:18301/services/failuremap/"
     assert c.JupyterHub.load_roles == [{"name": "failuremap-collector", "services": ["failuremap"], "scopes": ["read:users"]}]
     assert (c.Spawner.start_timeout, c.Spawner.http_timeout) == (240, 240)
@@ -585,7 +602,7 @@ def test_the_hub_guides_commands_match_the_generated_config():
     """Issue 36: the hub guide's --homes glob is the config's home_dir_template, and the start command is there."""
     import re
 
-    from failuremap_edu._workshop import hub_config
+    from failuremap_edu.instructor._workshop import hub_config
 
     section = (Path(__file__).resolve().parents[1] / "docs" / "how-to" / "hub-one-machine.md").read_text(encoding="utf-8")
     template = re.search(r"home_dir_template = '([^']+)'", hub_config("http://127.0.0.1:18300")).group(1)
@@ -609,13 +626,13 @@ def test_the_instructors_readme_shows_the_live_view_over_the_homes_the_config_ma
 
 def test_a_hub_on_this_machine_is_configured_to_stay_on_loopback():
     """The instructor trial gave --hub http://127.0.0.1:18300 and got a hub listening on every interface."""
-    from failuremap_edu._workshop import hub_config
+    from failuremap_edu.instructor._workshop import hub_config
 
     assert 'c.JupyterHub.bind_url = "http://127.0.0.1:18300/"' in hub_config("http://127.0.0.1:18300")
 
 
 def test_without_a_hub_no_hub_config_and_no_nbgitpuller(tmp_path, capsys):
-    from failuremap_edu._workshop import HUB_CONFIG
+    from failuremap_edu.instructor._workshop import HUB_CONFIG
 
     out = tmp_path / "ws"
     assert build(capsys, "FA-100786", "-o", out)[0] == 0

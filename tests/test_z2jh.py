@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 import yaml
 
-from failuremap_edu._hub import COLLECTOR_PORT, SPAWN_TIMEOUT, Z2JH_CHART, z2jh_config
+from failuremap_edu.instructor._hub import COLLECTOR_PORT, SPAWN_TIMEOUT, Z2JH_CHART, z2jh_config
 
 SCHEMA = Path(__file__).resolve().parent / "z2jh" / "values-we-use.schema.yaml"
 
@@ -53,7 +53,7 @@ def test_the_collector_is_a_hub_service_beside_the_hub_that_learners_servers_can
     assert urlsplit(service["url"]).port == 18301 and urlsplit(service["url"]).hostname == "hub"  # the hub's Kubernetes Service
     assert hub["service"]["extraPorts"] == [{"name": "failuremap", "port": 18301, "targetPort": 18301}]
     (sidecar,) = hub["extraContainers"]
-    assert sidecar["command"][:2] == ["failuremap-edu", "serve"] and sidecar["image"] == "REGISTRY/IMAGE:TAG"
+    assert sidecar["command"][:2] == ["failuremap-edu", "serve"] and sidecar["image"] == "REGISTRY/COLLECTOR:TAG"
     assert [p["containerPort"] for p in sidecar["ports"]] == [18301]
     env = {e["name"]: e for e in sidecar["env"]}
     assert urlsplit(env["JUPYTERHUB_SERVICE_URL"]["value"]).port == 18301
@@ -79,8 +79,8 @@ def test_spawns_may_be_slow_and_idle_servers_are_culled():
 
 
 def test_the_image_is_built_from_a_learners_folder_with_nbgitpuller_and_no_reference_solution(tmp_path, capsys):
-    from failuremap_edu._cli import main
-    from failuremap_edu._hub import Z2JH_CONFIG
+    from failuremap_edu.instructor._cli import main
+    from failuremap_edu.instructor._hub import Z2JH_CONFIG
 
     out = tmp_path / "ws"
     references = Path(__file__).resolve().parents[1] / "references"
@@ -91,7 +91,7 @@ def test_the_image_is_built_from_a_learners_folder_with_nbgitpuller_and_no_refer
     requirements = (out / "binder" / "requirements.txt").read_text(encoding="utf-8").splitlines()
     assert "nbgitpuller" in requirements and "." in requirements  # repo2docker installs the folder's copy of the package
     copied = [p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()]
-    assert "failuremap_edu/_service.py" in copied  # the sidecar's `failuremap-edu serve` runs from the same image
+    assert "failuremap_edu/__init__.py" in copied and not [p for p in copied if p.startswith("failuremap_edu/instructor/")]  # the kernel side only
     assert not [p for p in copied if "references" in p.split("/") or p.startswith("solutions/")]
     reference_bodies = {p.read_text(encoding="utf-8").split("def solve", 1)[1] for p in references.glob("*.py") if "def solve" in p.read_text(encoding="utf-8")}
     assert not any(body in (out / p).read_text(encoding="utf-8", errors="replace") for p in copied if p.endswith(".py") for body in reference_bodies)

@@ -65,7 +65,7 @@ def picture_kind(expected: Any, got: Any) -> str | None:
     """``grid`` when both are grids, ``sequence`` when both are sequences of numbers, else None (nothing to draw).
 
     Nothing either when no cell differs (tuples against lists of the same numbers): a picture saying "no cell
-    differs" above a failing check sent a trial's learner looking for a difference in the values.
+    differs" above a failing check would send a learner looking for a difference in the values.
     """
     if is_grid(expected) and is_grid(got):
         return "grid" if differing_cells(expected, got) else None
@@ -231,7 +231,7 @@ def _grid_table(grid, caption: str, cells: set, sides: list[tuple[str, Any]]) ->
 
 def _marked(text: str) -> str:
     """A differing cell's value in <mark><strong>: highlighted and bold by the browser itself. A notebook opened
-    untrusted drops our <style>, and its legend spoke of shading nobody could see (a learner trial)."""
+    untrusted drops our <style>, and a legend must not speak of shading nobody can see."""
     return f"<mark><strong>{_e(text)}</strong></mark>"
 
 

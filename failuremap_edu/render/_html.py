@@ -109,7 +109,7 @@ def _e(value: object) -> str:
     """Text as HTML that keeps its whitespace, with or without our CSS.
 
     A notebook opened untrusted loses our <style>, and the browser then folds 'a  b' into 'a b', a
-    different string (a learner trial's stored output). A run of spaces, or a line break, is wrapped in a
+    different string. A run of spaces, or a line break, is wrapped in a
     span with its own inline white-space rule, which JupyterLab's sanitizer keeps. Not no-break spaces: a
     call copied from the page would paste other characters than the ones it shows.
     """
@@ -173,7 +173,7 @@ def _marked_sides(detail: TextDetail) -> tuple[str, str, bool]:
             (got, a_text, "nothing here: got is missing the characters above"),
         ):
             if text and len(text) < width:
-                # Widened, not padded with a blank: 'straß e' read as a space in the value (a learner trial), and a
+                # Widened, not padded with a blank: 'straß e' reads as a space in the value, and a
                 # copy pasted one. A width the sanitizer of an untrusted notebook keeps, as one inline style.
                 side.append(f'<mark class="fm-chg" style="display:inline-block;min-width:{width}ch">{_e(text)}</mark>')
             elif text:
@@ -242,8 +242,8 @@ def key_values(rows, escaped: bool = False) -> str:
     """Label and value pairs, aligned in two columns by the panel's CSS.
 
     Not a <dl>: a notebook opened untrusted loses our <style>, and JupyterLab's own
-    rules float dt and dd at 20% and 80%, which put labels in the value column (a
-    learner trial's stored output). Without our CSS these are plain lines.
+    rules float dt and dd at 20% and 80%, which put labels in the value column.
+    Without our CSS these are plain lines.
     """
     return '<div class="fm-kv">' + "".join(
         f'<div><strong class="fm-k">{k if escaped else _e(k)}</strong> <div class="fm-v">{v}</div></div>' for k, v in rows

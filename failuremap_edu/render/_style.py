@@ -39,4 +39,4 @@ MISSING_STYLE = ("#DDDDDD", "", "—")
 
 PLAYGROUND_UNCHECKED = ("Nothing here checks these results against the contract: where it says what these inputs give, compare each"
                         " result with that; inputs outside the contract have no right answer, and the three may differ for that reason alone.")
-"""Under the playground's results: the contract is prose, so inputs outside it (lists of unequal length, say) pass unremarked otherwise (a learner trial)."""
+"""Under the playground's results: the contract is prose, so inputs outside it (lists of unequal length, say) pass unremarked otherwise."""

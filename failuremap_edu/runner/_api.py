@@ -294,7 +294,7 @@ def parse_call_arguments(text: str, example: str | None = None) -> tuple[tuple, 
         if any(w in exc.msg for w in unclosed):
             what = "a bracket or quote is not closed"
         elif (exc.lineno or 1) > 1:  # flagged at the closing parenthesis we add: no column of the typed text
-            # ("near column 1" of '3, warmup=' misled a trial: the text ends too early)
+            # (not "near column 1" of '3, warmup=': the text ends too early)
             what = "the text ends too early: invalid syntax at the end" if exc.msg == "invalid syntax" else exc.msg
         else:
             what = f"near column {max((exc.offset or 3) - 2, 1)}: {exc.msg}"
@@ -543,7 +543,7 @@ class _Collector:
 
     def _named_frames(self, o: Observation) -> Observation:
         """Your run's frames in the record's check lines are named for the checks, not for the script they come from:
-        ``<failuremap ID attempt>`` in your traceback read as if the record's attempt had run (a learner trial)."""
+        ``<failuremap ID attempt>`` in your traceback would say that the record's attempt ran."""
         if self.plan.solve is None or o.error is None or not o.error.traceback or not self.plan.sources:
             return o
         program = self.plan.sources[0][0]
@@ -659,7 +659,7 @@ def _observation(data: dict, current) -> Observation:
 
 CANNOT_SEND_WAY = ("To go on, define what it names inside solve, or in a .py file next to the notebook that the cell imports "
                    "(a module travels by name)")
-"""What to do when solve cannot be sent: the error alone named the cause and left a learner trial guessing."""
+"""What to do when solve cannot be sent, said after the error that names the cause."""
 
 
 def _verdict_note(passed: bool, actual, expected) -> str | None:

@@ -44,7 +44,7 @@ _LOCAL_MODULES = frozenset({"__main__", "__failuremap__", "solution"})
 
 def _dataclass_sentinels() -> dict[int, tuple[Any, str]]:
     """dataclasses' module-level markers, which it tests with `is`: a copy of `_FIELD` makes `fields()` of a
-    dataclass sent by value empty (astuple gave () in a learner trial), a copy of `MISSING` makes every field
+    dataclass sent by value empty (astuple gives ()), a copy of `MISSING` makes every field
     look as if it had a default."""
     import dataclasses
 
@@ -190,7 +190,7 @@ def _class_by_value(cls: type) -> Any:
 def _slot_names(cls: type, namespace: dict) -> tuple[str, ...] | None:
     """The class's own __slots__ as a tuple of names, or None when it has none.
 
-    Every named tuple has ``__slots__ = ()`` (a learner trial's ``class Batch(NamedTuple)`` was refused), and a
+    Every named tuple has ``__slots__ = ()`` (``class Batch(NamedTuple)`` is sent, not refused), and a
     class with slots can only be made with them, so they go with the class's name and bases.
     """
     if "__slots__" not in namespace:

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from ._errors import InputError
-from ._progress import failure_reason
-from ._results import NOT_CONFIRMED, STATUSES, UNCONFIRMED
+from .._errors import InputError
+from .._progress import failure_reason
+from .._results import NOT_CONFIRMED, STATUSES, UNCONFIRMED
 
 __all__ = ["HANDIN_SCHEMAS", "Handin", "ReportError", "Run", "home_logs", "read_names", "read_results", "runs_from_entries", "workshop_exercises"]
 
@@ -282,7 +282,7 @@ def read_results(path: Path) -> Handin:
 
 def _looks_like_log(path: Path) -> bool:
     """A progress log: JSON lines, the first one a learner id (or a run, for a log from before ids)."""
-    from ._progress import _open_for_reading
+    from .._progress import _open_for_reading
 
     try:
         with _open_for_reading(path) as fh:
@@ -295,7 +295,7 @@ def _looks_like_log(path: Path) -> bool:
 
 def _from_log(path: Path) -> Handin:
     """A progress log (``progress.jsonl``), read as the learner's own notebook reads it (`read_progress`): every run."""
-    from ._progress import _open_for_reading, _read_id, read_progress_lines
+    from .._progress import _open_for_reading, _read_id, read_progress_lines
 
     try:
         _open_for_reading(path).close()
@@ -351,7 +351,7 @@ def _skipped_lines(skipped: list[tuple[int, str]], read: int, shown: int = 8) ->
 
 def _outcomes(value: Any, width: int) -> tuple[dict | None, ...]:
     """Outcomes from a file, each checked for shape (`_progress._is_outcome`); a wrong one is dropped, never trusted."""
-    from ._progress import _is_outcome
+    from .._progress import _is_outcome
 
     if not isinstance(value, list):
         return ()
@@ -465,7 +465,7 @@ def _value(plain: Any, text: Any) -> Any:
 
     `ast.literal_eval` only builds literals; nothing in a handed-in file runs.
     """
-    from ._values import Opaque
+    from .._values import Opaque
 
     if isinstance(text, str) and len(text) <= 20_000:
         try:

@@ -13,7 +13,7 @@ import urllib.error
 import urllib.request
 from urllib.parse import urlsplit
 
-from ._progress import HUB_USER, _is_entry
+from .._progress import HUB_USER, _is_entry
 from ._handin import Handin, ReportError, runs_from_entries
 
 __all__ = ["MAX_RESPONSE", "fetch_runs", "service_handins"]

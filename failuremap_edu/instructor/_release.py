@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._errors import InputError
+from .._errors import InputError
 from ._output import check_files, save_files
-from ._solution import load_solution
+from .._solution import load_solution
 
 __all__ = ["MANIFEST", "Release", "release_solutions"]
 

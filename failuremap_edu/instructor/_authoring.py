@@ -35,16 +35,16 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ._atomic import write_text
-from ._errors import InputError
-from ._fixtures import VARIANTS, read_fixtures
-from ._parity import parse_crash, verify_record
-from ._records import _ID_PATTERN, Record, RecordError, load_record
-from ._results import FAIL, PASS, to_jsonable
-from ._signature import Params
-from ._values import Opaque
+from .._atomic import write_text
+from .._errors import InputError
+from .._fixtures import VARIANTS, read_fixtures
+from .._parity import parse_crash, verify_record
+from .._records import _ID_PATTERN, Record, RecordError, load_record
+from .._results import FAIL, PASS, to_jsonable
+from .._signature import Params
+from .._values import Opaque
 from ._weak_checks import weak_checks
-from .runner import DEFAULT_TIMEOUT, replay, run_script
+from ..runner import DEFAULT_TIMEOUT, replay, run_script
 
 __all__ = ["AuthoringError", "Built", "assemble", "build_record", "split_script", "write_folder", "write_record"]
 
@@ -550,7 +550,7 @@ def _record_text(data: dict) -> str:
 
 def _refuse_too_big(data: dict, folder: Path) -> None:
     """Refuse a record over the loader's size cap from its scripts' runs alone, naming its biggest value."""
-    from . import _records
+    from .. import _records
 
     encoder = json.JSONEncoder(ensure_ascii=False, indent=1, sort_keys=True)  # as `_record_text` writes it, counted piece by piece
     size = 1 + sum(len(piece.encode("utf-8", "surrogatepass")) for piece in encoder.iterencode(data))

@@ -24,7 +24,7 @@ from typing import Any
 
 from tornado import web
 
-from ._progress import _LEARNER, _is_entry
+from .._progress import _LEARNER, _is_entry
 from ._store import RunStore
 
 __all__ = ["Access", "MAX_BODY", "MAX_RUNS", "make_app", "serve"]
@@ -193,7 +193,7 @@ def serve(db: str | None = None, *, url: str | None = None, access: Access = Acc
     prefix = os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/services/failuremap/")
     from sqlalchemy.exc import ArgumentError, OperationalError
 
-    from ._errors import InputError
+    from .._errors import InputError
 
     try:
         store = RunStore(db or default_db())

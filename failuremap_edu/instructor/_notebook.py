@@ -16,18 +16,18 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._errors import InputError
-from ._code import first_line
-from ._cell import LIVE_PANEL, saved_copy_bundle
-from ._exercise import Exercise, loaded_note
-from ._fixtures import VARIANTS, read_fixtures
+from .._errors import InputError
+from .._code import first_line
+from .._cell import LIVE_PANEL, saved_copy_bundle
+from .._exercise import Exercise, loaded_note
+from .._fixtures import VARIANTS, read_fixtures
 from ._nbjson import Node, new_code_cell, new_markdown_cell, new_notebook, new_output, writes
 from ._output import check_files, save_files
-from ._records import Record, list_records, load_record
-from .runner import parse_call_arguments, replay, run_checks, try_call
-from ._solution import Solution, SolutionError, load_solution, solution_from_source
-from ._story import watch_it_fail
-from ._values import text_safe
+from .._records import Record, list_records, load_record
+from ..runner import parse_call_arguments, replay, run_checks, try_call
+from .._solution import Solution, SolutionError, load_solution, solution_from_source
+from .._story import watch_it_fail
+from .._values import text_safe
 
 __all__ = ["NotebookError", "build_notebook", "build_start_here", "reference_path", "write_all", "write_notebook"]
 
@@ -140,7 +140,7 @@ def _learner_preamble(record: Record) -> list[str]:
                 keep.append(ast.get_source_segment(source, node) or ast.unparse(node))
         elif node in helpers:
             # From the first decorator: a node's own lines start at `class`, and a @dataclass left behind made
-            # Span(0, 2, 'ab') a TypeError in every check (a trial record).
+            # Span(0, 2, 'ab') a TypeError in every check.
             first = first_line(node)
             keep.append("\n".join(lines[first - 1 : node.end_lineno]))
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and _assigned(node) & used and not _assigned(node) & {"N", "observations"}:
@@ -150,7 +150,7 @@ def _learner_preamble(record: Record) -> list[str]:
 
 def _globals_read(node: ast.AST) -> set[str]:
     """Names a definition reads that are not its own parameters or locals: `base`, solve's parameter, is not the
-    fixtures' `base = {...}` (a trial's exercise cell got that line, and the learner wondered whether it mattered)."""
+    fixtures' `base = {...}`, which an exercise cell must not show as if it mattered."""
     names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return names

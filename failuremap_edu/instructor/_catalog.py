@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from ._fixtures import read_fixtures
-from ._parity import ParityReport, parity_report, verify_record
-from ._records import Record, RecordError, list_records, load_record
-from .runner import replay_many
+from .._fixtures import read_fixtures
+from .._parity import ParityReport, parity_report, verify_record
+from .._records import Record, RecordError, list_records, load_record
+from ..runner import replay_many
 
 __all__ = ["CatalogEntry", "ProgressBar", "catalog_refs", "verify_many"]
 
@@ -90,7 +90,7 @@ def verify_many(refs: list[str], jobs: int | None = None, progress: Callable[[in
     Chunks run side by side on threads, each waiting on its own worker process;
     where checks run in-process (no fork: Windows, Pyodide) one at a time.
     """
-    from .runner import INPROCESS, isolation_available
+    from ..runner import INPROCESS, isolation_available
 
     total = len(refs)
     jobs = jobs or os.cpu_count() or 1

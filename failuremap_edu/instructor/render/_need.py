@@ -10,10 +10,10 @@ import csv
 import io
 from html import escape
 
-from ._text import terminal_safe
+from ...render._text import terminal_safe
 from .._need import Need, by_need
 from .._report import ClassReport
-from .._values import text_safe
+from ..._values import text_safe
 
 __all__ = ["LIVE_ROWS", "duration", "live_page", "need_lines", "needs_csv", "needs_html", "why"]
 

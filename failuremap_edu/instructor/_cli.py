@@ -13,7 +13,7 @@ import os
 import sys
 from typing import Sequence
 
-from . import __version__
+from .. import __version__
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 EXIT_READER_LEFT = 141
@@ -227,15 +227,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = next((w for w in words if not w.startswith("-")), None)
     args = build_parser(command if command in COMMANDS else None).parse_args(words)
     if argv is None and args.command == "check":  # the program itself, running one command: workers fork from it
-        from .runner import one_shot
+        from ..runner import one_shot
 
         one_shot()
-    from ._errors import InputError
+    from .._errors import InputError
 
     if getattr(args, "sandbox", False):
         import shutil
 
-        from .runner import BWRAP, MISSING_BWRAP
+        from ..runner import BWRAP, MISSING_BWRAP
 
         if shutil.which(BWRAP) is None:
             print(f"failuremap-edu: error: {MISSING_BWRAP}", file=sys.stderr)
@@ -266,7 +266,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _terminal(text: object, limit: int = 4_000) -> str:
     """Anything from outside (file names, messages, record text) as a terminal may show it: escapes escaped."""
-    from .render._text import terminal_safe
+    from ..render._text import terminal_safe
 
     return terminal_safe(str(text), limit)
 
@@ -297,15 +297,15 @@ def _reader_left() -> int:
 
 
 def _emit_json(data) -> None:
-    from ._values import text_safe
+    from .._values import text_safe
 
     sys.stdout.write(text_safe(json.dumps(data, ensure_ascii=False, indent=2)) + "\n")
 
 
 def _cmd_list(args) -> int:
     from ._catalog import catalog_refs
-    from ._records import RecordError, load_record
-    from .render._text import terminal_safe
+    from .._records import RecordError, load_record
+    from ..render._text import terminal_safe
 
     rows, status = [], EXIT_OK
     refs = catalog_refs(records_dir=args.records_dir) if args.records_dir else catalog_refs()
@@ -331,9 +331,9 @@ def _cmd_list(args) -> int:
 
 
 def _cmd_show(args) -> int:
-    from ._fixtures import read_fixtures
-    from ._records import load_record
-    from .render._text import render_record
+    from .._fixtures import read_fixtures
+    from .._records import load_record
+    from ..render._text import render_record
 
     record = load_record(args.record)
     fixtures = read_fixtures(record)
@@ -370,11 +370,11 @@ def _record_json(record, fixtures) -> dict:
 
 
 def _cmd_check(args) -> int:
-    from ._code import can_fall_off_end
-    from ._records import load_record
-    from .render._text import render_run, render_variants_summary
-    from .runner import run_checks
-    from ._solution import SolutionError, load_solution
+    from .._code import can_fall_off_end
+    from .._records import load_record
+    from ..render._text import render_run, render_variants_summary
+    from ..runner import run_checks
+    from .._solution import SolutionError, load_solution
 
     record = load_record(args.record)
     solution = load_solution(args.solution)
@@ -387,7 +387,7 @@ def _cmd_check(args) -> int:
     if args.json:
         _emit_json({"record": record.id, "runs": [run.to_json() for run in runs]})
     else:
-        from ._fixtures import read_fixtures
+        from .._fixtures import read_fixtures
 
         depends_on_n = read_fixtures(record).uses_variant
         said: set[str] = set()  # a note that holds for every variant (the sandbox's, say) is printed once
@@ -404,7 +404,7 @@ def _cmd_check(args) -> int:
 
 def _write_exports(args, record, runs) -> None:
     """The learner's runs beside the record's attempt and broken, as HTML and/or a plot."""
-    from .runner import replay
+    from ..runner import replay
 
     columns, names = [], []
     for run in runs:
@@ -414,14 +414,14 @@ def _write_exports(args, record, runs) -> None:
         columns.append(run)
         names.append("yours")
     if args.html:
-        from .render._html import report_html
+        from ..render._html import report_html
 
         suffixes = [f" N={c.variant}" if len(runs) > 1 else "" for c in columns]
-        from ._atomic import write_text
+        from .._atomic import write_text
 
         write_text(args.html, report_html(record, columns, [n + s for n, s in zip(names, suffixes)]))
     if args.plot:
-        from .render._plot import save_status
+        from ..render._plot import save_status
 
         # The plot groups the runs by variant itself, and wraps the whole title.
         save_status(columns, args.plot, names, title=f"{record.id}: {record.title}")
@@ -429,7 +429,7 @@ def _write_exports(args, record, runs) -> None:
 
 def _cmd_verify(args) -> int:
     from ._catalog import ProgressBar, catalog_refs, verify_many
-    from .render._text import terminal_safe
+    from ..render._text import terminal_safe
 
     refs = catalog_refs(args.records, args.records_dir)
     if args.jobs is not None and args.jobs < 1:
@@ -573,7 +573,7 @@ def _cmd_lite(args) -> int:
 def _cmd_export(args) -> int:
     from pathlib import Path
 
-    from ._progress import export_progress, file_tag, progress_path
+    from .._progress import export_progress, file_tag, progress_path
 
     out = args.out or f"failuremap-export-{file_tag()}.json"
     data = export_progress(Path(out))
@@ -627,11 +627,11 @@ def _cmd_report(args) -> int:
     for problem in report.problems:  # the report is still made, from what could be read: not an error that stops it
         print(_terminal(f"failuremap-edu: left out of the report: {problem}"), file=sys.stderr)
     if args.html:
-        from ._atomic import write_text
+        from .._atomic import write_text
 
         write_text(args.html, report_page(report))
     if args.csv:
-        from ._atomic import write_text
+        from .._atomic import write_text
         from .render._need import needs_csv
 
         write_text(args.csv, needs_csv(report))
@@ -688,7 +688,7 @@ def _cmd_record(args) -> int:
         print(_terminal(shown.text))
         return EXIT_OK if shown.passed else EXIT_FAILED  # as check: 1 while a check fails
     if args.record_command == "edit":
-        from ._records import load_record
+        from .._records import load_record
 
         record = load_record(args.record)
         paths = write_folder(args.out or record.id, from_record=record)
@@ -737,7 +737,7 @@ def _watch(args) -> int:
             except ReportError as exc:  # nobody has run anything yet (or the service is restarting): keep watching
                 report, text = None, _terminal(f"Class live view at {stamp}: {exc}")
             if args.html:  # the live page for a projector: rewritten every round, it reloads itself
-                from ._atomic import write_text
+                from .._atomic import write_text
                 from .render._need import live_page
 
                 write_text(args.html, live_page(report, stamp, seconds, text))

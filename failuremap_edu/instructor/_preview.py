@@ -12,9 +12,9 @@ import os
 from dataclasses import dataclass
 
 from ._authoring import build_record
-from ._exercise import Exercise
-from ._solution import load_solution
-from .runner import DEFAULT_TIMEOUT
+from .._exercise import Exercise
+from .._solution import load_solution
+from ..runner import DEFAULT_TIMEOUT
 
 __all__ = ["Preview", "preview"]
 

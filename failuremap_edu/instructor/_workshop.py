@@ -35,14 +35,14 @@ from pathlib import Path
 from typing import Callable
 from urllib.parse import quote, urlencode, urlsplit
 
-from ._atomic import WriteError
-from ._errors import InputError
+from .._atomic import WriteError
+from .._errors import InputError
 from ._hub import HUB_CONFIG, LEARNERS_ENV_SCRIPT, Z2JH_CONFIG, hub_config, learners_env_script, live_view_lines, z2jh_config
 from ._nbjson import writes
 from ._notebook import build_notebook, build_start_here, keep_work, md
 from ._output import check_target, folder_files, install
-from ._records import Record, list_records, load_record, packaged_records_dir
-from ._solution import load_solution
+from .._records import Record, list_records, load_record, packaged_records_dir
+from .._solution import load_solution
 
 __all__ = [
     "MANIFEST",
@@ -355,13 +355,13 @@ def write_workshop(
 
 
 def _package_copy(folder: _Folder, with_solutions: bool) -> None:
-    """This package, for Binder's ``.`` line to install; without our reference solutions unless asked."""
-    root = Path(__file__).resolve().parent
+    """The kernel side of this package, for Binder's ``.`` line to install: never `instructor/` (nor the CLI's ``__main__``); our reference solutions only if asked."""
+    root = Path(__file__).resolve().parents[1]
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root)
         if not path.is_file() or "__pycache__" in rel.parts or path.suffix == ".pyc":
             continue
-        if rel.parts[0] == "references" and not with_solutions:
+        if rel.parts[0] in ("instructor", "__main__.py") or (rel.parts[0] == "references" and not with_solutions):
             continue
         folder.copy(path, f"failuremap_edu/{rel.as_posix()}")
 
@@ -479,9 +479,6 @@ requires-python = ">=3.11"
 license = "MIT"
 dependencies = ["jupyterlab>=4.2", "ipywidgets>=8.1", "matplotlib>=3.8", "nbformat>=5.9", "tqdm>=4.66"]
 
-[project.scripts]
-failuremap-edu = "failuremap_edu._cli:main"
-
 [tool.hatch.version]
 path = "failuremap_edu/__init__.py"
 
@@ -500,7 +497,7 @@ def _binder_requirements(pull: bool = False) -> str:
 
     With `pull` (a hub, or an environment repository that learners pull content into), nbgitpuller too:
     the image a hub runs (Zero to JupyterHub's, built by repo2docker from this folder) needs it."""
-    ours = Path(__file__).resolve().parents[1] / "binder" / "requirements.txt"
+    ours = Path(__file__).resolve().parents[2] / "binder" / "requirements.txt"
     pins = [line for line in ours.read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")] if ours.is_file() else []
     pins = [line for line in pins if line.strip() != "."] or ["jupyterlab", "ipywidgets", "matplotlib", "nbformat"]
     return (
@@ -522,7 +519,7 @@ def _license() -> str:
                 return file.read_text(encoding="utf-8")
     except (metadata.PackageNotFoundError, OSError):
         pass
-    ours = Path(__file__).resolve().parents[1] / "LICENSE"
+    ours = Path(__file__).resolve().parents[2] / "LICENSE"
     if ours.is_file():
         return ours.read_text(encoding="utf-8")
     raise WorkshopError("the package's LICENSE file is missing: reinstall failuremap-edu")

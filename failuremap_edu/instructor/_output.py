@@ -29,8 +29,8 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from ._atomic import fsync_folder, write_bytes, write_text
-from ._errors import InputError
+from .._atomic import fsync_folder, write_bytes, write_text
+from .._errors import InputError
 
 __all__ = ["OutputError", "Target", "check_files", "check_links", "check_target", "folder_files", "install", "save_files", "sha256"]
 

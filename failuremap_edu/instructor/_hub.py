@@ -40,7 +40,7 @@ def hub_config(hub_url: str, *, title: str = "Failure Map workshop", env_bin: st
     parts = urlsplit(hub_url)
     port = parts.port or (443 if parts.scheme == "https" else 80)
     host = parts.hostname or "0.0.0.0"
-    host = host if host in ("127.0.0.1", "localhost", "::1") else "0.0.0.0"  # a trial on this machine stays on loopback
+    host = host if host in ("127.0.0.1", "localhost", "::1") else "0.0.0.0"  # a hub for this machine alone stays on loopback
     env_bin = env_bin or f"{LEARNERS_ENV}/bin"
     return f"""# JupyterHub configuration for {title!r}, written by `failuremap-edu workshop --hub`.
 # Start it with: jupyterhub -f /path/to/{HUB_CONFIG}, from a folder OUTSIDE any git repository: JupyterHub
@@ -49,6 +49,7 @@ def hub_config(hub_url: str, *, title: str = "Failure Map workshop", env_bin: st
 # A rebuild of the workshop (--force) writes this file again: keep your changes in a copy, or in
 # jupyterhub_config_local.py beside it, which the last line below loads when it exists.
 import os
+import sys
 
 c = get_config()  # noqa: F821 - JupyterHub provides it
 
@@ -73,7 +74,7 @@ c.JupyterHub.bind_url = "http://{host}:{port}/"  # CHANGE: the address learners 
 # c.ConfigurableHTTPProxy.command = ["/path/to/node_modules/.bin/configurable-http-proxy"]
 c.JupyterHub.authenticator_class = "dummy"  # CHANGE: any user name and any password log in; use your site's authenticator
 c.Authenticator.allow_all = True  # every user who can log in may start a server (else nobody but admins can)
-c.JupyterHub.spawner_class = "simple"  # CHANGE: SimpleLocalProcessSpawner runs every learner as this user, for a trial only
+c.JupyterHub.spawner_class = "simple"  # CHANGE: SimpleLocalProcessSpawner runs every learner as this user, for a try-out only
 #   (a learner can then read whatever this user can, the instructor's folder included);
 #   real use: jupyterhub.spawner.LocalProcessSpawner (a system user each), or dockerspawner / kubespawner
 c.SimpleLocalProcessSpawner.home_dir_template = {homes!r}  # CHANGE: a home folder per learner (their notebooks and progress log)
@@ -96,7 +97,8 @@ FAILUREMAP_PORT = {collector_port}  # CHANGE if this port is taken on the hub's 
 c.JupyterHub.services = [{{
     "name": "failuremap",
     "url": f"http://127.0.0.1:{{FAILUREMAP_PORT}}",
-    "command": [os.path.join(ENV_BIN, "failuremap-edu"), "serve", "--db",
+    # the hub's own Python (the instructor's failuremap-edu): the learners' environment holds only the kernel side
+    "command": [sys.executable, "-m", "failuremap_edu", "serve", "--db",
                 "sqlite:///" + os.path.join(os.path.dirname(os.path.abspath(__file__)), "failuremap-runs.sqlite")],
 }}]
 c.JupyterHub.load_roles = [{{"name": "failuremap-collector", "services": ["failuremap"], "scopes": ["read:users"]}}]  # who is an admin
@@ -154,7 +156,7 @@ ENV="${{1:-{LEARNERS_ENV}}}"
 LEARNERS="${{2:-{shlex.quote(str(Path(learners_dir).resolve()))}}}"
 python3 -m venv "$ENV"
 "$ENV/bin/python" -m pip install --quiet "$LEARNERS" {shlex.quote(hub)} nbgitpuller
-"$ENV/bin/failuremap-edu" --version
+"$ENV/bin/python" -c "import failuremap_edu; print('failuremap-edu', failuremap_edu.__version__)"
 """
 
 
@@ -165,8 +167,8 @@ Z2JH_CHART = "4.4.0"
 def z2jh_config(*, title: str = "Failure Map workshop", collector_port: int = COLLECTOR_PORT) -> str:
     """Helm values for Zero to JupyterHub (Kubernetes): the route past one machine, with the class collector beside the hub.
 
-    The collector runs as a sidecar of the hub's pod (``hub.extraContainers``) from the
-    learners' image, registered as the hub service ``failuremap`` (``hub.services``) whose
+    The collector runs as a sidecar of the hub's pod (``hub.extraContainers``) from an
+    image with failuremap-edu[hub] (the learners' image holds only the kernel side), registered as the hub service ``failuremap`` (``hub.services``) whose
     token the chart generates; learners' servers send runs to it through the hub's
     Kubernetes Service (``singleuser.extraEnv``), and the network policies let exactly them and the proxy in.
     """
@@ -175,7 +177,7 @@ def z2jh_config(*, title: str = "Failure Map workshop", collector_port: int = CO
 #   helm repo add jupyterhub https://hub.jupyter.org/helm-chart/ && helm repo update
 #   helm upgrade --install workshop jupyterhub/jupyterhub --version {Z2JH_CHART} --values {Z2JH_CONFIG}
 # The single-user image is the learners' folder built by repo2docker: its binder/ installs failuremap-edu from the
-# folder's copy of the package (no reference solution in it) and nbgitpuller; the collector runs from it too:
+# folder's copy of the package (the kernel side: no reference solution, no instructor tools) and nbgitpuller:
 #   jupyter-repo2docker --no-run --user-name jovyan --image-name REGISTRY/IMAGE:TAG LEARNERS_FOLDER && docker push REGISTRY/IMAGE:TAG
 hub:
   config:
@@ -200,7 +202,7 @@ hub:
         targetPort: {collector_port}
   extraContainers:
     - name: failuremap
-      image: REGISTRY/IMAGE:TAG  # CHANGE: the learners' image (singleuser.image below)
+      image: REGISTRY/COLLECTOR:TAG  # CHANGE: an image with failuremap-edu[hub] installed (the learners' image has no collector)
       command: [failuremap-edu, serve, --db, "sqlite:////srv/jupyterhub/failuremap-runs.sqlite"]  # on the hub's volume (hub.db.type sqlite-pvc)
       ports:
         - containerPort: {collector_port}

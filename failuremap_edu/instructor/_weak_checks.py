@@ -23,8 +23,8 @@ import zlib
 from dataclasses import dataclass
 from typing import Callable
 
-from ._records import Record
-from .runner import run_script
+from .._records import Record
+from ..runner import run_script
 
 __all__ = ["BUDGET_S", "MAX_MUTANTS", "Mutant", "WeakChecks", "mutants", "weak_checks"]
 

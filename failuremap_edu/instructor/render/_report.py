@@ -15,10 +15,10 @@ import base64
 import io
 from html import escape
 
-from ._style import MISSING_STYLE, STATUS_STYLE
-from ._text import terminal_safe
+from ...render._style import MISSING_STYLE, STATUS_STYLE
+from ...render._text import terminal_safe
 from .._report import CheckStats, ClassReport, ExerciseStats, Group
-from .._values import clip, text_safe
+from ..._values import clip, text_safe
 
 __all__ = ["HEATMAP_CHECKS", "HEATMAP_LEARNERS", "TABLE_ROWS", "heatmap_figure", "report_page", "report_text", "watch_text"]
 

@@ -42,9 +42,9 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import __version__
-from ._atomic import WriteError, write_text
-from ._errors import InputError
+from .. import __version__
+from .._atomic import WriteError, write_text
+from .._errors import InputError
 from ._output import check_target, folder_files, install
 
 __all__ = ["LiteError", "LiteSite", "build_site", "lite_notebook", "package_wheel"]
@@ -138,14 +138,14 @@ def package_wheel(dest: Path, requires: tuple[str, ...] = ("ipywidgets>=8.1",)) 
     the notebook generator, the command line and plots, none of which a learner's
     kernel runs. Byte for byte reproducible: fixed timestamps, sorted entries.
 
-    Our reference solutions (``references/``) stay out: the site is public, and a
-    learner's kernel could read anything the wheel holds.
+    Our reference solutions (``references/``) and the instructor side (``instructor/``)
+    stay out: the site is public, and a learner's kernel could read anything the wheel holds.
     """
-    root = Path(__file__).resolve().parent
+    root = Path(__file__).resolve().parents[1]
     dist = f"failuremap_edu-{__version__}"
     files = sorted(
         p for p in root.rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc" and p.relative_to(root).parts[0] != "references"
+        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc" and p.relative_to(root).parts[0] not in ("references", "instructor", "__main__.py")
     )
     entries = [(f"failuremap_edu/{p.relative_to(root).as_posix()}", p.read_bytes()) for p in files]
     metadata = "\n".join(
@@ -155,7 +155,7 @@ def package_wheel(dest: Path, requires: tuple[str, ...] = ("ipywidgets>=8.1",)) 
     )
     entries += [
         (f"{dist}.dist-info/METADATA", metadata.encode()),
-        (f"{dist}.dist-info/WHEEL", b"Wheel-Version: 1.0\nGenerator: failuremap_edu._lite\nRoot-Is-Purelib: true\nTag: py3-none-any\n"),
+        (f"{dist}.dist-info/WHEEL", b"Wheel-Version: 1.0\nGenerator: failuremap_edu.instructor._lite\nRoot-Is-Purelib: true\nTag: py3-none-any\n"),
         (f"{dist}.dist-info/top_level.txt", b"failuremap_edu\n"),
     ]
     record = "".join(f"{name},sha256={_b64_digest(data)},{len(data)}\n" for name, data in entries) + f"{dist}.dist-info/RECORD,,\n"
@@ -274,7 +274,7 @@ def find_pyodide(pyodide_dir: str | os.PathLike | None = None) -> Path:
     if not candidates:
         if os.environ.get("FAILUREMAP_PYODIDE"):
             candidates.append(Path(os.environ["FAILUREMAP_PYODIDE"]))
-        candidates += [Path.cwd() / "node_modules" / "pyodide", Path(__file__).resolve().parents[1] / "node_modules" / "pyodide"]
+        candidates += [Path.cwd() / "node_modules" / "pyodide", Path(__file__).resolve().parents[2] / "node_modules" / "pyodide"]
     for candidate in candidates:
         if (candidate / "pyodide.mjs").is_file():
             return candidate
@@ -452,7 +452,7 @@ def build_site(
     only what the build writes). Runs ``jupyter lite build``; raises LiteError, in
     one line, when a tool, Pyodide or a wheel is missing.
     """
-    from ._records import load_record
+    from .._records import load_record
 
     records = [load_record(ref) for ref in refs]  # bad input fails here, before anything is looked for or built
     out_dir = Path(out_dir)

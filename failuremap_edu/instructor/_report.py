@@ -37,7 +37,7 @@ from ._handin import (  # noqa: F401 - reading is there; these names stay import
     runs_from_entries,
     workshop_exercises,
 )
-from ._results import NOT_CONFIRMED
+from .._results import NOT_CONFIRMED
 
 __all__ = ["CheckStats", "ClassReport", "ExerciseStats", "Group", "ReportError", "build_report", "home_logs", "read_names", "read_results", "workshop_exercises"]
 
@@ -331,7 +331,7 @@ _LOADED: dict[str, Any] = {}
 
 def _teaching(ref: str) -> tuple[str | None, dict[str, str]]:
     """The record's title and its text about each implementation, when it can be loaded (quietly none otherwise)."""
-    from ._records import RecordError, load_record
+    from .._records import RecordError, load_record
 
     if ref not in _LOADED:
         try:
