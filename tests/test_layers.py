@@ -38,7 +38,7 @@ LAYERS = [
     ("teaching", {"_evidence", "_hints", "_story", "_download"}),
     ("model", {"_exercise", "_live"}),
     ("view", {"_panel", "_panel_parts"}),
-    ("fronts", {"_cell", "__init__"}),
+    ("fronts", {"_cell", "_command", "__init__"}),
     # the instructor side, above everything a kernel loads
     ("instructor", {INSTRUCTOR, "__main__"}),
 ]

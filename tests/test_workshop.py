@@ -107,13 +107,24 @@ def test_the_learners_copy_of_the_package_is_the_kernel_side_only_and_runs_an_ex
                          if p.relative_to(ours).parts[0] not in ("instructor", "references") and "__pycache__" not in p.parts)
     assert not (copied / "instructor").exists() and not (copied / "__main__.py").exists()
     assert sorted(p.relative_to(copied).as_posix() for p in copied.rglob("*.py")) == [p for p in kernel_side if p != "__main__.py"]
-    assert "[project.scripts]" not in (workshop / "pyproject.toml").read_text()  # no CLI to install: it is the instructor's
+    scripts = re.findall(r"^failuremap-edu = \"([\w.]+):(\w+)\"$", (workshop / "pyproject.toml").read_text(), re.M)
+    assert scripts == [("failuremap_edu._command", "main")]  # the learner's commands (check, export), not the instructor's
     code = ("import sys, failuremap_edu as fm\n"
             "assert fm.__file__.startswith(sys.argv[1]), fm.__file__\n"
             "print(fm.run_checks('FA-100786', lambda text, stops: (text, '')).summary())\n")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"PYTHONPATH": str(workshop)}
     done = subprocess.run([sys.executable, "-c", code, str(copied)], capture_output=True, text=True, timeout=240, cwd=tmp_path, env=env)
     assert done.returncode == 0 and "checks pass" in done.stdout, done.stderr
+    # What a download's "check again" line and the notebooks' export line run, from the copy alone.
+    (tmp_path / "solve.py").write_text("def solve(text, stops):\n    return text, ''\n")
+    command = ["-c", "import sys; from failuremap_edu._command import main; sys.exit(main(sys.argv[1:]))"]
+    done = subprocess.run([sys.executable, *command, "check", "FA-100786", "solve.py"], capture_output=True, text=True, timeout=240, cwd=tmp_path, env=env)
+    assert done.returncode == 1 and "checks pass" in done.stdout, done.stderr
+    done = subprocess.run([sys.executable, *command, "export", "--out", "runs.json"], capture_output=True, text=True, timeout=240, cwd=tmp_path,
+                          env=env | {"FAILUREMAP_PROGRESS": str(tmp_path / "log.jsonl")})
+    assert done.returncode == 0 and (tmp_path / "runs.json").is_file(), done.stderr
+    done = subprocess.run([sys.executable, *command, "workshop", "-o", "x"], capture_output=True, text=True, timeout=240, cwd=tmp_path, env=env)
+    assert done.returncode == 2 and "invalid choice: 'workshop'" in done.stderr  # the instructor's commands are not here
 
 
 def test_with_solutions_is_a_self_study_folder_and_a_rebuild_without_removes_them(tmp_path, capsys):

@@ -479,6 +479,10 @@ requires-python = ">=3.11"
 license = "MIT"
 dependencies = ["jupyterlab>=4.2", "ipywidgets>=8.1", "matplotlib>=3.8", "nbformat>=5.9", "tqdm>=4.66"]
 
+# The learner's commands only (check, export): the instructor's are not in this folder.
+[project.scripts]
+failuremap-edu = "failuremap_edu._command:main"
+
 [tool.hatch.version]
 path = "failuremap_edu/__init__.py"
 

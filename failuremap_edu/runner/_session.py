@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import builtins
 import copy
-import io
 import linecache
 import os
 import sys
@@ -44,6 +43,8 @@ from . import _state
 from .._results import ERROR, FAIL, PASS, TIMEOUT
 from .._solution import Solution
 from ._calls import CallLog
+from ._capture import OutputCapture
+from ._previews import previews
 from ._carried import Baseline
 from .._values import Opaque, error_payload, not_computed, portable, render_call, safe_repr, same_data
 
@@ -114,57 +115,6 @@ class _LoadFailed(Exception):
 
 class _NotRun(BaseException):
     """Raised at the entry of solve in a check that is only listed (see `Session.not_run`)."""
-
-
-class _BoundedSink(io.RawIOBase):
-    """Keeps the first `limit` bytes written to it and counts the rest."""
-
-    def __init__(self, limit: int) -> None:
-        super().__init__()
-        self.limit, self.kept, self.dropped = limit, bytearray(), 0
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, data) -> int:
-        room = max(self.limit - len(self.kept), 0)
-        self.kept += bytes(data[:room])
-        self.dropped += max(len(data) - room, 0)
-        return len(data)
-
-
-class OutputCapture:
-    """A bounded stand-in for stdout and stderr while checks run.
-
-    `stream` is a real text stream (C-level writes, buffered), so a solve that
-    prints a million lines stays fast; its bytes reach Python code only once per
-    64 KiB, where the first `limit` bytes are kept and the rest only counted.
-    """
-
-    def __init__(self, limit: int) -> None:
-        self.limit, self._sink = limit, _BoundedSink(limit)
-        self.stream = self._new_stream()
-
-    def _new_stream(self) -> io.TextIOWrapper:
-        return io.TextIOWrapper(io.BufferedWriter(self._sink, 1 << 16), encoding="utf-8", errors="backslashreplace")
-
-    def install(self) -> None:
-        sys.stdout = sys.stderr = self.stream
-
-    def take(self) -> tuple[str, int]:
-        """Return what was printed since the last take, and how many bytes were dropped."""
-        sink = self._sink
-        try:
-            self.stream.flush()
-        except (ValueError, OSError):  # solve closed sys.stdout: give it a new one
-            closed, self._sink = self.stream, _BoundedSink(self.limit)
-            self.stream = self._new_stream()
-            if sys.stdout is closed or sys.stderr is closed:
-                self.install()
-        text = bytes(sink.kept).decode("utf-8", "replace")
-        dropped = sink.dropped
-        sink.kept, sink.dropped = bytearray(), 0
-        return text, dropped
 
 
 class Session:
@@ -413,7 +363,7 @@ class Session:
         self._current = None
         output, dropped = self.capture.take()
         self._depth += 1  # the fresh calls of generator previews are not the check's calls, nor is their output its output
-        state = self._state.take() + _state.previews(self._state.lazy, self.plan.timeout, self.guard)
+        state = self._state.take() + previews(self._state.lazy, self.plan.timeout, self.guard)
         self._depth, _ = self._depth - 1, self.capture.take()
         result = dict(index=ordinal, site=site, check=label_text, status=status, passed=passed, error=error, mutation=self._mutation)
         result.update(actual=portable(actual) if status in (PASS, FAIL) else None, expected=expected if type(expected) is Opaque else portable(expected))

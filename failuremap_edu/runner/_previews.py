@@ -1,0 +1,127 @@
+"""A preview of what a generator solve returned yields: a fresh call, run apart (forked), bounded in items and time."""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+import os
+import select
+import signal
+import threading
+import time
+from typing import Callable
+
+from .._values import safe_repr
+from ._state import PREVIEW_ITEMS, PREVIEW_SECONDS, Preview, to_plain
+
+
+def previews(lazy: list[tuple[str, Callable, tuple, dict]], limit: float, guard=None) -> list[dict]:
+    """`preview` of each generator in `lazy` ((call, solve, args, kwargs)), each in a forked copy of this process.
+
+    The fresh call runs apart, so nothing it does (a default list it appends to, a global it counts in) reaches the
+    checks that follow, which must see what the record's own harness sees. Where a process cannot fork (Pyodide,
+    Windows), no preview: `guard` is kept for the signature's callers and not used.
+    """
+    if not lazy or not hasattr(os, "fork"):
+        return []
+    found = [_forked_preview(solve, args, kwargs, call, limit) for call, solve, args, kwargs in lazy]
+    return [claim for claim in found if claim is not None]
+
+
+def _forked_preview(solve: Callable, args: tuple, kwargs: dict, call: str, limit: float) -> dict | None:
+    """`preview` run in a child process; the parent waits at most the preview's bound and a second, then ends it."""
+    seconds = min(limit, PREVIEW_SECONDS)
+    read, write = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read)
+        os.close(write)
+        return None
+    if pid == 0:  # the child: one preview, sent as JSON, then gone without running any exit handler of the parent's
+        try:
+            os.close(read)
+            claim = preview(solve, args, kwargs, call, limit)
+            os.write(write, json.dumps(claim).encode("utf-8")[:1_000_000])
+        finally:
+            os._exit(0)
+    os.close(write)
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + seconds + 1.0
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([read], [], [], left)[0]:
+                break
+            chunk = os.read(read, 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(read)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.waitpid(pid, 0)
+    try:
+        claim = json.loads(b"".join(chunks)) if chunks else None
+    except ValueError:
+        return None
+    return claim if claim is not None else to_plain(Preview(call, (), "slow", seconds))
+
+
+def preview(solve: Callable, args: tuple, kwargs: dict, call: str, limit: float, guard=None) -> dict | None:
+    """The first `PREVIEW_ITEMS` items a fresh call ``solve(*args, **kwargs)`` yields, within `limit` seconds, as a plain claim.
+
+    `guard` (the in-process trace limit, a context manager factory) bounds it where given; otherwise SIGALRM on the main
+    thread. Where neither is available, no preview (None): learner code never runs unbounded here.
+    """
+    seconds = min(limit, PREVIEW_SECONDS)
+    bound = guard if guard is not None else (_alarm(seconds) if _can_alarm() else None)
+    if bound is None:
+        return None
+    items: list[str] = []
+    end = "more"
+    try:
+        with bound:
+            it = iter(solve(*copy.deepcopy(args), **copy.deepcopy(kwargs)))
+            for _ in range(PREVIEW_ITEMS):
+                try:
+                    items.append(safe_repr(next(it), 80))
+                except StopIteration:
+                    end = "end"
+                    break
+            else:
+                try:
+                    next(it)
+                except StopIteration:
+                    end = "end"
+    except _PreviewOver:
+        end = "slow"
+    except BaseException as exc:  # noqa: BLE001 - learner code (a CheckTimeout of the in-process guard too)
+        end = "slow" if type(exc).__name__ == "CheckTimeout" else f"raised: {type(exc).__name__}: {safe_repr(str(exc), 120)[1:-1]}"
+    return to_plain(Preview(call, tuple(items), end, seconds))
+
+
+class _PreviewOver(BaseException):
+    """Raised by the preview's alarm."""
+
+
+def _can_alarm() -> bool:
+    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+
+
+@contextlib.contextmanager
+def _alarm(seconds: float):
+    def over(signum, frame):
+        raise _PreviewOver
+
+    previous = signal.signal(signal.SIGALRM, over)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
