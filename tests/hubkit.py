@@ -174,8 +174,8 @@ class Hub:
 def learners_env(env: Path, wheel_dir: Path) -> None:
     """The learners' environment at `env`, as `learners-env.sh` builds it but with nothing downloaded.
 
-    failuremap-edu goes in from its wheel (built here from this checkout; it holds no
-    reference solution). The other packages (JupyterLab, the single-user server,
+    failuremap-edu goes in from its wheel, built from a learners' folder as `workshop` writes
+    it (the kernel side and the learner's command; no reference solution). The other packages (JupyterLab, the single-user server,
     nbgitpuller) are this environment's: its site-packages is one plain line of a
     ``.pth``, so its own ``.pth`` files, the editable install's included, are never read,
     and what the wheel did not install under ``etc/jupyter`` and ``share/jupyter`` is
@@ -183,8 +183,13 @@ def learners_env(env: Path, wheel_dir: Path) -> None:
     """
     import sysconfig
 
+    from failuremap_edu.instructor._cli import main
+
+    learners = wheel_dir.parent / "learners-folder"  # the package as a learners' folder holds it: the kernel side only
+    if main(["workshop", "FA-100786", "-o", str(learners), "--force"]) != 0:
+        raise RuntimeError("workshop could not build the learners' folder")
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True, timeout=120)
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(wheel_dir), str(REPO)],
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(wheel_dir), str(learners)],
                    check=True, timeout=300, capture_output=True)
     wheel = next(wheel_dir.glob("failuremap_edu-*.whl"))
     python = env / "bin" / "python"

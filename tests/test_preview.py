@@ -19,7 +19,7 @@ def test_the_attempt_previews_as_the_panel_says_it(folder, tmp_path, capsys):
     assert main(["record", "preview", str(folder), "--solve", str(folder / "solve_attempt.py")]) == 1  # as check: a check fails
     lines = capsys.readouterr().out.splitlines()
     assert lines[:7] == [
-        "FA-900001 · Batching: the last, shorter batch is dropped (variant N = 1)",
+        "Exercise FA-900001: Batching (variant N = 1)",  # the panel's neutral title: the record's own gives the fix away
         "2/5 checks pass (3 fail)",
         "  ✓ pass    exact multiple",
         "  ✗ fail    last batch is shorter",
@@ -37,7 +37,7 @@ def test_a_fix_passes_every_check_of_every_variant(folder, tmp_path, capsys):
     fixed.write_text("def solve(items, size):\n    return [items[i:i + size] for i in range(0, len(items), size)]\n", encoding="utf-8")
     assert main(["record", "preview", str(folder), "--solve", str(fixed), "--variant", "all"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "FA-900001 · Batching: the last, shorter batch is dropped (all variants)"
+    assert out[0] == "Exercise FA-900001: Batching (all variants)"
     assert out[1].startswith("25/25 checks pass across variants")
 
 
