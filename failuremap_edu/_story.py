@@ -64,8 +64,9 @@ class FailureStory(Shown):
     """The variant the record's runs were recorded with (parity is checked only there)."""
     runs: tuple[RunResult, ...]
     """broken, then attempt."""
-    sources: tuple[tuple[str, str], ...]
-    """(implementation, the source of its solve)."""
+    sources: tuple[tuple[str, str, int], ...]
+    """(implementation, the source of its solve, the line of its script that source begins on): the "(line N)" of
+    an error counts the script's lines, so the code is shown numbered from there."""
     parity: ParityReport | None
     """Replays compared with the recorded runs; None for other variants."""
     crashes: tuple[CrashNote, ...] = ()
@@ -104,7 +105,7 @@ def watch_it_fail(record: Record | str, variant: int | None = None, timeout: flo
     variant = recorded_variant if variant is None else variant
     runs = tuple(replay(record, name, variant, timeout) for name in IMPLEMENTATIONS)
     parity = parity_report(record, recorded_variant, dict(zip(IMPLEMENTATIONS, runs))) if variant == recorded_variant else None
-    sources = tuple((name, read_fixtures(record, name).solve_source) for name in IMPLEMENTATIONS)
+    sources = tuple((name, script.solve_source, script.solve_line) for name in IMPLEMENTATIONS for script in [read_fixtures(record, name)])
     uses_variant = read_fixtures(record).uses_variant
     return FailureStory(record.id, variant, recorded_variant, runs, sources, parity, _crashes(record, runs), uses_variant)
 

@@ -18,6 +18,7 @@ from typing import Sequence
 from .._diff import Budget, Diff, LineDetail, TextDetail, diff
 from .._records import Record
 from ._calls import calls_html, helpers_html, listed_calls, why_calls
+from ._source import numbered_html, source_lines
 from ._grid import GRID_CSS, outcome_picture_html, picture_html, scroll_region
 from ._claims import claim_html, difference_html, left_out, whole_claims
 from ._text import RETURNED_LIMIT, expected_text, grouped, paths_text, expression_label, line_rows, outcome_text, printed_summary, argument_note, run_notes, story_reasons, story_sentences, visible
@@ -379,7 +380,8 @@ def story_html(story, css: bool = True) -> str:
             )
         parts.append(f"<h{STORY_HEADING}>Where they fail</h{STORY_HEADING}>" + "".join(rows))
     parts.append(
-        "".join(f"<details><summary>The code of {_e(name)}</summary><pre>{_pre(source)}</pre></details>" for name, source in story.sources)
+        "".join(f"<details><summary>The code of {_e(name)} ({source_lines(source, first)} of its script)</summary><pre>{numbered_html(source, first)}</pre></details>"
+                for name, source, first in story.sources)
     )
     return _root("".join(parts), css)
 

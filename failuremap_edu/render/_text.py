@@ -20,6 +20,7 @@ from .._results import COMPARED, FAIL, JUDGED_IN_SOLVE_PROCESS, PASS, TIMEOUT, O
 from .._values import clip, is_not_computed, safe_repr
 from ._claims import claim_text, left_out, whole_claims
 from ._calls import calls_lines, helpers_lines, listed_calls, outcome_text, why_calls
+from ._source import numbered_lines, source_lines
 from ._style import STATUS_SYMBOLS
 
 __all__ = [
@@ -488,9 +489,9 @@ def render_story(story) -> str:
             if explained is not None:
                 lines += render_diff(explained, "      ")
     lines += ["", "The code that fails:"]
-    for name, source in story.sources:
-        lines.append(f"  {name}:")
-        lines += ["    " + terminal_safe(line, 300) for line in source.splitlines()]
+    for name, source, first in story.sources:
+        lines.append(f"  {name} ({source_lines(source, first)} of its script):")
+        lines += ["    " + terminal_safe(line, 300) for line in numbered_lines(source, first)]
     return "\n".join(lines)
 
 
