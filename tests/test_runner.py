@@ -404,18 +404,26 @@ def test_in_process_mode_survives_loops_exits_and_errors(stopping):
     assert sys.gettrace() is None or "coverage" in type(sys.gettrace()).__module__
 
 
-def test_isolation_is_chosen_by_platform(monkeypatch):
+def test_isolation_is_chosen_by_platform_and_by_the_caller_never_by_the_environment(monkeypatch):
+    from failuremap_edu.runner import chosen_isolation, isolation_default
     from failuremap_edu.runner._api import isolation_available
 
-    monkeypatch.delenv("FAILUREMAP_ISOLATION", raising=False)
-    assert isolation_available() == "process"
-    monkeypatch.setenv("FAILUREMAP_ISOLATION", "fork")  # the old name of the same thing
-    assert isolation_available() == "process"
-    monkeypatch.setenv("FAILUREMAP_ISOLATION", "inprocess")
-    assert isolation_available() == "inprocess"
-    monkeypatch.delenv("FAILUREMAP_ISOLATION")
+    monkeypatch.setenv("FAILUREMAP_ISOLATION", "inprocess")  # a name nothing reads
+    assert isolation_available() == chosen_isolation() == "process"
+    assert chosen_isolation("fork") == "process"  # the old name of the same thing
+    assert chosen_isolation("inprocess") == "inprocess"
+    with isolation_default("sandbox"):
+        assert chosen_isolation() == "sandbox" and chosen_isolation("inprocess") == "inprocess"  # a parameter wins
+        seen = []
+        worker = threading.Thread(target=lambda: seen.append(chosen_isolation()))
+        worker.start()
+        worker.join()
+        assert seen == ["process"], "a thread started inside does not inherit the scope"
+    assert chosen_isolation() == "process"
+    with pytest.raises(ValueError, match="isolation must be"):
+        chosen_isolation("docker")
     monkeypatch.delattr(os, "fork")
-    assert isolation_available() == "inprocess"
+    assert isolation_available() == chosen_isolation() == "inprocess"
 
 
 @pytest.mark.parametrize("record_id", ["TR-000101", "TR-000202", "TR-000303", "TR-000404"])
