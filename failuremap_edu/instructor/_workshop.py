@@ -484,7 +484,7 @@ name = "failuremap-edu"
 dynamic = ["version"]
 requires-python = ">=3.11"
 license = "MIT"
-dependencies = ["jupyterlab>=4.2", "ipywidgets>=8.1", "matplotlib>=3.8", "nbformat>=5.9", "tqdm>=4.66"]
+dependencies = ["jupyterlab>=4.2", "ipywidgets>=8.1", "matplotlib>=3.8", "nbformat>=5.9", "tqdm>=4.66", "psutil>=5.9; sys_platform != 'emscripten'"]
 
 # The learner's commands only (check, export): the instructor's are not in this folder.
 [project.scripts]
