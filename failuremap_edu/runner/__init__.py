@@ -7,6 +7,7 @@ In the caller (a kernel, the CLI):
   _oneshot   workers of a command that runs once and exits: plain forks of it, no server, no standby
   _sandbox   workers in a bubblewrap sandbox (``--sandbox``): what the sandbox holds, and how one starts
   _platform  which isolation this platform has, and which one a run uses
+  _procs     the process tree (psutil): children, the fork-loop count, stopped or gone processes
 
 In the worker, next to learner code (the server preloads `_serve` and what it imports):
   _serve     the server's preload: it becomes the subreaper of everything below it
