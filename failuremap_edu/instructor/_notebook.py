@@ -16,7 +16,8 @@ from pathlib import Path
 from .._records import Record, list_records, load_record
 from .._solution import Solution, SolutionError, load_solution
 from ._nbjson import writes
-from ._notebook_runs import InstructorResults, LearnerResults, NotebookError, NotebookRuns, PRESENTER, presenter_handover, reference_cell_parts
+from ._notebook_runs import (PRESENTER, InstructorResults, LearnerResults, NotebookError, NotebookRuns, SharedRuns, presenter_handover,
+                             reference_cell_parts)
 from ._notebook_text import (CHECK_OUTPUT, IMPORT, KEEP_WORK, LOADS, PLATFORMS, PROGRESS_WHERE, SAVED, Cells, about, checked_platform, header,
                              keep_work, md, notebook_of, variant_words)
 from ._output import check_files, save_files
@@ -24,7 +25,7 @@ from ._solve_cell import in_cell, cell_top, learner_preamble, solve_cell
 from .._fixtures import VARIANTS, read_fixtures
 from .._values import text_safe
 
-__all__ = ["NotebookError", "NotebookRuns", "PLATFORMS", "build_notebook", "build_start_here", "keep_work", "md", "reference_path", "write_all",
+__all__ = ["NotebookError", "NotebookRuns", "SharedRuns", "PLATFORMS", "build_notebook", "build_start_here", "keep_work", "md", "reference_path", "write_all",
            "write_notebook"]
 
 MANIFEST = ".failuremap-notebook.json"
@@ -54,11 +55,12 @@ def build_notebook(record: Record, record_ref: str, *, instructor: bool = False,
     """The notebook for one record. `record_ref` is what its cells pass to load_record and fm.exercise.
 
     Its outputs come from `runs` (this record's `NotebookRuns`, which the caller may pass to every notebook
-    it builds of the record, so that each run is made once), or from a `NotebookRuns` made for this notebook.
+    it builds of the record, so that each run is made once), or from a `NotebookRuns` made for this notebook;
+    runs of another record raise ValueError.
     """
     if runs is None:
         runs = NotebookRuns(record)
-    elif runs.record is not record:
+    elif runs.record.id != record.id:
         raise ValueError(f"the runs given are of {runs.record.id}, not of this record {record.id}")
     if instructor:
         if solution is None:
@@ -191,7 +193,8 @@ def build_start_here(
 
 
 def write_notebook(record_ref: str, out_dir: Path, *, instructor: bool = False, solution_path: str | None = None, references: str | Path | None = None,
-                   platform: str = "server", force: bool = False, warnings: list[str] | None = None, manifest: bool = True) -> Path:
+                   platform: str = "server", force: bool = False, warnings: list[str] | None = None, manifest: bool = True,
+                   runs: SharedRuns | None = None) -> Path:
     """Build and write one notebook; a record given by path is copied beside it.
 
     An instructor notebook's reference solution: `solution_path`, else ``ID.py`` in
@@ -199,9 +202,11 @@ def write_notebook(record_ref: str, out_dir: Path, *, instructor: bool = False, 
     A notebook (or record copy) edited since this command wrote it is refused in one
     line naming it (`_output.check_files`, by the folder's `MANIFEST`), unless `force`;
     then the line naming it is appended to `warnings`. `manifest` False: no manifest (a staged folder).
+    With `runs`, the record's runs are taken from there (and kept there): made once for every notebook built with it.
     """
     out_dir = Path(out_dir)
-    files = _notebook_files(record_ref, out_dir, instructor=instructor, solution_path=solution_path, references=references, platform=platform)
+    files = _notebook_files(record_ref, out_dir, instructor=instructor, solution_path=solution_path, references=references, platform=platform,
+                            runs=runs)
     found = check_files(out_dir, files, force, MANIFEST, "notebook")
     save_files(out_dir, files, MANIFEST if manifest else None)
     if warnings is not None:
@@ -210,7 +215,7 @@ def write_notebook(record_ref: str, out_dir: Path, *, instructor: bool = False, 
 
 
 def _notebook_files(record_ref: str, out_dir: Path, *, instructor: bool, solution_path: str | None, references: str | Path | None,
-                    platform: str) -> dict[str, bytes]:
+                    platform: str, runs: SharedRuns | None = None) -> dict[str, bytes]:
     """What `write_notebook` writes in `out_dir`: path -> content (the notebook, and a record given by path, copied)."""
     record = load_record(record_ref)
     files = {}
@@ -231,7 +236,7 @@ def _notebook_files(record_ref: str, out_dir: Path, *, instructor: bool, solutio
             solution = load_solution(path)
         except SolutionError as exc:
             raise NotebookError(str(exc)) from None
-    nb = build_notebook(record, ref, instructor=instructor, solution=solution, platform=platform)
+    nb = build_notebook(record, ref, instructor=instructor, solution=solution, platform=platform, runs=runs.for_record(record) if runs else None)
     files[f"{record.id}.ipynb"] = _writes(nb).encode("utf-8")
     return files
 
@@ -264,9 +269,11 @@ def write_all(out_dir: Path, references: str | Path | None = None, *, force: boo
     learners: dict[str, bytes] = {}
     teachers: dict[str, bytes] = {}
     entries = []
+    runs = SharedRuns()  # a record's learner and instructor notebooks share its runs
     for record_id in list_records():
-        learners.update(_notebook_files(record_id, out_dir, instructor=False, solution_path=None, references=None, platform="server"))
-        teachers.update(_notebook_files(record_id, out_dir / "instructor", instructor=True, solution_path=None, references=references, platform="server"))
+        learners.update(_notebook_files(record_id, out_dir, instructor=False, solution_path=None, references=None, platform="server", runs=runs))
+        teachers.update(_notebook_files(record_id, out_dir / "instructor", instructor=True, solution_path=None, references=references, platform="server",
+                                        runs=runs))
         entries.append((record_id, load_record(record_id).category, f"{record_id}.ipynb"))
     start = {"00-start-here.ipynb": _writes(build_start_here(entries)).encode("utf-8")}
     learners = {**start, **learners}

@@ -3,7 +3,9 @@
 `NotebookRuns` is one record's runs for the length of a build: whoever builds notebooks of a record (the
 `notebook` command, a workshop, a JupyterLite site) makes one, passes it to every notebook it builds of that
 record (a learner's and an instructor's, or one per platform), and drops it with the build; nothing is kept
-anywhere else. Each distinct run (a replay of broken or attempt, the checks of one solve on one variant, a
+anywhere else. `SharedRuns` holds one `NotebookRuns` per record for a caller that builds several outputs of
+the same records (``workshop --lite``, or a caller of the CLI's `main` in one process): it lives as long as
+that caller keeps it. Each distinct run (a replay of broken or attempt, the checks of one solve on one variant, a
 playground call) is made once while it lives. `learner` and `instructor` give the results as plain data
 (mime bundles, run results, lines), all the generator (`_notebook`) reads: it runs nothing itself.
 """
@@ -12,7 +14,8 @@ from __future__ import annotations
 
 import ast
 import copy
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, fields
 
 from .._cell import LIVE_PANEL, saved_copy_bundle
 from .._errors import InputError
@@ -25,7 +28,7 @@ from .._story import failure_story
 from ..runner import parse_call_arguments, run_checks, try_call
 from ._solve_cell import define, learner_preamble, reference_body, split_imports
 
-__all__ = ["InstructorResults", "LearnerResults", "NotebookError", "NotebookRuns", "presenter_handover", "reference_cell_parts"]
+__all__ = ["InstructorResults", "LearnerResults", "NotebookError", "NotebookRuns", "SharedRuns", "presenter_handover", "reference_cell_parts"]
 
 
 class NotebookError(InputError):
@@ -165,6 +168,31 @@ class NotebookRuns:
             self._references[solution.source] = (results, _panel_text(fixed))
         results, reference_panel = self._references[solution.source]
         return InstructorResults(story, presented_panel, self._hints, results, reference_panel)
+
+
+class SharedRuns:
+    """The `NotebookRuns` of each record built while this object lives: one per record and isolation, found again by the record's content."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[tuple[str, str], list[NotebookRuns]] = {}
+
+    def for_record(self, record: Record) -> NotebookRuns:
+        """The runs of `record`, or of a record equal to it in everything but where it was loaded from, made under the
+        isolation in effect now (``--sandbox`` sets it for one command); made when there are none."""
+        known = self._by_id.setdefault((record.id, os.environ.get("FAILUREMAP_ISOLATION", "")), [])
+        found = next((runs for runs in known if _same_content(runs.record, record)), None)
+        if found is None:
+            found = NotebookRuns(record)
+            known.append(found)
+        return found
+
+    def __len__(self) -> int:
+        return sum(len(known) for known in self._by_id.values())
+
+
+def _same_content(a: Record, b: Record) -> bool:
+    """Whether two records hold the same content (`origin`, where each was loaded from, aside)."""
+    return a is b or all(getattr(a, f.name) == getattr(b, f.name) for f in fields(a) if f.name != "origin")
 
 
 def _example_arguments(attempt: RunResult) -> str | None:
