@@ -312,7 +312,7 @@ def test_the_records_abstract_is_in_both_notebooks_folded_for_learners():
 def test_the_variant_line_says_how_many_checks_depend_on_n():
     """A learner trial: "each variant checks different values" where one check of six read N."""
     from failuremap_edu import replay
-    from failuremap_edu.instructor._notebook import variant_words
+    from failuremap_edu.instructor._notebook_text import variant_words
 
     def words(record_id):
         record = load_record(record_path(record_id))
@@ -339,7 +339,7 @@ def test_the_solve_cell_keeps_the_preambles_decorators_and_constants():
     """A @dataclass left behind made Span(0, 2, 'ab') a TypeError in every check of a trial record."""
     import dataclasses
 
-    from failuremap_edu.instructor._notebook import _learner_preamble
+    from failuremap_edu.instructor._solve_cell import learner_preamble as _learner_preamble
 
     record = load_record(str(ROOT / "tests" / "records" / "TR-001313.json"))
     kept = _learner_preamble(record)
@@ -352,7 +352,7 @@ def test_the_solve_cell_keeps_the_preambles_decorators_and_constants():
 
 def test_a_fixture_variable_named_like_a_parameter_stays_out_of_the_solve_cell():
     """`base = {...}` of the fixtures landed in the exercise cell because solve's parameter is named base (a trial)."""
-    from failuremap_edu.instructor._notebook import _learner_preamble
+    from failuremap_edu.instructor._solve_cell import learner_preamble as _learner_preamble
 
     kept = _learner_preamble(load_record(str(ROOT / "tests" / "records" / "TR-001414.json")))
     assert not [k for k in kept if k.startswith("base")], kept

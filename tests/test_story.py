@@ -23,6 +23,18 @@ def test_story_of_a_packaged_record(pairs):
     assert "<details><summary>The code of attempt (lines 6–9 of its script)</summary>" in html and "<caption>variant N = 1</caption>" in html
 
 
+def test_the_story_of_given_replays_is_the_story_watch_it_fail_tells(pairs):
+    from failuremap_edu._story import failure_story
+    from failuremap_edu.runner import replay
+
+    record = pairs
+    for variant in (1, 3):
+        given = failure_story(record, tuple(replay(record, name, variant) for name in ("broken", "attempt")))
+        told = watch_it_fail(record, variant=variant)
+        assert str(given) == str(told) and given._repr_html_() == told._repr_html_()
+        assert (given.parity is None) == (variant != 1)
+
+
 def test_other_variants_say_why_there_is_no_recorded_run(pairs):
     story = watch_it_fail(pairs, variant=3)
     assert story.parity is None
