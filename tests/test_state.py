@@ -146,6 +146,27 @@ def test_an_object_without_its_own_eq_changed_only_when_its_fields_did():
         "solve modified its argument 'box': it is a Box whose fields changed (x: 1 → 2). The checks see the changed value, as the record's own harness does.")
 
 
+class _Param:
+    """A record's class without its own == or repr, holding a list."""
+
+    def __init__(self, grad):
+        self.grad = grad
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.one_of(st.integers(-3, 3), st.just(float("nan"))), min_size=1, max_size=3), max_size=4), st.data())
+def test_objects_without_eq_inside_a_list_change_only_when_a_field_does_and_the_note_says_where(grads, data):
+    params = [_Param(list(g)) for g in grads]
+    before = copy.deepcopy(((params,), {}))
+    assert describe_change(*before, (params,), {}, ("params",)) is None  # copies, NaN included: the same values
+    if not params:
+        return
+    i = data.draw(st.integers(0, len(params) - 1))
+    params[i].grad[0] = 99
+    note = describe_change(*before, (params,), {}, ("params",))
+    assert note is not None and f"[{i}].grad[0]: " in note and "→ 99" in note and "object" not in note
+
+
 def _lazy_batches(items, size):
     items = list(items)
     for i in range(0, len(items), size):

@@ -315,9 +315,53 @@ def _change(before: Any, after: Any) -> str | None:
     if kind.__eq__ is object.__eq__:
         moved = _moved(before, after)
         return f": it is a {kind.__name__} whose fields changed ({moved})" if moved else None
-    if before == after:
+    if _same_by_value(before, after):
         return None
-    return _what_changed(before, after)
+    said = _what_changed(before, after)
+    if not said and safe_repr(before, 120) == safe_repr(after, 120):  # the reprs do not show it: say where it changed
+        places = _changed_places(before, after)
+        return f": {'; '.join(places)}" if places else None
+    return said
+
+
+_DEPTH = 12
+"""How deep `_same_by_value` and `_changed_places` look; past it a value counts as unchanged (no note, never a wrong one)."""
+
+
+def _same_by_value(a: Any, b: Any, depth: int = 0) -> bool:
+    """``==``, except that objects without their own ``==`` (a record's ``Param``) compare by class and fields, nested:
+    a snapshot's copy of such an object is the same value as the object it was copied from."""
+    if a is b or depth > _DEPTH:
+        return True
+    if type(a) is not type(b):
+        return False
+    if type(a).__eq__ is object.__eq__:
+        old, new = _fields(a), _fields(b)
+        return old is None or new is None or (old.keys() == new.keys() and all(_same_by_value(old[k], new[k], depth + 1) for k in old))
+    if type(a) in (list, tuple):
+        return len(a) == len(b) and all(_same_by_value(x, y, depth + 1) for x, y in zip(a, b))
+    if type(a) is dict:
+        return a.keys() == b.keys() and all(_same_by_value(a[k], b[k], depth + 1) for k in a)
+    return bool(a == b)
+
+
+def _changed_places(before: Any, after: Any, path: str = "", depth: int = 0) -> list[str]:
+    """Where two values of the same shape differ, as ``[0].grad: [3.0, 4.0] → [0.6, 0.8]`` (at most three places)."""
+    if _same_by_value(before, after, depth):
+        return []
+    if depth < _DEPTH and type(before) is type(after):
+        if type(before).__eq__ is object.__eq__:
+            old, new = _fields(before) or {}, _fields(after) or {}
+            parts = (_changed_places(old.get(k), new.get(k), f"{path}.{k}", depth + 1) for k in new)
+        elif type(before) in (list, tuple) and len(before) == len(after):
+            parts = (_changed_places(x, y, f"{path}[{i}]", depth + 1) for i, (x, y) in enumerate(zip(before, after)))
+        elif type(before) is dict and before.keys() == after.keys():
+            parts = (_changed_places(before[k], after[k], f"{path}[{safe_repr(k, 40)}]", depth + 1) for k in before)
+        else:
+            parts = None
+        if parts is not None:
+            return list(itertools.islice(itertools.chain.from_iterable(parts), 3))
+    return [f"{path or 'it'}: {safe_repr(before, 40)} → {safe_repr(after, 40)}"]
 
 
 def _moved(before: Any, after: Any) -> str | None:
