@@ -20,6 +20,7 @@ from ._diff_text import (
     _CASE_ONLY, _common_prefix, _invisible_reasons, _line_detail, _notable, _several_lines, _short_and_plain, _text_detail,
 )
 from ._diff_items import _align_key, _differing_leaves, _rearranged
+from ._shift import shift_of
 from ._values import Opaque, safe_repr
 
 __all__ = ["Walker", "type_word"]
@@ -262,8 +263,10 @@ class Walker:
     def _sequence(self, exp: list | tuple, act: list | tuple, path: _P, depth: int) -> None:
         budget = self.budget
         # Only lists: a tuple is a record whose positions mean different things, and
-        # "the same items in another order" would send the learner swapping them.
-        if type(exp) is list and type(act) is list and 1 < len(exp) == len(act) <= budget.align_items and _rearranged(exp, act, budget.max_items):
+        # "the same items in another order" would send the learner swapping them. A shift (a rotation: every item
+        # one step ahead) is not said as another order: its items differ position by position, and the pattern says why.
+        if (type(exp) is list and type(act) is list and 1 < len(exp) == len(act) <= budget.align_items
+                and _rearranged(exp, act, budget.max_items) and shift_of(exp, act, equal) is None):
             self.add(path, "order", Reordered(path.steps, exp, act), self.r(exp), self.r(act))
             return
         if len(exp) != len(act):
