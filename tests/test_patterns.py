@@ -273,5 +273,6 @@ def test_the_trial_schedule_one_step_early_is_said_as_a_shift_on_every_sequence_
 
     run = replay(load_record(record_path("TR-005005")), "attempt")
     for text in (render_run(run), run_html(run)):
-        assert text.count("shifted left by 1 position, 1 step ahead") == 4, text
+        assert text.count("pattern:  got is expected shifted left by 1 position, 1 step ahead") + text.count(
+            '<p class="fm-pattern">pattern: got is expected shifted left by 1 position, 1 step ahead') == 4, text
         assert "reversed" not in text and "off by the same amount" not in text and "different order" not in text
