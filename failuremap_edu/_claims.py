@@ -352,6 +352,16 @@ def explains(found: Pattern, claim: Any) -> bool:
         if kind in ("diagonal", "on_diagonal"):
             return i == j
         return (i if kind == "row" else j) == p[0]
+    if kind == "offset_common":  # the items both have differ by the offset; the rest are missing or extra
+        common = min(p[2], p[3])
+        if not path:
+            return isinstance(claim, Length)
+        i = _index(path[0])
+        if i is None or len(path[0]) > 2:
+            return False
+        if len(path) == 1 and isinstance(claim, (Missing, Extra)):
+            return i >= common
+        return i < common and isinstance(claim, Differs) and type(claim.expected) in _NUMBER_TYPES and type(claim.got) in _NUMBER_TYPES
     if kind in ("offset", "factor", "one_value"):
         return isinstance(claim, Differs) and type(claim.expected) in _NUMBER_TYPES and type(claim.got) in _NUMBER_TYPES
     return False

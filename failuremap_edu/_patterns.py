@@ -119,7 +119,8 @@ def find_pattern(expected: Any, got: Any, work: list[int] | None = None, claims:
         return _shifted(e, g, prefer) if prefer is not None else None
 
     numeric = (_one_value, _offset, _factor)
-    for find in (preferred, _swapped, *numeric, _transposed, _grid_cells, _shifted, _reversed, _sequence_ends):
+    finders = (preferred, _swapped, *numeric, _offset_common, _transposed, _grid_cells, _shifted, _reversed, _sequence_ends)
+    for find in finders:
         try:
             found = find(expected, got, pairs) if find in numeric else find(expected, got)
         except (TypeError, ValueError, OverflowError, ZeroDivisionError, RecursionError):
@@ -187,6 +188,12 @@ def sentence(found: Pattern) -> str:
     if kind == "offset":
         shift, n = p
         return f"Every value is off by the same amount: got = expected {'+' if shift > 0 else '-'} {_number(abs(shift))}, in all {n} values."
+    if kind == "offset_common":
+        shift, n, e_len, g_len = p
+        sign = "+" if shift > 0 else "-"
+        both = "In the one item both have" if min(e_len, g_len) == 1 else f"In the {min(e_len, g_len):,} items both have"
+        return (f"{both}, every value is off by the same amount: got = expected {sign} "
+                f"{_number(abs(shift))}, in all {n} values; expected has {e_len:,} items, got {g_len:,}.")
     if kind == "factor":
         return f"Every value is off by the same factor: got = expected × {_number(p[0])}, in all {p[1]} values."
     raise ValueError(f"no sentence for the pattern {kind!r}")
@@ -202,6 +209,8 @@ def verify(found: Pattern, expected: Any, got: Any) -> bool:
             return type(expected) is type(got) and _same(list(got), list(expected)[::-1]) and not _same(list(got), list(expected))
         if kind == "transposed":
             return _same([list(r) for r in got], [list(c) for c in zip(*expected)]) and all(type(r) is type(expected[0]) for r in got) and type(got) is type(expected)
+        if kind == "offset_common":
+            return found == _offset_common(expected, got)
         if kind in ("offset", "factor", "one_value"):
             pairs = _paired_numbers(expected, got)
             if pairs is None or len(pairs) != p[-1] or not _same_container_types(expected, got):
@@ -433,6 +442,21 @@ def _offset(expected: Any, got: Any, pairs: list | None) -> Pattern | None:
     if _close(shift, 0) or not all(_close(y - x, shift) for x, y in pairs):
         return None
     return Pattern("offset", (shift, len(pairs)))
+
+
+def _offset_common(expected: Any, got: Any) -> Pattern | None:
+    """Sequences of different lengths whose common items (the first min(len) of each) are all off by one amount."""
+    if type(expected) not in (list, tuple) or type(got) is not type(expected) or len(expected) == len(got):
+        return None
+    common = min(len(expected), len(got))
+    short, long = (list(expected), list(got)) if len(expected) < len(got) else (list(got), list(expected))
+    if any(_same(long[s:s + common], short) for s in range(len(long) - common + 1)):
+        return None  # the shorter is a run of the longer: items missing or extra, which the diff names, not an offset
+    head_e, head_g = expected[:common], got[:common]
+    if not _same_container_types(head_e, head_g):
+        return None
+    found = _offset(head_e, head_g, _paired_numbers(head_e, head_g))
+    return Pattern("offset_common", (found.params[0], found.params[1], len(expected), len(got))) if found else None
 
 
 def _factor(expected: Any, got: Any, pairs: list | None) -> Pattern | None:

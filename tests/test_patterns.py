@@ -276,3 +276,13 @@ def test_the_trial_schedule_one_step_early_is_said_as_a_shift_on_every_sequence_
         assert text.count("pattern:  got is expected shifted left by 1 position, 1 step ahead") + text.count(
             '<p class="fm-pattern">pattern: got is expected shifted left by 1 position, 1 step ahead') == 4, text
         assert "reversed" not in text and "off by the same amount" not in text and "different order" not in text
+
+
+def test_windows_one_reading_late_and_one_short_are_one_offset_over_the_items_both_have():
+    """The TT-500001 trial's run 4: every window one reading late, the last one missing."""
+    expected, got = [[0, 1, 2, 3], [2, 3, 4, 5], [4, 5, 6, 7], [6, 7, 8, 9]], [[1, 2, 3, 4], [3, 4, 5, 6], [5, 6, 7, 8]]
+    said = fm.diff(expected, got)
+    assert [c for c in said.claims if isinstance(c, Pattern)] == [Pattern("offset_common", (1, 12, 4, 3))]
+    assert said.pattern == ("In the 3 items both have, every value is off by the same amount: got = expected + 1, "
+                            "in all 12 values; expected has 4 items, got 3.")
+    assert pattern([1, 2, 3], [2, 3]) is None  # a run of the other: an item missing, not an offset
