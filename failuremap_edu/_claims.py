@@ -263,6 +263,8 @@ def verify(claim: Any, expected: Any, got: Any) -> bool:
             return type(e) is list and type(a) is list and _rearranged(e, a)
         return True
     if kind is Missing or kind is Extra:
+        if any(len(step) != 2 for step in claim.path):
+            return False  # its path is said on one side (expected's for Missing, got's for Extra): plain steps only
         holder, other = (expected, got) if kind is Missing else (got, expected)
         sides = ("expected", "got") if kind is Missing else ("got", "expected")
         there = resolve(holder, claim.path, sides[0])
@@ -271,7 +273,9 @@ def verify(claim: Any, expected: Any, got: Any) -> bool:
         if claim.path and claim.path[-1][0] != "index":
             return resolve(other, claim.path, sides[1]) is MISSING
         parent_here, parent_there = resolve(holder, claim.path[:-1], sides[0]), resolve(other, claim.path[:-1], sides[1])
-        return parent_there is not MISSING and not equal(parent_here, parent_there)
+        if parent_there is MISSING:  # the parent was aligned with another index on the other side: the wholes differ
+            return len(claim.path) > 1 and not equal(holder, other)
+        return not equal(parent_here, parent_there)
     if kind is TypeDiffers:
         e, a = resolve(expected, claim.path, "expected"), resolve(got, claim.path)
         if e is MISSING or a is MISSING or equal(e, a, 1 if claim.path else 0):

@@ -614,3 +614,18 @@ def test_every_claim_kind_has_one_renderer_per_output():
     assert words.difference_text(d) == d.message == "missing key '<k>' (expected value 1)"
     assert words.difference_html(d) == "missing key &#x27;&lt;k&gt;&#x27; (expected value 1)"
     assert words.claim_text(Count("differences", 3)) == "… and 3 more differences"
+
+
+def test_a_missing_item_inside_an_aligned_item_is_said_at_its_place_in_expected():
+    """The TT-500001 trial's broken: got[2] = [8, 9] is aligned with expected[3] = [6, 7, 8, 9]. '[2][0]: missing item:
+    expected 6' was said, and expected[2][0] is 4: the path was got's, the verifier resolved it on expected's side."""
+    expected = [[0, 1, 2, 3], [2, 3, 4, 5], [4, 5, 6, 7], [6, 7, 8, 9]]
+    got = [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    result = fm.diff(expected, got)
+    missing = [(d.path, d.claim) for d in result.differences if isinstance(d.claim, Missing)]
+    assert missing == [("[1]", Missing((("index", 1),), [2, 3, 4, 5])), ("[3][0]", Missing((("index", 3), ("index", 0)), 6)),
+                       ("[3][1]", Missing((("index", 3), ("index", 1)), 7))]
+    assert all(verify(c, expected, got) for c in result.claims if not isinstance(c, (Pattern, Count)))
+    # a Missing whose path takes an aligned step (got's index with expected's) is refused: its words could say either
+    assert not verify(Missing((("index", 2, 3), ("index", 0)), 6), expected, got)
+    assert not verify(Missing((("index", 2), ("index", 0)), 6), expected, got)  # expected[2][0] is 4
