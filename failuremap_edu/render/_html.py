@@ -258,8 +258,7 @@ def folded_value(value: object, short: int = 80) -> str:
     return f"<details><summary>{_code(safe_repr(value, short))}</summary><pre>{_pre(full)}</pre></details>"
 
 
-def _observation_body(o: Observation, budget: Budget, missing_return: bool = False, call: bool = True, traceback: bool = True,
-                      prefer: tuple[int, str] | None = None) -> str:
+def _observation_body(o: Observation, budget: Budget, missing_return: bool = False, call: bool = True, traceback: bool = True, prefer=None) -> str:
     rows = []
     if o.compared and call:
         rows.append(("compares", _code(o.compared)))
