@@ -235,7 +235,15 @@ def expected_text(o: Observation, limit: int) -> str:
     return safe_repr(o.expected, limit)
 
 
-def render_observation(o: Observation, budget: Budget | None = None, *, missing_return: bool = False) -> str:
+def run_shift_of(result: RunResult) -> tuple[int, str] | None:
+    """The shift that holds on several failing checks of a run (`_patterns.run_shift`): said on each check where it holds."""
+    from .._patterns import run_shift
+
+    return run_shift((o.expected, o.actual) for o in result.observations if o.status == FAIL and not why_calls(o))
+
+
+def render_observation(o: Observation, budget: Budget | None = None, *, missing_return: bool = False,
+                       prefer: tuple[int, str] | None = None) -> str:
     """One check: status and label, the call, expected and got, and why they differ."""
     budget = budget or Budget()
     line = f" (record line {o.lineno})" if o.lineno else ""
@@ -255,7 +263,7 @@ def render_observation(o: Observation, budget: Budget | None = None, *, missing_
         from ._grid import picture_text  # here: a run that passes (`check` on a right solution) never imports the pictures
 
         lines += ["    " + terminal_safe(text, 1_000) for text in picture_text(o.expected, o.actual)]
-        explained = diff(o.expected, o.actual, budget, missing_return=missing_return)
+        explained = diff(o.expected, o.actual, budget, missing_return=missing_return, prefer=prefer)
         lines += [terminal_safe(f"  pattern:  {claim_text(c)}", 1_000) for c in whole_claims(explained)[0]]
         if explained.differences or explained.hint:
             lines.append("  why:")
@@ -360,9 +368,10 @@ def render_run(result: RunResult, *, missing_return: bool = False, said: set[str
     if said is not None:
         said.update(notes)
     lines += [terminal_safe(f"note: {note}", 1_000) for note in notes]
+    prefer = run_shift_of(result)
     for o in result.observations:
         if o.status != PASS:
-            lines += ["", render_observation(o, missing_return=missing_return)]
+            lines += ["", render_observation(o, missing_return=missing_return, prefer=prefer)]
     if result.problem is not None and result.problem.traceback:
         lines += ["", "The run stopped:", terminal_safe(result.problem.traceback, 4_000)]
     return "\n".join(lines)

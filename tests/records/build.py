@@ -1053,6 +1053,94 @@ check('40,000 rows', solve(rows), 39_994)
 check('N rows', solve([(1, 'a', [])] * N), N)
 """,
     ),
+    # The cold-learner trial's TT-500005: a schedule shifted one step early (a counter starting at 1).
+    "TR-005005": dict(
+        title='Cyclical KL annealing: the beta schedule · trial record',
+        category='Schedules',
+        family='test-kl-annealing',
+        contract='solve(period, ramp) is the cyclical annealing schedule of the KL weight beta for training a variational autoencoder. It returns an iterator (a generator) that yields one float per training step, forever, starting at step 0: the caller takes as many steps as it trains for. The schedule repeats every period steps. At step t, let p = t % period be the position in the cycle: beta = p / ramp while p < ramp (a linear ramp that starts at 0.0), and beta = 1.0 for the rest of the cycle. So step 0, and the first step of every cycle, has beta 0.0. ints with 1 <= ramp <= period.',
+        contract_signature='period, ramp',
+        abstract='The schedule ramps once and then stays at 1.0: it never starts a new cycle.',
+        failed_approach='Counting steps from 1 feels natural for a training loop (step 1 is the first update), and every value the schedule produces is a legal beta: it ramps, holds at 1.0 and restarts with the right period.',
+        root_cause='The first yielded value belongs to step 0, so the step counter must start at 0 (itertools.count(), or increment after yielding); counting from 1 shifts the whole schedule one step early, so no cycle starts at beta 0.0 (the curve starts at 1/ramp) and each restart to 0.0 comes one step before the cycle boundary. Sums and ranges over a whole cycle hide the shift.',
+        preamble='import itertools\n',
+        attempt="""
+def solve(period, ramp):
+    step = 0
+    while True:
+        step += 1
+        yield min(1.0, (step % period) / ramp)
+""",
+        broken="""
+def solve(period, ramp):
+    for step in itertools.count():
+        yield min(1.0, step / ramp)
+""",
+        reference="""
+import itertools
+
+
+def solve(period, ramp):
+    for step in itertools.count():
+        yield min(1.0, (step % period) / ramp)
+""",
+        fixtures="""
+from itertools import islice
+
+check('the first step', next(solve(10, 4)), 0.0)
+check('the first N + 1 steps', list(islice(solve(10, 4), N + 1)), [min(1.0, (t % 10) / 4) for t in range(N + 1)])
+check('three cycles of 10 steps, ramp 4', list(islice(solve(10, 4), 30)), [0.0, 0.25, 0.5, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0] * 3)
+check('a ramp over the whole cycle', list(islice(solve(8, 8), 24)), [p / 8 for p in range(8)] * 3)
+check('a ramp of one step', list(islice(solve(4, 1), 8)), [0.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0])
+check('step 1000', next(islice(solve(10, 4), 1000, None)), 0.0)
+check('the sum over one cycle', sum(islice(solve(10, 4), 10)), 7.5)
+""",
+    ),
+    # The cold-learner trial's TT-500001: windows from a stream; an attempt with two mistakes.
+    "TR-005001": dict(
+        title='Sliding windows: the stream is read up front and a window goes missing · trial record',
+        category='Data loading',
+        family='test-sliding-windows',
+        contract='solve(stream, window, stride) turns a stream of sensor readings (any iterable, possibly much longer than memory allows) into training windows for a time-series model. It returns an iterator that yields lists: the readings at positions 0 .. window-1, then at stride .. stride+window-1, and so on, one window starting every stride readings. Every window that fits completely is yielded, including the one that ends on the last reading; readings left over after the last complete window are not yielded. 1 <= stride <= window. It must be lazy: a window is yielded as soon as its last reading has been read, so taking the first window reads exactly window readings from the stream, and taking the first two reads window + stride.',
+        contract_signature='stream, window, stride',
+        abstract='The windows ignore the stride and the last chunk may be shorter than a window.',
+        failed_approach='Materialising the stream as a list and slicing it gives the right windows for most lengths and is easy to reason about, and a range over the start positions looks like it stops at the last window that fits.',
+        root_cause='Two separate things: list(stream) reads the whole stream before the first window can be yielded, so the windows are not lazy; and range(0, len(items) - window, stride) stops one start position early, so the window that ends exactly on the last reading is never yielded (the last valid start is len(items) - window, which range excludes).',
+        preamble='from itertools import islice\n\n\nclass Stream:\n    """A sensor stream of n readings 0, 1, 2, ...; counts how many were read."""\n\n    def __init__(self, n):\n        self.n = n\n        self.read = 0\n\n    def __iter__(self):\n        return self\n\n    def __next__(self):\n        if self.read >= self.n:\n            raise StopIteration\n        self.read += 1\n        return self.read - 1\n\n\ndef first_window_reads(window, stride=1, n=50):\n    """How many readings solve took from a 50-reading stream to give its first window."""\n    stream = Stream(n)\n    next(iter(solve(stream, window, stride)))\n    return stream.read\n\n\ndef reads_for(windows, window, stride, n=50):\n    """How many readings solve took from a 50-reading stream to give its first `windows` windows."""\n    stream = Stream(n)\n    list(islice(solve(stream, window, stride), windows))\n    return stream.read\n',
+        attempt="""
+def solve(stream, window, stride):
+    items = list(stream)
+    for start in range(0, len(items) - window, stride):
+        yield items[start:start + window]
+""",
+        broken="""
+def solve(stream, window, stride):
+    it = iter(stream)
+    while True:
+        chunk = list(islice(it, window))
+        if not chunk:
+            return
+        yield chunk
+""",
+        reference="""
+def solve(stream, window, stride):
+    buffer = []
+    for item in stream:
+        buffer.append(item)
+        if len(buffer) == window:
+            yield list(buffer)
+            del buffer[:stride]
+""",
+        fixtures="""
+check('windows of 3, stride 1', list(solve(range(6), 3, 1)), [[0, 1, 2], [1, 2, 3], [2, 3, 4], [3, 4, 5]])
+check('windows of 4, stride 2', list(solve(range(10), 4, 2)), [[0, 1, 2, 3], [2, 3, 4, 5], [4, 5, 6, 7], [6, 7, 8, 9]])
+check('a leftover reading is not a window', list(solve(range(7), 4, 2)), [[0, 1, 2, 3], [2, 3, 4, 5]])
+check('exactly one window', list(solve(range(3), 3, 1)), [[0, 1, 2]])
+check('readings taken for the first window', first_window_reads(3), 3)
+check('readings taken for two windows', reads_for(2, 4, 2), 6)
+check('the first window of a long stream', next(solve(Stream(20), N + 2, 1)), list(range(N + 2)))
+""",
+    ),
 }
 
 
