@@ -7,7 +7,7 @@ them into JSON. Nothing here knows how it will be shown.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ._display import Shown
@@ -190,6 +190,8 @@ class Observation(Shown):
         for claim in self.state:
             if getattr(claim, "kind", "") == "read" and self.status == PASS:
                 continue
+            if getattr(claim, "kind", "") == "preview" and claim.reads:  # what a check read is its own claim ("read"), not the preview's
+                claim = replace(claim, reads=())
             text = str(claim)
             head, _, ending = text.rpartition(". ")
             if head and ending in endings:

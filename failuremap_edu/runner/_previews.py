@@ -13,23 +13,24 @@ import time
 from typing import Callable
 
 from .._values import safe_repr
-from ._state import PREVIEW_ITEMS, PREVIEW_SECONDS, Preview, to_plain
+from ._state import PREVIEW_ITEMS, PREVIEW_SECONDS, PREVIEW_TAKE, Preview, _pairs, is_stream, read_detail, to_plain
 
 
-def previews(lazy: list[tuple[str, Callable, tuple, dict]], limit: float, guard=None) -> list[dict]:
+def previews(lazy: list[tuple[str, Callable, tuple, dict]], limit: float, guard=None, names: tuple[str, ...] = ()) -> list[dict]:
     """`preview` of each generator in `lazy` ((call, solve, args, kwargs)), each in a forked copy of this process.
 
     The fresh call runs apart, so nothing it does (a default list it appends to, a global it counts in) reaches the
     checks that follow, which must see what the record's own harness sees. Where a process cannot fork (Pyodide,
-    Windows), no preview: `guard` is kept for the signature's callers and not used.
+    Windows), no preview: `guard` is kept for the signature's callers and not used. `names` are solve's parameters, to name
+    the stream arguments the preview read from.
     """
     if not lazy or not hasattr(os, "fork"):
         return []
-    found = [_forked_preview(solve, args, kwargs, call, limit) for call, solve, args, kwargs in lazy]
+    found = [_forked_preview(solve, args, kwargs, call, limit, names) for call, solve, args, kwargs in lazy]
     return [claim for claim in found if claim is not None]
 
 
-def _forked_preview(solve: Callable, args: tuple, kwargs: dict, call: str, limit: float) -> dict | None:
+def _forked_preview(solve: Callable, args: tuple, kwargs: dict, call: str, limit: float, names: tuple[str, ...] = ()) -> dict | None:
     """`preview` run in a child process; the parent waits at most the preview's bound and a second, then ends it."""
     seconds = min(limit, PREVIEW_SECONDS)
     read, write = os.pipe()
@@ -42,7 +43,7 @@ def _forked_preview(solve: Callable, args: tuple, kwargs: dict, call: str, limit
     if pid == 0:  # the child: one preview, sent as JSON, then gone without running any exit handler of the parent's
         try:
             os.close(read)
-            claim = preview(solve, args, kwargs, call, limit)
+            claim = preview(solve, args, kwargs, call, limit, names=names)
             os.write(write, json.dumps(claim).encode("utf-8")[:1_000_000])
         finally:
             os._exit(0)
@@ -72,8 +73,9 @@ def _forked_preview(solve: Callable, args: tuple, kwargs: dict, call: str, limit
     return claim if claim is not None else to_plain(Preview(call, (), "slow", seconds))
 
 
-def preview(solve: Callable, args: tuple, kwargs: dict, call: str, limit: float, guard=None) -> dict | None:
-    """The first `PREVIEW_ITEMS` items a fresh call ``solve(*args, **kwargs)`` yields, within `limit` seconds, as a plain claim.
+def preview(solve: Callable, args: tuple, kwargs: dict, call: str, limit: float, guard=None, names: tuple[str, ...] = ()) -> dict | None:
+    """What a fresh call ``solve(*args, **kwargs)`` yields, within `limit` seconds, as a plain claim: its first `PREVIEW_ITEMS`
+    items, how many it yields up to `PREVIEW_TAKE` and whether it ended, and what taking them read from stream arguments.
 
     `guard` (the in-process trace limit, a context manager factory) bounds it where given; otherwise SIGALRM on the main
     thread. Where neither is available, no preview (None): learner code never runs unbounded here.
@@ -83,16 +85,23 @@ def preview(solve: Callable, args: tuple, kwargs: dict, call: str, limit: float,
     if bound is None:
         return None
     items: list[str] = []
-    end = "more"
+    count, end, reads = 0, "more", []
+    fresh_args, fresh_kwargs = copy.deepcopy(args), copy.deepcopy(kwargs)
+    streams = [(n, b, a) for n, b, a in _pairs(args, kwargs, fresh_args, fresh_kwargs, names) if is_stream(a) and type(a) is type(b)]
     try:
         with bound:
-            it = iter(solve(*copy.deepcopy(args), **copy.deepcopy(kwargs)))
-            for _ in range(PREVIEW_ITEMS):
+            it = iter(solve(*fresh_args, **fresh_kwargs))
+            for _ in range(PREVIEW_TAKE):
                 try:
-                    items.append(safe_repr(next(it), 80))
+                    item = next(it)
                 except StopIteration:
                     end = "end"
                     break
+                count += 1
+                if count <= PREVIEW_ITEMS:
+                    items.append(safe_repr(item, 80))
+                if count == 1:
+                    reads = [read_detail(before, after) for _, before, after in streams]
             else:
                 try:
                     next(it)
@@ -102,7 +111,17 @@ def preview(solve: Callable, args: tuple, kwargs: dict, call: str, limit: float,
         end = "slow"
     except BaseException as exc:  # noqa: BLE001 - learner code (a CheckTimeout of the in-process guard too)
         end = "slow" if type(exc).__name__ == "CheckTimeout" else f"raised: {type(exc).__name__}: {safe_repr(str(exc), 120)[1:-1]}"
-    return to_plain(Preview(call, tuple(items), end, seconds))
+    said = []
+    for i, (name, before, after) in enumerate(streams):
+        first, total = (reads[i] if i < len(reads) else None), read_detail(before, after)
+        if total is None:
+            continue
+        kind = type(after).__name__
+        if first is not None and count > 1 and first != total:
+            said.append(f"{name!r} (a {kind}): {first} for the first value, {total} for all {count:,}")
+        else:
+            said.append(f"{name!r} (a {kind}): {total}" + (", all of it for the first value" if count > 1 and first == total else ""))
+    return to_plain(Preview(call, tuple(items), end, seconds, count, tuple(said)))
 
 
 class _PreviewOver(BaseException):

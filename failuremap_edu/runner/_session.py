@@ -363,7 +363,7 @@ class Session:
         self._current = None
         output, dropped = self.capture.take()
         self._depth += 1  # the fresh calls of generator previews are not the check's calls, nor is their output its output
-        state = self._state.take() + previews(self._state.lazy, self.plan.timeout, self.guard)
+        state = self._state.take() + previews(self._state.lazy, self.plan.timeout, self.guard, self.plan.param_names)
         self._depth, _ = self._depth - 1, self.capture.take()
         result = dict(index=ordinal, site=site, check=label_text, status=status, passed=passed, error=error, mutation=self._mutation)
         result.update(actual=portable(actual) if status in (PASS, FAIL) else None, expected=expected if type(expected) is Opaque else portable(expected))

@@ -29,6 +29,8 @@ from ._carried import ONE_PROCESS, CarriedState
 
 PREVIEW_ITEMS = 5
 """A generator preview shows at most this many items, then "…"."""
+PREVIEW_TAKE = 1000
+"""A preview takes up to this many items (within `PREVIEW_SECONDS`), to say whether the generator ended and after how many."""
 PREVIEW_SECONDS = 1.0
 """A preview stops after this long (or the check's time limit, if shorter), and says so."""
 _TRACKED = (list, dict, set, bytearray, deque)
@@ -78,29 +80,43 @@ class StreamRead:
 
 @dataclass(frozen=True)
 class Preview:
-    """What a fresh call of solve yields: its first items (reprs), and how the preview ended.
+    """What a fresh call of solve yields: its first items (reprs), how many it yielded in all, and how the preview ended.
 
-    `end`: ``more`` (it had more), ``end`` (it ended), ``slow`` (no next item within `seconds`), or ``raised: X: msg``.
+    `end`: ``more`` (it still had more after `count` items), ``end`` (it ended after `count`), ``slow`` (no next item
+    within `seconds`), or ``raised: X: msg``. `reads`: what taking the items read from each stream argument
+    (``'stream' (a Stream): read: 0 → 10 for the first value``).
     """
 
     call: str
     items: tuple[str, ...]
     end: str
     seconds: float = PREVIEW_SECONDS
+    count: int = -1
+    """How many items it yielded before the preview ended; -1: as many as `items`."""
+    reads: tuple[str, ...] = ()
     kind: str = "preview"
 
     def __str__(self) -> str:
-        shown = ", ".join(self.items)
+        count = len(self.items) if self.count < 0 else self.count
+        shown = ", ".join(self.items) + (", …" if count > len(self.items) else "")
+        values = f"{count:,} value{'s' * (count != 1)}"
         if self.end == "more":
-            tail = f"{shown}, …" if shown else "…"
+            tail = f"{', '.join(self.items)}, … (more than {values})" if self.items else "…"
         elif self.end == "end":
-            tail = f"{shown}, and then it ends" if shown else "nothing: it ends at once"
+            tail = f"{values}, then ends: {shown}" if count else "nothing: it ends at once"
         elif self.end == "slow":
-            tail = (f"{shown}, then no next item within {self.seconds:g} s" if shown
-                    else f"no item within {self.seconds:g} s (the preview was stopped)")
+            tail = (f"{values}, then no next value within {self.seconds:g} s: {shown}" if count
+                    else f"no value within {self.seconds:g} s (the preview was stopped)")
         else:
-            tail = f"{shown}, then it raised {self.end.removeprefix('raised: ')}" if shown else f"nothing: it raised {self.end.removeprefix('raised: ')}"
-        return f"{self.call} returned a generator; a fresh call of it yields {tail}"
+            raised = self.end.removeprefix("raised: ")
+            tail = f"{values}, then raises {raised}: {shown}" if count else f"nothing: it raises {raised}"
+        reads = "".join(f"; taking them, solve read from its argument {r}" for r in self.reads)
+        return f"{self.call} returned a generator; a fresh call of it yields {tail}{reads}"
+
+    def verify(self) -> bool:
+        """True when the claim is consistent: no more items shown than yielded, and a known way of ending."""
+        count = len(self.items) if self.count < 0 else self.count
+        return len(self.items) <= min(count, PREVIEW_ITEMS) and (self.end in ("more", "end", "slow") or self.end.startswith("raised: "))
 
 
 @dataclass(frozen=True)
@@ -147,7 +163,7 @@ def to_plain(claim: SharedObject | StreamRead | Preview | CarriedState) -> dict:
     """The claim as plain data, for the pipe."""
     plain = asdict(claim)
     if isinstance(claim, Preview):
-        plain["items"] = list(claim.items)
+        plain["items"], plain["reads"] = list(claim.items), list(claim.reads)
     return plain
 
 
@@ -160,13 +176,14 @@ def from_plain(data: Any) -> SharedObject | StreamRead | Preview | CarriedState:
         claim = kind(**data)
     except TypeError:
         raise ValueError("not a state claim") from None
-    texts = [v for k, v in asdict(claim).items() if k not in ("earlier_value", "value", "items", "seconds")]
+    texts = [v for k, v in asdict(claim).items() if k not in ("earlier_value", "value", "items", "seconds", "count", "reads")]
     if not all(type(t) is str for t in texts):
         raise ValueError("not a state claim")
     if kind is Preview:
-        if type(claim.items) not in (list, tuple) or not all(type(i) is str for i in claim.items) or type(claim.seconds) not in (int, float):
+        if (type(claim.items) not in (list, tuple) or not all(type(i) is str for i in claim.items) or type(claim.seconds) not in (int, float)
+                or type(claim.count) is not int or type(claim.reads) not in (list, tuple) or not all(type(r) is str for r in claim.reads)):
             raise ValueError("not a state claim")
-        claim = Preview(claim.call, tuple(claim.items), claim.end, float(claim.seconds))
+        claim = Preview(claim.call, tuple(claim.items), claim.end, float(claim.seconds), claim.count, tuple(claim.reads))
     return claim
 
 
