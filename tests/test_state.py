@@ -354,3 +354,31 @@ def test_the_carried_claims_verifier_decides_from_the_values(value):
     assert not CarriedState("solve(1)", "its default 'seen'", value, copy.deepcopy(value)).verify()
     assert CarriedState("solve(1)", "its default 'seen'", value, [value]).verify()
     assert from_plain(to_plain(CarriedState("solve(1)", "the global 'n'", 0, 1))) == CarriedState("solve(1)", "the global 'n'", 0, 1)
+
+
+_CACHE: dict = {}
+
+
+def _cached_maps(labels):
+    """A cache keyed by the label set: equal calls get one dict object (the contract asks for a dict of its own each call)."""
+    key = tuple(sorted(set(labels)))
+    return _CACHE.setdefault(key, {label: i for i, label in enumerate(key)})
+
+
+@pytest.mark.parametrize("isolation", ["process", "inprocess"])
+def test_a_result_handed_out_again_for_equal_arguments_is_said_on_a_passing_run(isolation):
+    from failuremap_edu.render._text import run_notes
+    from failuremap_edu.runner._state import ReturnedAgain
+
+    _CACHE.clear()
+    record = _record("TR-005004")
+    run = fm.run_checks(record, _cached_maps, isolation=isolation)
+    assert run.passed and _claims(run.observations[0], ReturnedAgain) == [ReturnedAgain("solve(['cat', 'dog', 'cat', 'bird'])", "three classes", "dict")]
+    assert ("solve(['cat', 'dog', 'cat', 'bird']), made again with equal arguments, returned the same dict object as in check 'three classes',"
+            " not a dict of its own") in render_run_text(run)
+    mine = fm.run_checks(record, fm.load_solution(solution_path("TR-005004")), isolation=isolation)
+    assert mine.passed and not [c for o in mine.observations for c in o.state if isinstance(c, ReturnedAgain)] and not run_notes(mine)[:1] == run_notes(run)[:1]
+
+
+def render_run_text(run):
+    return str(run)

@@ -1,4 +1,5 @@
-"""A preview of what a generator solve returned yields: a fresh call, run apart (forked), bounded in items and time."""
+"""Fresh calls of solve run apart (forked), bounded in time: a preview of what a returned generator yields, and a repeat of
+a call whose result is a list, dict or set, to see whether an equal call returns that very object again."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import time
 from typing import Callable
 
 from .._values import safe_repr
-from ._state import PREVIEW_ITEMS, PREVIEW_SECONDS, PREVIEW_TAKE, Preview, _pairs, is_stream, read_detail, to_plain
+from ._state import PREVIEW_ITEMS, PREVIEW_SECONDS, PREVIEW_TAKE, Preview, ReturnedAgain, _pairs, is_stream, read_detail, to_plain
 
 
 def previews(lazy: list[tuple[str, Callable, tuple, dict]], limit: float, guard=None, names: tuple[str, ...] = ()) -> list[dict]:
@@ -30,9 +31,33 @@ def previews(lazy: list[tuple[str, Callable, tuple, dict]], limit: float, guard=
     return [claim for claim in found if claim is not None]
 
 
+def repeats(again: list[tuple[str, str, Callable, tuple, dict, object]], limit: float) -> list[dict]:
+    """`ReturnedAgain` for each call in `again` ((call, check, solve, args, kwargs, result)) that, made again with equal
+    arguments in a forked copy of this process, returns the very object it returned (`is`): a cache that hands out one
+    object. Nothing the repeat does reaches the checks that follow; where a process cannot fork, no claim."""
+    if not again or not hasattr(os, "fork"):
+        return []
+    found = []
+    for call, check, solve, args, kwargs, result in again:
+        def repeat(solve=solve, args=args, kwargs=kwargs, result=result, call=call, check=check):
+            with _bounded(min(limit, PREVIEW_SECONDS)):
+                same = solve(*copy.deepcopy(args), **copy.deepcopy(kwargs)) is result
+            return to_plain(ReturnedAgain(call, check, type(result).__name__)) if same else None
+        claim = _forked(repeat, min(limit, PREVIEW_SECONDS))
+        if claim is not None and claim.get("kind") == "again":
+            found.append(claim)
+    return found
+
+
 def _forked_preview(solve: Callable, args: tuple, kwargs: dict, call: str, limit: float, names: tuple[str, ...] = ()) -> dict | None:
     """`preview` run in a child process; the parent waits at most the preview's bound and a second, then ends it."""
     seconds = min(limit, PREVIEW_SECONDS)
+    claim = _forked(lambda: preview(solve, args, kwargs, call, limit, names=names), seconds)
+    return claim if claim is not None else to_plain(Preview(call, (), "slow", seconds))
+
+
+def _forked(fn: Callable[[], dict | None], seconds: float) -> dict | None:
+    """What `fn` returns, run in a child process (None if it fails, or sends nothing within `seconds` and a second)."""
     read, write = os.pipe()
     try:
         pid = os.fork()
@@ -40,10 +65,12 @@ def _forked_preview(solve: Callable, args: tuple, kwargs: dict, call: str, limit
         os.close(read)
         os.close(write)
         return None
-    if pid == 0:  # the child: one preview, sent as JSON, then gone without running any exit handler of the parent's
+    if pid == 0:  # the child: one claim, sent as JSON, then gone without running any exit handler of the parent's
         try:
             os.close(read)
-            claim = preview(solve, args, kwargs, call, limit, names=names)
+            claim = None
+            with contextlib.suppress(BaseException):  # learner code: a failure is no claim
+                claim = fn()
             os.write(write, json.dumps(claim).encode("utf-8")[:1_000_000])
         finally:
             os._exit(0)
@@ -67,10 +94,14 @@ def _forked_preview(solve: Callable, args: tuple, kwargs: dict, call: str, limit
             pass
         os.waitpid(pid, 0)
     try:
-        claim = json.loads(b"".join(chunks)) if chunks else None
+        return json.loads(b"".join(chunks)) if chunks else None
     except ValueError:
         return None
-    return claim if claim is not None else to_plain(Preview(call, (), "slow", seconds))
+
+
+def _bounded(seconds: float):
+    """SIGALRM after `seconds` where the process can set it (the parent ends the child at its deadline in any case)."""
+    return _alarm(seconds) if _can_alarm() else contextlib.nullcontext()
 
 
 def preview(solve: Callable, args: tuple, kwargs: dict, call: str, limit: float, guard=None, names: tuple[str, ...] = ()) -> dict | None:

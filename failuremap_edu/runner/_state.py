@@ -36,6 +36,10 @@ PREVIEW_SECONDS = 1.0
 _TRACKED = (list, dict, set, bytearray, deque)
 _MAX_TRACKED = 1000
 _MAX_CLAIMS = 6
+_MAX_REPEATS = 2
+"""At most this many results per run are repeated in a forked copy (`_previews.repeats`): a fork is not free."""
+REPEAT_SECONDS = 0.05
+"""Only a call that took less than this is repeated: the repeat adds its time to the run."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,23 @@ class SharedObject:
     def verify(self) -> bool:
         """True when what this call returned still holds every item the earlier call had returned (in order, for a list)."""
         return holds_items(self.earlier_value, self.value) if self.how == "same" else True
+
+
+@dataclass(frozen=True)
+class ReturnedAgain:
+    """`call` (in check `check`), made again with equal arguments, returned the very `type_name` object it had returned.
+
+    Decided in the worker by identity (`_previews.repeats`, in a forked copy of the run), so said on a passing check too.
+    """
+
+    call: str
+    check: str
+    type_name: str
+    kind: str = "again"
+
+    def __str__(self) -> str:
+        return (f"{self.call}, made again with equal arguments, returned the same {self.type_name} object as in check {self.check!r},"
+                f" not a {self.type_name} of its own: a caller that changes one result changes the other")
 
 
 @dataclass(frozen=True)
@@ -156,10 +177,10 @@ def renamed(claim: Any, call: str) -> Any:
     return replace(claim, call=call) if isinstance(claim, Preview) else claim
 
 
-_KINDS = {"shared": SharedObject, "read": StreamRead, "preview": Preview, "carried": CarriedState}
+_KINDS = {"shared": SharedObject, "read": StreamRead, "preview": Preview, "carried": CarriedState, "again": ReturnedAgain}
 
 
-def to_plain(claim: SharedObject | StreamRead | Preview | CarriedState) -> dict:
+def to_plain(claim: SharedObject | StreamRead | Preview | CarriedState | ReturnedAgain) -> dict:
     """The claim as plain data, for the pipe."""
     plain = asdict(claim)
     if isinstance(claim, Preview):
@@ -167,7 +188,7 @@ def to_plain(claim: SharedObject | StreamRead | Preview | CarriedState) -> dict:
     return plain
 
 
-def from_plain(data: Any) -> SharedObject | StreamRead | Preview | CarriedState:
+def from_plain(data: Any) -> SharedObject | StreamRead | Preview | CarriedState | ReturnedAgain:
     """A claim rebuilt from `to_plain`'s dict; ValueError for anything else (a forged frame)."""
     if type(data) is not dict or data.get("kind") not in _KINDS:
         raise ValueError("not a state claim")
@@ -214,14 +235,21 @@ class Tracker:
         """Generators returned in the check under way: (call, solve, args snapshot, kwargs snapshot), for a preview."""
         self.streams: list[tuple[str, Any, Any]] = []
         """Streams passed to solve in the check under way: (argument name, snapshot before the call, the object)."""
+        self.again: list[tuple[str, str, Callable, tuple, dict, Any]] = []
+        """Calls to repeat at the check's end (`_previews.repeats`): (call, check, solve, args, kwargs, result)."""
+        self._repeats_left = _MAX_REPEATS
 
     def begin(self, label: str) -> None:
-        self.label, self.pending, self.lazy, self.streams = label, [], [], []
+        self.label, self.pending, self.lazy, self.streams, self.again = label, [], [], [], []
 
-    def returned(self, result: Any, call: str) -> None:
-        """Note what solve returned: say so if it is, or holds, an object an earlier call returned; then remember it."""
+    def returned(self, result: Any, call: str, solve: Callable | None = None, before: tuple | None = None) -> None:
+        """Note what solve returned: say so if it is, or holds, an object an earlier call returned; then remember it.
+        The first `_MAX_REPEATS` new results of the run whose arguments were copied (`before`) are kept to be repeated."""
         if not isinstance(result, _TRACKED):
             return
+        if self._repeats_left and before is not None and solve is not None and id(result) not in self._seen:
+            self._repeats_left -= 1
+            self.again.append((call, self.label, solve, *before, result))
         found = self._seen.get(id(result))
         how = "same" if found is not None else None
         if found is None and self._seen:
