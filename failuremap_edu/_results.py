@@ -166,6 +166,8 @@ class Observation(Shown):
     state: tuple = ()
     """Claims about what carried over between calls of solve (`runner._state`: a result shared with an earlier call,
     what solve read from a stream argument, a generator's preview from a fresh call); each one's ``str()`` says it."""
+    said: tuple = ()
+    """(part, check) pairs: parts of the `state` notes that the earlier listed check `check` says in full (`runner._said`)."""
     judged_in_solve_process: bool = False
     """Under ``--sandbox``, where checks are judged apart from solve: this check's values are not plain data
     (an instance of the solution's class, say), so it was judged in solve's own process, as without
@@ -193,6 +195,9 @@ class Observation(Shown):
             if getattr(claim, "kind", "") == "preview" and claim.reads:  # what a check read is its own claim ("read"), not the preview's
                 claim = replace(claim, reads=())
             text = str(claim)
+            for part, where in self.said:
+                ref = f"(see the note under check {where!r})"
+                text = text.replace(part, ref).replace(f"{ref} {ref}", ref)
             head, _, ending = text.rpartition(". ")
             if head and ending in endings:
                 text = head + "."

@@ -382,3 +382,13 @@ def test_a_result_handed_out_again_for_equal_arguments_is_said_on_a_passing_run(
 
 def render_run_text(run):
     return str(run)
+
+
+def test_a_note_shared_by_several_checks_is_said_once_and_referred_to_after():
+    run = replay(_record("TR-005004"), "attempt", isolation="inprocess")
+    listed = [o for o in run.observations if not o.passed]
+    full = [o.check for o in listed if any(ONE_PROCESS in n for n in o.state_notes)]
+    assert full == ["a second dataset"]  # the first listed check says it in full
+    for o in listed[1:]:
+        assert any("(see the note under check 'a second dataset')" in n for n in o.state_notes)
+        assert any(isinstance(c, CarriedState) for c in o.state)  # the claims stay: only their display is shorter
