@@ -390,8 +390,8 @@ def story_html(story, css: bool = True) -> str:
 def _story_reasons_html(o: Observation, picture: bool = False) -> str:
     """Why a check fails in watch it fail: the panel's differences, one line or the whole list (after its `picture`)."""
     reason, explained = story_reasons(o)
-    drawn = outcome_picture_html(o, explained is None or not says_total(explained)) if picture else ""
-    return drawn + (diff_html(explained) if explained is not None else f"<br><span>{_e(reason)}</span>" if reason else "")
+    return (outcome_picture_html(o, explained is None or not says_total(explained)) if picture else "") + (
+        diff_html(explained) if explained is not None else f"<br><span>{_e(reason)}</span>" if reason else "")
 
 
 def report_html(record: Record, runs: Sequence[RunResult], names: Sequence[str] | None = None) -> str:
