@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from conftest import OWN, PACKAGED, record_path, reference_solve, solution_path
+from conftest import PACKAGED, own_params, record_path, reference_solve, solution_path
 from failuremap_edu import Exercise, load_record
 from failuremap_edu import _cell
 from failuremap_edu._panel import Panel, panel
@@ -79,7 +79,7 @@ def _solves(record_id: str):
     return good, wrong
 
 
-@pytest.mark.parametrize("record_id", PACKAGED + OWN)
+@pytest.mark.parametrize("record_id", [*PACKAGED, *own_params()])
 def test_after_a_quick_run_the_panel_shows_what_a_panel_built_from_scratch_shows(record_id, notebook):
     """The learner sees exactly what a panel re-rendered on every change showed: the held panel loses no update."""
     e = Exercise(load_record(record_id if record_id in PACKAGED else record_path(record_id)), timeout=1.0)

@@ -18,7 +18,7 @@ from typing import Sequence
 from .._diff import Budget, Diff, LineDetail, TextDetail, diff
 from .._records import Record
 from ._calls import calls_html, helpers_html, listed_calls, why_calls
-from ._source import numbered_html, source_lines
+from ._source import code_details_html
 from ._grid import GRID_CSS, outcome_picture_html, picture_html, scroll_region
 from ._claims import claim_html, difference_html, left_out, says_total, whole_claims
 from ._text import RETURNED_LIMIT, expected_text, grouped, paths_text, expression_label, line_rows, outcome_text, printed_summary, argument_note, run_notes, run_shift_of, story_reasons, story_sentences, visible
@@ -380,10 +380,7 @@ def story_html(story, css: bool = True) -> str:
                 + f'<ul class="fm-why">{outcomes}</ul></div>'
             )
         parts.append(f"<h{STORY_HEADING}>Where they fail</h{STORY_HEADING}>" + "".join(rows))
-    parts.append(
-        "".join(f"<details><summary>The code of {_e(name)} ({source_lines(source, first)} of its script)</summary><pre>{numbered_html(source, first)}</pre></details>"
-                for name, source, first in story.sources)
-    )
+    parts.append("".join(code_details_html(name, source, first) for name, source, first in story.sources))
     return _root("".join(parts), css)
 
 

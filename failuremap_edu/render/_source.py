@@ -6,7 +6,7 @@ from html import escape
 
 from .._values import text_safe
 
-__all__ = ["numbered_html", "numbered_lines", "source_lines"]
+__all__ = ["code_details_html", "numbered_html", "numbered_lines", "source_lines"]
 
 
 def source_lines(source: str, first: int) -> str:
@@ -27,3 +27,9 @@ def numbered_html(source: str, first: int) -> str:
     lines = source.splitlines() or [""]
     width = len(str(first + len(lines) - 1))
     return "\n".join(f'<span class="fm-muted">{n:>{width}}</span>  {escape(text_safe(line), quote=True)}' for n, line in enumerate(lines, first))
+
+
+def code_details_html(name: str, source: str, first: int) -> str:
+    """A folded ``The code of attempt (lines 12–15 of its script)`` with the code numbered inside."""
+    return (f"<details><summary>The code of {escape(text_safe(name))} ({source_lines(source, first)} of its script)</summary>"
+            f"<pre>{numbered_html(source, first)}</pre></details>")

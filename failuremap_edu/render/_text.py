@@ -335,6 +335,9 @@ def run_notes(result: RunResult) -> list[str]:
         where = f"{d.path}: " if d.path else ""
         notes.append(f"the check '{clip(o.check, 60)}' passes because == holds (as the record's own harness judges it), "
                      f"but the values differ in type: {where}{d.message}")
+    again = [c for o in result.observations if o.status == PASS for c in o.state if getattr(c, "kind", "") == "again"]
+    if again:  # a failing check's rows say it already; a passing one's are not listed
+        notes.append(str(again[0]))
     there = [o for o in result.observations if o.judged_in_solve_process and not o.unconfirmed]
     if there:
         notes.append(f"{len(there)} check{'s were' if len(there) > 1 else ' was'} {JUDGED_IN_SOLVE_PROCESS.replace('its values are', 'their values are' if len(there) > 1 else 'its values are')}")

@@ -40,6 +40,7 @@ from typing import Callable
 
 from . import _byvalue, _judge, _state
 from ._calls import received_calls
+from ._said import said_once
 from ._channel import Undecodable
 from ._platform import INPROCESS, PROCESS, SANDBOX, chosen_isolation, isolation_available
 from .._fixtures import VARIANTS, CheckSite, FixtureScript, compared_expression, is_bare_call, read_fixtures
@@ -594,8 +595,8 @@ class _Collector:
             final = self.finals.get(o.index)
             if final is not None and not (same_data(final[0], o.actual) and same_data(final[1], o.expected)):
                 observations[i] = replace(o, final=final)
-        for i, claim in _state.changed_later(observations).items():  # the later call that returned the same object again
-            observations[i] = replace(observations[i], state=observations[i].state + (claim,))
+        later = _state.changed_later(observations)  # the later call that returned the same object again; then notes said once
+        observations = said_once([replace(o, state=o.state + ((later[o.index],) if o.index in later else ())) for o in observations])
         if self.problem is not None and fixtures.static_count is not None:
             # The fixture code stopped: still list every check it never reached.
             last = max((o.site for o in observations), default=-1)

@@ -1141,6 +1141,91 @@ check('readings taken for two windows', reads_for(2, 4, 2), 6)
 check('the first window of a long stream', next(solve(Stream(20), N + 2, 1)), list(range(N + 2)))
 """,
     ),
+    # A helper that catches solve's exception (raises): checks that measure which exception solve raises.
+    "TR-005003": dict(
+        title="Data-parallel batch config: validating the accumulation steps · exception record",
+        category="Distributed training",
+        family="test-dp-batch-config",
+        contract='solve(global_batch, micro_batch, world_size) resolves a data-parallel training config: each of world_size workers processes micro_batch examples per forward pass, and the optimizer steps once per global_batch examples. Return the number of gradient accumulation steps, global_batch // (micro_batch * world_size), as an int. A config that cannot be run raises ValueError (the sweep launcher catches ValueError to skip bad configs): any of the three arguments that is not a positive int, or a global_batch that is not a multiple of micro_batch * world_size.',
+        contract_signature="global_batch, micro_batch, world_size",
+        abstract='The accumulation steps ignore world_size, and impossible configs are not rejected.',
+        failed_approach='An assert states the divisibility condition in one line and stops a bad run during development, so the arithmetic is right and the check looks done.',
+        root_cause="assert raises AssertionError, not the ValueError the contract (and the launcher's except ValueError) asks for, and python -O removes it entirely; its single condition also misses the other invalid inputs: a zero micro_batch fails inside % with ZeroDivisionError, and a negative world_size passes the divisibility test and returns a negative step count. Each argument has to be validated explicitly, raising ValueError.",
+        preamble="""def raises(fn, *args):
+    \"\"\"The name of the exception fn(*args) raises, or 'no error'.\"\"\"
+    try:
+        fn(*args)
+    except Exception as exc:
+        return type(exc).__name__
+    return 'no error'
+""",
+        attempt="""
+def solve(global_batch, micro_batch, world_size):
+    per_step = micro_batch * world_size
+    assert global_batch % per_step == 0, f"global batch {global_batch} is not a multiple of {per_step}"
+    return global_batch // per_step
+""",
+        broken="""
+def solve(global_batch, micro_batch, world_size):
+    return global_batch // micro_batch
+""",
+        reference="""
+def solve(global_batch, micro_batch, world_size):
+    for name, value in (("global_batch", global_batch), ("micro_batch", micro_batch), ("world_size", world_size)):
+        if not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive int, got {value!r}")
+    per_step = micro_batch * world_size
+    if global_batch % per_step:
+        raise ValueError(f"global batch {global_batch} is not a multiple of micro_batch * world_size = {per_step}")
+    return global_batch // per_step
+""",
+        fixtures="""
+check('one GPU', solve(64, 8, 1), 8)
+check('eight GPUs', solve(256, 4, 8), 8)
+check('no accumulation needed', solve(32, 4, 8), 1)
+check('an indivisible global batch raises', raises(solve, 100, 8, 4), 'ValueError')
+check('a zero micro-batch raises', raises(solve, 64, 0, 8), 'ValueError')
+check('a negative world size raises', raises(solve, 64, 8, -1), 'ValueError')
+check('N GPUs', solve(16 * N, 2, N), 8)
+""",
+    ),
+    # One module-level dict returned by every call: a check keeps the first call's result while a later call changes it.
+    "TR-005004": dict(
+        title="Label index map: results of one call and the next · shared dict record",
+        category="Data preprocessing",
+        family="test-label-index-cache",
+        contract='solve(labels) builds the class-index map of one dataset split for a classifier: labels is a list of string labels (with repeats); return a dict that maps each distinct label to its index when the distinct labels are sorted: 0, 1, 2, ... An empty list gives {}. Every call is independent: its result depends only on its own labels, each call returns a dict of its own, and later calls never change a dict returned earlier.',
+        contract_signature="labels",
+        abstract='Indices follow the order in which labels first appear rather than sorted order.',
+        failed_approach="Keeping the map at module level so it is built once and reused looks like a harmless speed-up, and the first call's map is exactly right.",
+        root_cause="The module-level dict is one object shared by every call: each call adds its labels to it and returns it, so a later split's map holds the earlier splits' labels with shifted indices, and a map returned earlier keeps growing after it was returned. Each call must build and return a new dict.",
+        preamble="",
+        attempt="""
+_label_index = {}
+
+def solve(labels):
+    for label in sorted(set(labels)):
+        if label not in _label_index:
+            _label_index[label] = len(_label_index)
+    return _label_index
+""",
+        broken="""
+def solve(labels):
+    return {label: i for i, label in enumerate(dict.fromkeys(labels))}
+""",
+        reference="""
+def solve(labels):
+    return {label: index for index, label in enumerate(sorted(set(labels)))}
+""",
+        fixtures="""
+check('three classes', solve(['cat', 'dog', 'cat', 'bird']), {'bird': 0, 'cat': 1, 'dog': 2})
+check('a second dataset', solve(['yes', 'no', 'no']), {'no': 0, 'yes': 1})
+check('labels seen before', solve(['dog', 'cat']), {'cat': 0, 'dog': 1})
+check('the first map, kept', (first := solve(['b', 'a']), solve(['c']), first)[2], {'a': 0, 'b': 1})
+check('one class', solve(['spam'] * N), {'spam': 0})
+check('an empty split', solve([]), {})
+""",
+    ),
 }
 
 
