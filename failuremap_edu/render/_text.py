@@ -331,10 +331,12 @@ def run_notes(result: RunResult) -> list[str]:
         notes.append(f"{where}, {own_eq[0].verdict_note}")
     loose = _passes_by_equality_alone(result)
     if loose:
-        o, d = loose
+        o, d = loose[0]
         where = f"{d.path}: " if d.path else ""
-        notes.append(f"the check '{clip(o.check, 60)}' passes because == holds (as the record's own harness judges it), "
-                     f"but the values differ in type: {where}{d.message}")
+        which = (f"the check '{clip(o.check, 60)}' passes" if len(loose) == 1
+                 else f"{len(loose)} checks pass ({', '.join(repr(clip(p.check, 40)) for p, _ in loose[:3])}{', …' if len(loose) > 3 else ''})")
+        notes.append(f"{which} because == holds (as the record's own harness judges it), "
+                     f"but the values differ in type{'' if len(loose) == 1 else f', as in {o.check!r}'}: {where}{d.message}")
     again = [c for o in result.observations if o.status == PASS for c in o.state if getattr(c, "kind", "") == "again"]
     if again:  # a failing check's rows say it already; a passing one's are not listed
         notes.append(str(again[0]))
@@ -346,9 +348,10 @@ def run_notes(result: RunResult) -> list[str]:
     return notes + list(result.notes)
 
 
-def _passes_by_equality_alone(result: RunResult):
-    """The first passing check whose values are == but not the same (True == 1, 1 == 1.0, (1,) vs [1] never are):
-    the verdict stays the harness's, and the learner is told what a stricter reader of the contract would see."""
+def _passes_by_equality_alone(result: RunResult) -> list:
+    """Every passing check whose values are == but not the same (True == 1, 1 == 1.0, (1,) vs [1] never are), with that
+    difference: the verdict stays the harness's, and the learner is told what a stricter reader of the contract would see."""
+    found_all = []
     for o in result.observations:
         if o.status != PASS or o.verdict_note:
             continue
@@ -357,8 +360,8 @@ def _passes_by_equality_alone(result: RunResult):
         except Exception:  # noqa: BLE001 - a note must never break the rendering
             continue
         if found is not None:
-            return o, found
-    return None
+            found_all.append((o, found))
+    return found_all
 
 
 def render_run(result: RunResult, *, missing_return: bool = False, said: set[str] | None = None) -> str:
