@@ -51,8 +51,8 @@ def listed_calls(o: Observation) -> tuple[Call, ...]:
         return ()
     if len(o.calls) == 1 and not o.calls_omitted:
         only = o.calls[0]
-        if only.raised is None and (o.compares_return or o.shown_returns()) and o.status != ERROR:
-            return ()  # the rows show what it returned; an error row shows no "got", so the call says it
+        if only.raised is None and (o.shown_returns() or (o.compares_return and o.status != ERROR)):
+            return ()  # the rows show what it returned; an error row of a plain call shows no "got", so the call says it
         if only.raised is not None and not only.caught and o.error is not None and (o.error.type, o.error.message) == (only.raised.type, only.raised.message):
             return ()
     return o.calls

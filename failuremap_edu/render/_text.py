@@ -237,9 +237,12 @@ def expected_text(o: Observation, limit: int) -> str:
 
 def run_shift_of(result: RunResult) -> tuple[int, str] | None:
     """The shift that holds on several failing checks of a run (`_patterns.run_shift`): said on each check where it holds."""
+    failing = [(o.expected, o.actual) for o in result.observations if o.status == FAIL and not why_calls(o)]
+    if len(failing) < 2:  # a shift said on several checks needs several (and a passing run loads no pattern search)
+        return None
     from .._patterns import run_shift
 
-    return run_shift((o.expected, o.actual) for o in result.observations if o.status == FAIL and not why_calls(o))
+    return run_shift(failing)
 
 
 def render_observation(o: Observation, budget: Budget | None = None, *, missing_return: bool = False,
