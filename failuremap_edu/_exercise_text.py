@@ -12,7 +12,8 @@ import time
 from pathlib import PurePosixPath
 
 from ._fixtures import VARIANTS
-from ._progress import learner_id, outcomes, short_id, shown_path
+from ._outcomes import outcomes
+from ._progress import learner_id, short_id, shown_path
 from ._values import clip, text_safe
 from .render._style import PLAYGROUND_UNCHECKED, STATUS_SYMBOLS
 from .runner import SHORT_LIMIT
