@@ -11,7 +11,6 @@ import time
 import urllib.parse
 import warnings
 
-import psutil
 import pytest
 
 from conftest import record_path, reference_solve, solution_path
@@ -362,6 +361,8 @@ def test_the_caller_is_never_forked_even_with_threads(stopping, monkeypatch):
 
 def test_no_worker_outlives_its_run(stopping):
     """After any number of runs, whatever ended them, the server keeps at most the next run's standby."""
+    import psutil  # here: the Pyodide suite imports this module, and Pyodide has no psutil
+
     from failuremap_edu.runner import _warm
 
     for _ in range(10):
