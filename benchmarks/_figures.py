@@ -22,6 +22,8 @@ class Section:
     name: str
     output: str
     ok: bool
+    measured: str = ""
+    """When and where it ran, for a section written on its own (`merge`); empty when it ran with the whole page."""
 
 
 def machine() -> str:
@@ -59,8 +61,31 @@ def render(date: str, where: str, sections: list[Section], tests: dict[str, int]
     if not sections:
         lines += ["No benchmark has run since this page was introduced; the figures measured before it are in", "[Benchmarks](benchmarks.md).", ""]
     for s in sections:
-        lines += [f"### {s.name}", "", f"Targets: {'met' if s.ok else 'not met'}.", "", "```text", s.output.rstrip("\n").replace("```", "'''"), "```", ""]
+        lines += [f"### {s.name}", ""] + ([f"Measured on {s.measured}.", ""] if s.measured else [])
+        lines += [f"Targets: {'met' if s.ok else 'not met'}.", "", "```text", s.output.rstrip("\n").replace("```", "'''"), "```", ""]
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+_SECTION = re.compile(r"^### (\S+)\n\n(?:Measured on (.+)\.\n\n)?Targets: (met|not met)\.\n\n```text\n(.*?)```\n", re.M | re.S)
+_WRITTEN = re.compile(r"on (\d{4}-\d\d-\d\d \d\d:\d\d UTC); (.+?)\. Do not edit")
+
+
+def sections_of(text: str) -> list[Section]:
+    """The benchmark sections of a page `render` wrote, each dated (its own date, or the page's)."""
+    written = _WRITTEN.search(text)
+    page_date = f"{written.group(1)}; {written.group(2)}" if written else ""
+    return [Section(m.group(1), m.group(4), m.group(3) == "met", m.group(2) or page_date) for m in _SECTION.finditer(text)]
+
+
+def tests_of(text: str) -> dict[str, int]:
+    """The test counts of a page `render` wrote."""
+    return {m.group(1): int(m.group(2).replace(",", "")) for m in re.finditer(r"^\| `(make [\w-]+)` \| ([\d,]+) \|$", text, re.M)}
+
+
+def merge(text: str, fresh: list[Section], order: list[str]) -> list[Section]:
+    """The page's sections with `fresh` ones in place of those of the same name, in `order` (others after, as found)."""
+    by_name = {s.name: s for s in sections_of(text)} | {s.name: s for s in fresh}
+    return [by_name[name] for name in order if name in by_name] + [s for name, s in by_name.items() if name not in order]
 
 
 def write(text: str, page: Path = PAGE) -> None:

@@ -1,4 +1,8 @@
-"""Run every benchmark in this folder (``make bench``) and write docs/reference/figures.md. Exit 1 if a target is missed."""
+"""Run every benchmark in this folder (``make bench``) and write docs/reference/figures.md. Exit 1 if a target is missed.
+
+``python benchmarks/run_all.py NAME ...`` runs only those benchmarks and rewrites only their sections of the page,
+each dated; the other sections and the test counts stay as they were.
+"""
 
 from __future__ import annotations
 
@@ -26,9 +30,11 @@ class _Tee(io.TextIOBase):
         return self.kept.write(text)
 
 
-def main(benchmarks: list[str] = BENCHMARKS, page: Path | None = None, count_tests: bool = True) -> int:
+def main(benchmarks: list[str] = BENCHMARKS, page: Path | None = None, count_tests: bool = True, only: bool = False) -> int:
+    """Run `benchmarks` and write the page; with `only`, their sections replace those of the same name in the page as it is."""
     import _figures
 
+    page = page or _figures.PAGE
     status = 0
     sections = []
     for name in benchmarks:
@@ -39,11 +45,17 @@ def main(benchmarks: list[str] = BENCHMARKS, page: Path | None = None, count_tes
         sections.append(_figures.Section(name, tee.kept.getvalue(), code == 0))
         print()
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    text = _figures.render(date, _figures.machine(), sections, _figures.test_counts() if count_tests else {})
-    _figures.write(text, page or _figures.PAGE)
-    print(f"wrote {page or _figures.PAGE}")
+    if only:
+        before = page.read_text(encoding="utf-8") if page.exists() else ""
+        dated = [_figures.Section(s.name, s.output, s.ok, f"{date}; {_figures.machine()}") for s in sections]
+        tests = _figures.test_counts() if count_tests and not _figures.tests_of(before) else _figures.tests_of(before)
+        text = _figures.render(date, _figures.machine(), _figures.merge(before, dated, BENCHMARKS), tests)
+    else:
+        text = _figures.render(date, _figures.machine(), sections, _figures.test_counts() if count_tests else {})
+    _figures.write(text, page)
+    print(f"wrote {page}")
     return status
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:], only=True) if sys.argv[1:] else main())

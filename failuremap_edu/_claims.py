@@ -263,6 +263,8 @@ def verify(claim: Any, expected: Any, got: Any) -> bool:
             return type(e) is list and type(a) is list and _rearranged(e, a)
         return True
     if kind is Missing or kind is Extra:
+        if any(len(step) != 2 for step in claim.path):
+            return False  # its path is said on one side (expected's for Missing, got's for Extra): plain steps only
         holder, other = (expected, got) if kind is Missing else (got, expected)
         sides = ("expected", "got") if kind is Missing else ("got", "expected")
         there = resolve(holder, claim.path, sides[0])
@@ -271,7 +273,9 @@ def verify(claim: Any, expected: Any, got: Any) -> bool:
         if claim.path and claim.path[-1][0] != "index":
             return resolve(other, claim.path, sides[1]) is MISSING
         parent_here, parent_there = resolve(holder, claim.path[:-1], sides[0]), resolve(other, claim.path[:-1], sides[1])
-        return parent_there is not MISSING and not equal(parent_here, parent_there)
+        if parent_there is MISSING:  # the parent was aligned with another index on the other side: the wholes differ
+            return len(claim.path) > 1 and not equal(holder, other)
+        return not equal(parent_here, parent_there)
     if kind is TypeDiffers:
         e, a = resolve(expected, claim.path, "expected"), resolve(got, claim.path)
         if e is MISSING or a is MISSING or equal(e, a, 1 if claim.path else 0):
@@ -352,6 +356,16 @@ def explains(found: Pattern, claim: Any) -> bool:
         if kind in ("diagonal", "on_diagonal"):
             return i == j
         return (i if kind == "row" else j) == p[0]
+    if kind == "offset_common":  # the items both have differ by the offset; the rest are missing or extra
+        common = min(p[2], p[3])
+        if not path:
+            return isinstance(claim, Length)
+        i = _index(path[0])
+        if i is None or len(path[0]) > 2:
+            return False
+        if len(path) == 1 and isinstance(claim, (Missing, Extra)):
+            return i >= common
+        return i < common and isinstance(claim, Differs) and type(claim.expected) in _NUMBER_TYPES and type(claim.got) in _NUMBER_TYPES
     if kind in ("offset", "factor", "one_value"):
         return isinstance(claim, Differs) and type(claim.expected) in _NUMBER_TYPES and type(claim.got) in _NUMBER_TYPES
     return False

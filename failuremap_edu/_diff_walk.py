@@ -20,6 +20,7 @@ from ._diff_text import (
     _CASE_ONLY, _common_prefix, _invisible_reasons, _line_detail, _notable, _several_lines, _short_and_plain, _text_detail,
 )
 from ._diff_items import _align_key, _differing_leaves, _rearranged
+from ._shift import shift_of
 from ._values import Opaque, safe_repr
 
 __all__ = ["Walker", "type_word"]
@@ -50,19 +51,30 @@ def type_word(value: Any) -> str:
 
 
 class _P(str):
-    """A path as text (``[1]['em'].x``) that also holds its steps, for the claims."""
+    """A path as text (``[1]['em'].x``) that also holds its steps, for the claims, and the same path on expected's
+    side (where an aligned step's index is expected's, not got's)."""
 
     steps: tuple = ()
+    expected_text: str = ""
 
     def step(self, kind: str, where: Any, text: str) -> "_P":
         new = _P(f"{self}{text}")
         new.steps = (*self.steps, (kind, where))
+        new.expected_text = f"{self.expected_text}{text}"
         return new
 
     def aligned(self, j: int, i: int) -> "_P":
         """Item j of got, aligned with item i of expected."""
         new = _P(f"{self}[{j}]")
         new.steps = (*self.steps, ("index", j) if i == j else ("index", j, i))
+        new.expected_text = f"{self.expected_text}[{i}]"
+        return new
+
+    def side(self, side: str) -> "_P":
+        """The path on one side only (``expected`` or ``got``): plain steps, each index that side's, and its text."""
+        new = _P(self.expected_text if side == "expected" else str(self))
+        new.steps = tuple((kind, other[0] if side == "expected" and other else where) for kind, where, *other in self.steps)
+        new.expected_text = self.expected_text
         return new
 
 
@@ -153,12 +165,13 @@ class Walker:
             for name, e in e_fields.items():
                 here = path.step("attr", name, f".{name}")
                 if name not in a_fields:
+                    here = here.side("expected")
                     self.add(here, "missing", Missing(here.steps, e), self.r(e), "")
                     continue
                 self.compare(e, a_fields[name], here, depth + 1)
             for name, a in a_fields.items():
                 if name not in e_fields:
-                    here = path.step("attr", name, f".{name}")
+                    here = path.step("attr", name, f".{name}").side("got")
                     self.add(here, "extra", Extra(here.steps, a), "", self.r(a))
             return
         if exp.plain is not None and act.plain is not None:
@@ -262,8 +275,10 @@ class Walker:
     def _sequence(self, exp: list | tuple, act: list | tuple, path: _P, depth: int) -> None:
         budget = self.budget
         # Only lists: a tuple is a record whose positions mean different things, and
-        # "the same items in another order" would send the learner swapping them.
-        if type(exp) is list and type(act) is list and 1 < len(exp) == len(act) <= budget.align_items and _rearranged(exp, act, budget.max_items):
+        # "the same items in another order" would send the learner swapping them. A shift (a rotation: every item
+        # one step ahead) is not said as another order: its items differ position by position, and the pattern says why.
+        if (type(exp) is list and type(act) is list and 1 < len(exp) == len(act) <= budget.align_items
+                and _rearranged(exp, act, budget.max_items) and shift_of(exp, act, equal) is None):
             self.add(path, "order", Reordered(path.steps, exp, act), self.r(exp), self.r(act))
             return
         if len(exp) != len(act):
@@ -291,13 +306,13 @@ class Walker:
             if len(self.kept) >= budget.max_differences:
                 self.omitted += len(exp) - i
                 break
-            here = path.step("index", i, f"[{i}]")
+            here = path.step("index", i, f"[{i}]").side("expected")
             self.add(here, "missing", Missing(here.steps, exp[i]), self.r(exp[i]), "")
         for i in range(len(exp), len(act)):
             if len(self.kept) >= budget.max_differences:
                 self.omitted += len(act) - i
                 break
-            here = path.step("index", i, f"[{i}]")
+            here = path.step("index", i, f"[{i}]").side("got")
             self.add(here, "extra", Extra(here.steps, act[i]), "", self.r(act[i]))
 
     def _align(self, exp, act, path: _P, depth: int) -> bool:
@@ -326,22 +341,22 @@ class Walker:
                 for i, j in zip(range(e1, e2), range(a1, a2)):  # equal keys (clipped reprs): the values decide
                     self.compare(exp[i], act[j], path.aligned(j, i), depth + 1)
                 continue
-            for i in range(e1, e2):
-                here = path.step("index", i, f"[{i}]")
+            for i in range(e1, e2):  # a missing item is at its place in expected, an extra one at its place in got
+                here = path.step("index", i, f"[{i}]").side("expected")
                 self.add(here, "missing", Missing(here.steps, exp[i]), self.r(exp[i]), "")
             for j in range(a1, a2):
-                here = path.step("index", j, f"[{j}]")
+                here = path.step("index", j, f"[{j}]").side("got")
                 self.add(here, "extra", Extra(here.steps, act[j]), "", self.r(act[j]))
         return True
 
     def _mapping(self, exp: dict, act: dict, path: _P, depth: int) -> None:
         for key in exp:
             if key not in act:
-                here = path.step("key", key, f"[{self.r(key)}]")
+                here = path.step("key", key, f"[{self.r(key)}]").side("expected")
                 self.add(here, "missing", Missing(here.steps, exp[key]), self.r(exp[key]), "")
         for key in act:
             if key not in exp:
-                here = path.step("key", key, f"[{self.r(key)}]")
+                here = path.step("key", key, f"[{self.r(key)}]").side("got")
                 self.add(here, "extra", Extra(here.steps, act[key]), "", self.r(act[key]))
         checked = 0
         for key in exp:
@@ -354,9 +369,9 @@ class Walker:
 
     def _set(self, exp: set | frozenset, act: set | frozenset, path: _P) -> None:
         for item in _sorted_for_display(exp - act):
-            self.add(path, "missing", Missing((*path.steps, ("member", item)), item), self.r(item), "")
+            self.add(path.side("expected"), "missing", Missing((*path.side("expected").steps, ("member", item)), item), self.r(item), "")
         for item in _sorted_for_display(act - exp):
-            self.add(path, "extra", Extra((*path.steps, ("member", item)), item), "", self.r(item))
+            self.add(path.side("got"), "extra", Extra((*path.side("got").steps, ("member", item)), item), "", self.r(item))
 
 
 def _sorted_for_display(items) -> list:

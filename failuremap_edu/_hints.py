@@ -391,9 +391,13 @@ def _their_observation(replays: dict[tuple[int, str], RunResult], variant: int, 
 
 
 def _reason(expected, actual) -> str:
+    """Why the check fails, in one sentence: the diff's pattern claim when one holds (it explains every difference,
+    and is what the panel's pattern line says), else its first difference."""
     explained = diff(expected, actual)
     if not explained.differences:
         return ""
+    if explained.pattern is not None:
+        return f"Why: {explained.pattern}"
     d = explained.differences[0]
     where = f"At {d.path}: " if d.path else "Why: "
     return f"{where}{d.message}."

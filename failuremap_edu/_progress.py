@@ -45,6 +45,7 @@ __all__ = [
     "progress_path",
     "read_progress",
     "read_progress_lines",
+    "cell_runs",
     "run_id",
     "short_id",
 ]
@@ -373,3 +374,19 @@ def unsaved_note(target: Path, exc: OSError) -> str:
     return (f"progress is not being saved: cannot write {target} ({exc.strerror or exc}); this run's result above is unaffected. "
             "To save the next runs, set FAILUREMAP_PROGRESS to a writable file: in a notebook, a cell "
             "%env FAILUREMAP_PROGRESS=/tmp/failuremap-progress.jsonl before the exercise cell")
+
+
+def cell_runs(entries: Sequence[dict]) -> list[tuple[str, list[dict]]]:
+    """The runs of the solve cell in `entries`, in the order they began: ``(record id, results)`` each.
+
+    Entries that share a ``run`` id are one run of the cell: its variants, and the panel's
+    re-checks of the same solve (a variant ticked or unticked, "Run checks again"). A run's
+    results hold one entry per variant, the latest: a re-check replaces, never adds. An
+    entry without a run id is a run of its own.
+    """
+    runs: dict[object, tuple[str, dict]] = {}
+    for i, entry in enumerate(entries):
+        run = entry.get("run")
+        key = (entry["record"], run) if isinstance(run, str) else i
+        runs.setdefault(key, (entry["record"], {}))[1][entry.get("variant")] = entry
+    return [(record_id, list(by_variant.values())) for record_id, by_variant in runs.values()]

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from pathlib import Path
 
-from ._progress import EXPORT_FORMAT, _now, file_tag, learner_id, progress_path, read_progress, shown_path
+from ._progress import EXPORT_FORMAT, _now, cell_runs, file_tag, learner_id, progress_path, read_progress, shown_path
 from ._values import text_safe
 
 __all__ = ["EXPORT_LINK_BYTES", "ProgressOverview", "export_data", "export_link_html", "export_progress", "latest_by_record", "progress_overview"]
@@ -65,10 +66,10 @@ def progress_overview(records: list[str] | None = None, path: Path | None = None
     entries, skipped = read_progress(path)
     entries = [e for e in entries if not e.get("instructor")]  # an instructor's demo runs are not their progress
     latest = latest_by_record(entries)
-    runs: dict[str, set] = {}
-    for i, entry in enumerate(entries):  # runs of the solve cell: the variants and re-runs of one run count once
-        runs.setdefault(entry["record"], set()).add(entry.get("run") if isinstance(entry.get("run"), str) else i)
-    counts = {record_id: len(found) for record_id, found in runs.items()}
+    runs = cell_runs(entries)
+    counts = Counter(record_id for record_id, _ in runs)
+    # The run each latest result belongs to (the latest result of a variant is always among its run's results).
+    last_run = {record_id: results for record_id, results in runs if any(e is latest[record_id] for e in results)}
     rows = []
     ids = []
     refs = list(records) if records is not None else list_records()
@@ -87,8 +88,7 @@ def progress_overview(records: list[str] | None = None, path: Path | None = None
         if entry is None:
             status = "not started"
         else:
-            run = entry.get("run") if isinstance(entry.get("run"), str) else None
-            together = [e for e in entries if e["record"] == record_id and run and e.get("run") == run] or [entry]
+            together = last_run[record_id]
             passed, total = sum(e["passed"] for e in together), sum(e["total"] for e in together)
             solved = passed == total and total
             mark = "✓ all pass" if solved else "✗"
@@ -195,7 +195,7 @@ def export_link_html(path: Path | None = None) -> str:
 def _runs_in(attempts: list[dict]) -> str:
     """``5 runs`` as the progress table counts them (a run of the solve cell over all variants is one run), with the
     number of results when that differs (one per variant), so the two numbers a learner sees never disagree unexplained."""
-    runs = len({(a.get("record"), a.get("run") or id(a)) for a in attempts})
+    runs = len(cell_runs(attempts))
     text = f"{runs} run{'s' if runs != 1 else ''}"
     if runs == len(attempts):
         return text

@@ -20,7 +20,7 @@ from ._records import Record, as_record
 from ._results import PASS, Observation, RunResult
 from .runner import DEFAULT_TIMEOUT, replay
 
-__all__ = ["CrashNote", "FailingCheck", "FailureStory", "watch_it_fail"]
+__all__ = ["CrashNote", "FailingCheck", "FailureStory", "failure_story", "watch_it_fail"]
 
 IMPLEMENTATIONS = ("broken", "attempt")
 
@@ -64,8 +64,9 @@ class FailureStory(Shown):
     """The variant the record's runs were recorded with (parity is checked only there)."""
     runs: tuple[RunResult, ...]
     """broken, then attempt."""
-    sources: tuple[tuple[str, str], ...]
-    """(implementation, the source of its solve)."""
+    sources: tuple[tuple[str, str, int], ...]
+    """(implementation, the source of its solve, the line of its script that source begins on): the "(line N)" of
+    an error counts the script's lines, so the code is shown numbered from there."""
     parity: ParityReport | None
     """Replays compared with the recorded runs; None for other variants."""
     crashes: tuple[CrashNote, ...] = ()
@@ -100,11 +101,19 @@ def watch_it_fail(record: Record | str, variant: int | None = None, timeout: flo
     `record` may be an id or a path, so the notebook cell works on its own after a restart.
     """
     record = as_record(record)
+    variant = read_fixtures(record).default_variant if variant is None else variant
+    return failure_story(record, tuple(replay(record, name, variant, timeout) for name in IMPLEMENTATIONS))
+
+
+def failure_story(record: Record, runs: tuple[RunResult, RunResult]) -> FailureStory:
+    """The story of `runs`, replays of broken then attempt for one variant, made by the caller: nothing runs here.
+
+    `watch_it_fail` is this with fresh replays; given the same replays, the story is the same.
+    """
     recorded_variant = read_fixtures(record).default_variant
-    variant = recorded_variant if variant is None else variant
-    runs = tuple(replay(record, name, variant, timeout) for name in IMPLEMENTATIONS)
+    variant = runs[0].variant
     parity = parity_report(record, recorded_variant, dict(zip(IMPLEMENTATIONS, runs))) if variant == recorded_variant else None
-    sources = tuple((name, read_fixtures(record, name).solve_source) for name in IMPLEMENTATIONS)
+    sources = tuple((name, script.solve_source, script.solve_line) for name in IMPLEMENTATIONS for script in [read_fixtures(record, name)])
     uses_variant = read_fixtures(record).uses_variant
     return FailureStory(record.id, variant, recorded_variant, runs, sources, parity, _crashes(record, runs), uses_variant)
 

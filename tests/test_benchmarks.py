@@ -70,6 +70,31 @@ def test_make_bench_writes_the_figures_page_with_its_date_and_each_benchmarks_ou
     assert "Targets: met." in text and "Targets: not met." in text
 
 
+def test_one_benchmark_rewrites_only_its_own_section_of_the_figures_page_dated(tmp_path, monkeypatch):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import types
+
+    import run_all
+
+    said = {"fake_fast": "3.2x faster", "fake_missed": "1.1x faster"}
+    for name, code in (("fake_fast", 0), ("fake_missed", 1)):
+        module = types.ModuleType(name)
+        module.main = (lambda name=name, code=code: print(f"{name}: {said[name]}") or code)
+        monkeypatch.setitem(sys.modules, name, module)
+    page = tmp_path / "figures.md"
+    run_all.main(["fake_fast", "fake_missed"], page=page, count_tests=False)
+    page.write_text(page.read_text(encoding="utf-8").replace("## Benchmarks", "| `make test` | 1,234 |\n\n## Benchmarks"), encoding="utf-8")
+    said["fake_missed"] = "9.9x faster"
+    assert run_all.main(["fake_missed"], page=page, count_tests=False, only=True) == 1
+    text = page.read_text(encoding="utf-8")
+    import re
+
+    assert "fake_fast: 3.2x faster" in text and "fake_missed: 9.9x faster" in text and "1.1x" not in text
+    assert text.index("### fake_fast") < text.index("### fake_missed")
+    assert len(re.findall(r"Measured on \d{4}-\d\d-\d\d \d\d:\d\d UTC; ", text)) == 2  # each section dated, the kept one too
+    assert "| `make test` | 1,234 |" in text  # the counts are kept, not counted again
+
+
 def test_the_figures_page_reads_pytests_count_of_collected_tests():
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
     from _figures import collected

@@ -3,78 +3,88 @@
 Each record of `generate_records` is sealed by the real harness; those that
 `verify` confirms are built through the CLI, as an instructor would: a notebook
 each, then one workshop and one JupyterLite site of them all, into temporary
-folders. A sample runs in the fast suite, the first 200 slow seeds under ``slow``. The
-site's networked steps (Pyodide, the PyPI wheels, ``jupyter lite build``) are the
-stand-ins of test_lite's `fake_build`: what can refuse a record is ours.
+folders. A sample runs in the fast suite, each command making its own runs; every
+slow seed runs under ``slow``, where the three commands share one `SharedRuns`
+(the CLI's `main(..., runs=)`), so each record's runs are made once and each
+command still builds and writes every notebook. The slow corpus is the one
+test_parity_generated sealed in this pytest process, when it has (sealing 2,000
+records with the real harness takes about 10 minutes); alone, this test seals it
+and leaves it there. The site's networked steps (Pyodide, the PyPI wheels,
+``jupyter lite build``) are the stand-ins of test_lite's `fake_build`: what can
+refuse a record is ours.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import nbformat
 import pytest
 
-import generate_records as gen
-from failuremap_edu import load_record, verify_record
+from failuremap_edu.instructor._catalog import verify_many
 from failuremap_edu.instructor._cli import main
+from failuremap_edu.instructor._notebook_runs import SharedRuns
 from test_lite import fake_build  # noqa: F401 - the fixture
-from test_parity_generated import SLOW_SEEDS
+from test_parity_generated import _SEALED, SLOW_SEEDS, _sealed
 
 SAMPLE = range(1000, 1008)
-BUILT_SEEDS = SLOW_SEEDS[:200]
-"""Built under ``slow``: a notebook takes about 0.5-1.4 s, so all 2,000 slow seeds would take most of CI's time."""
 
 
-def _corpus(seeds, folder: Path) -> tuple[list[Path], int]:
-    """The sealed records that `verify` confirms, written to `folder`; and how many were sealed."""
+def _corpus(seeds, folder: Path, sealed_in: Path) -> tuple[list[Path], int]:
+    """The sealed records that `verify` confirms, copied to `folder`; and how many were sealed.
+
+    The records of `seeds` are sealed once per pytest process (`test_parity_generated._SEALED`), in `sealed_in` when
+    this test seals them."""
+    if seeds not in _SEALED:
+        _SEALED[seeds] = _sealed(seeds, sealed_in)
+    sealed = _SEALED[seeds]
     folder.mkdir()
-    sealed, verified = 0, []
-    for seed in seeds:
-        data = gen.seal(f"GEN-{seed:06d}", gen.generate(seed))
-        if data is None:
-            continue
-        sealed += 1
-        path = folder / f"GEN-{seed:06d}.json"
-        path.write_text(json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        if verify_record(load_record(path)).ok:
+    paths = []
+    for _, _, record in sealed:
+        path = folder / Path(record.origin).name
+        path.write_bytes(Path(record.origin).read_bytes())
+        paths.append(path)
+    verified = []
+    for path, entry in zip(paths, verify_many([str(p) for p in paths])):
+        if entry.ok:
             verified.append(path)
         else:
             path.unlink()
-    return verified, sealed
+    return verified, len(sealed)
 
 
-def _cli(capsys, *argv) -> tuple[int, str]:
+def _cli(capsys, *argv, runs: SharedRuns | None = None) -> tuple[int, str]:
     capsys.readouterr()
-    code = main([str(a) for a in argv])
+    code = main([str(a) for a in argv], runs=runs)
     return code, capsys.readouterr().err
 
 
-def _builds_every_record(seeds, tmp_path, capsys) -> None:
-    paths, sealed = _corpus(seeds, tmp_path / "records")
+def _builds_every_record(seeds, tmp_path, capsys, runs: SharedRuns | None = None) -> tuple[int, int]:
+    """(records sealed, records verified and built); `runs`: shared by the three commands."""
+    paths, sealed = _corpus(seeds, tmp_path / "records", tmp_path / "sealed")
     assert len(paths) >= 0.9 * sealed > 0, f"{len(paths)} of {sealed} sealed records verify"
     ids = sorted(p.stem for p in paths)
     refused = []
     for path in paths:
-        code, err = _cli(capsys, "notebook", path, "-o", tmp_path / "notebooks")
+        code, err = _cli(capsys, "notebook", path, "-o", tmp_path / "notebooks", runs=runs)
         if code != 0:
             refused.append(f"notebook {path.stem}: {err.strip()}")
     assert not refused, "\n".join(refused[:10])
     assert sorted(p.stem for p in (tmp_path / "notebooks").glob("GEN-*.ipynb")) == ids
     nbformat.validate(nbformat.read(str(tmp_path / "notebooks" / f"{ids[0]}.ipynb"), as_version=4))
 
-    code, err = _cli(capsys, "workshop", "--records-dir", tmp_path / "records", "-o", tmp_path / "workshop")
+    code, err = _cli(capsys, "workshop", "--records-dir", tmp_path / "records", "-o", tmp_path / "workshop", runs=runs)
     assert code == 0, err
     notebooks = tmp_path / "workshop" / "notebooks"
     assert sorted(p.stem for p in notebooks.glob("GEN-*.ipynb")) == ids
     assert sorted(p.stem for p in (notebooks / "records").glob("GEN-*.json")) == ids
 
-    code, err = _cli(capsys, "lite", "--records-dir", tmp_path / "records", "-o", tmp_path / "site")
+    code, err = _cli(capsys, "lite", "--records-dir", tmp_path / "records", "-o", tmp_path / "site", runs=runs)
     assert code == 0, err
     files = tmp_path / "site" / "files"
     assert sorted(p.stem for p in files.glob("GEN-*.ipynb")) == ids
     assert sorted(p.stem for p in (files / "records").glob("GEN-*.json")) == ids
+    return sealed, len(ids)
 
 
 def test_a_sample_of_generated_records_builds_as_notebooks_a_workshop_and_a_site(fake_build, tmp_path, capsys):  # noqa: F811
@@ -83,5 +93,11 @@ def test_a_sample_of_generated_records_builds_as_notebooks_a_workshop_and_a_site
 
 @pytest.mark.slow
 @pytest.mark.timeout(3600)
-def test_every_generated_record_of_200_slow_seeds_the_harness_verifies_builds(fake_build, tmp_path, capsys):  # noqa: F811
-    _builds_every_record(BUILT_SEEDS, tmp_path, capsys)
+def test_every_generated_record_of_the_slow_seeds_the_harness_verifies_builds(fake_build, tmp_path, capsys, record_property):  # noqa: F811
+    runs = SharedRuns()
+    sealed, built = _builds_every_record(SLOW_SEEDS, tmp_path, capsys, runs)
+    assert len(runs) == built  # each record's runs made once, shared by notebook, workshop and lite
+    line = f"seeds {SLOW_SEEDS.start}-{SLOW_SEEDS.stop - 1}: {sealed} sealed, {built} verified, each built by notebook, workshop and lite"
+    record_property("built", line)
+    with capsys.disabled():
+        print(line)

@@ -19,7 +19,7 @@ import nbformat
 import pytest
 
 from failuremap_edu._fixtures import read_fixtures
-from failuremap_edu.instructor._notebook import _learner_preamble, _solve_cell
+from failuremap_edu.instructor._solve_cell import learner_preamble as _learner_preamble, solve_cell as _solve_cell
 from failuremap_edu._records import load_record
 from test_a11y import put_setting
 from test_browser import ARTIFACTS, browser, lab, notebook, open_notebook, page, run_all, wait_idle  # noqa: F401

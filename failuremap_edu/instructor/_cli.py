@@ -17,11 +17,14 @@ from ._cli_parser import COMMANDS, build_parser, synopsis
 
 __all__ = ["COMMANDS", "build_parser", "main", "synopsis"]
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, runs=None) -> int:
+    """Run one command. `runs` (`_notebook_runs.SharedRuns`): the notebooks' runs to share with the other commands
+    given it in this process; by default each command makes its own, dropped when it ends."""
     escape_unwritable()
     words = sys.argv[1:] if argv is None else list(argv)
     command = next((w for w in words if not w.startswith("-")), None)
     args = build_parser(command if command in COMMANDS else None).parse_args(words)
+    args.runs = runs
     return run(args, _COMMANDS, program=argv is None)
 
 
@@ -146,7 +149,7 @@ def _cmd_notebook(args) -> int:
             paths = write_all(Path(args.out), references=args.references, force=args.force, warnings=warnings)
         else:
             paths = [write_notebook(args.record, Path(args.out), instructor=args.instructor, solution_path=args.solution, references=args.references,
-                                    force=args.force, warnings=warnings)]
+                                    force=args.force, warnings=warnings, runs=args.runs)]
     for warning in warnings:
         print(_terminal(f"failuremap-edu: warning: {warning}"), file=sys.stderr)
     for path in paths:
@@ -165,11 +168,14 @@ def _cmd_workshop(args) -> int:
     if not args.records and not args.records_dir:
         print("failuremap-edu: error: give RECORDs and/or --records-dir", file=sys.stderr)
         return EXIT_BAD_INPUT
+    from ._notebook_runs import SharedRuns
+
     refs = catalog_refs(args.records, args.records_dir)
+    runs = args.runs if args.runs is not None else SharedRuns()  # the site of --lite shows the same runs
     ws = write_workshop(
         refs, Path(args.out), args.title, args.solutions, progress=ProgressBar("building"),
         instructor_dir=Path(args.instructor_dir) if args.instructor_dir else None, with_solutions=args.with_solutions,
-        repo=args.repo, branch=args.branch, hub=args.hub, env_repo=args.env_repo, force=args.force, isolation=_isolation(args),
+        repo=args.repo, branch=args.branch, hub=args.hub, env_repo=args.env_repo, force=args.force, isolation=_isolation(args), runs=runs,
     )
     for warning in ws.warnings:
         print(_terminal(f"failuremap-edu: warning: {warning}"), file=sys.stderr)
@@ -188,7 +194,7 @@ def _cmd_workshop(args) -> int:
         from ._lite import build_site
 
         site = build_site(refs, Path(args.lite), title=args.title, progress=ProgressBar("building the JupyterLite site"), force=args.force,
-                          isolation=_isolation(args))
+                          isolation=_isolation(args), runs=runs)
         _print_site(site)
     return EXIT_OK
 
@@ -233,7 +239,7 @@ def _cmd_lite(args) -> int:
     refs = catalog_refs(args.records, args.records_dir)
     site = build_site(
         refs, Path(args.out), title=args.title, pyodide_dir=args.pyodide, wheels_dir=args.wheels, progress=ProgressBar("building"), force=args.force,
-        isolation=_isolation(args),
+        isolation=_isolation(args), runs=args.runs,
     )
     _print_site(site)
     return EXIT_OK

@@ -203,6 +203,7 @@ def build_site(
     progress=None,
     force: bool = False,
     isolation: str | None = None,
+    runs=None,
 ) -> LiteSite:
     """Build a JupyterLite site in `out_dir` for the records `refs` (packaged ids or paths).
 
@@ -215,7 +216,8 @@ def build_site(
     or one whose files were edited, is refused unless `force` (which overwrites
     only what the build writes). Runs ``jupyter lite build``; raises LiteError, in
     one line, when a tool, Pyodide or a wheel is missing. `isolation` is the runner's,
-    for every run that builds a notebook here (``sandbox``: ``lite --sandbox``).
+    for every run that builds a notebook here (``sandbox``: ``lite --sandbox``). With `runs`
+    (`_notebook_runs.SharedRuns`) each record's runs are taken from there, as other builds of the same records made them.
     """
     from .._records import load_record
 
@@ -231,7 +233,7 @@ def build_site(
     beside = out_dir.resolve().parent
     beside.mkdir(parents=True, exist_ok=True)
     try:
-        notebooks, wheels, preload, target = _build(refs, records, out_dir, title, pyodide, lock, python, cache, beside, progress, force, isolation)
+        notebooks, wheels, preload, target = _build(refs, records, out_dir, title, pyodide, lock, python, cache, beside, progress, force, isolation, runs)
     except WriteError:
         raise
     except OSError as exc:
@@ -250,7 +252,7 @@ def build_site(
     )
 
 
-def _build(refs, records, out_dir, title, pyodide, lock, python, cache, beside, progress, force, isolation=None):
+def _build(refs, records, out_dir, title, pyodide, lock, python, cache, beside, progress, force, isolation=None, runs=None):
     """`build_site`'s work: the site in a temporary folder, then installed in `out_dir` (`_output.install`)."""
     from ._notebook import build_start_here, write_notebook
     from ..runner import isolation_default
@@ -265,7 +267,7 @@ def _build(refs, records, out_dir, title, pyodide, lock, python, cache, beside, 
             if progress is not None:
                 progress(done, len(refs) + 2)
             with isolation_default(isolation):  # write_notebook takes no isolation of its own
-                path = write_notebook(ref, files, platform="lite", manifest=False)
+                path = write_notebook(ref, files, platform="lite", manifest=False, runs=runs)
             _write_notebook(lite_notebook(_read_notebook(path)), path)
             entries.append((record.id, record.category, path.name))
             record_refs.append(record.id if record.packaged else f"records/{record.id}.json")

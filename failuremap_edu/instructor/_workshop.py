@@ -34,7 +34,7 @@ from typing import Callable
 from .._atomic import WriteError
 from ._hub import HUB_CONFIG, LEARNERS_ENV_SCRIPT, Z2JH_CONFIG, hub_config, learners_env_script, z2jh_config
 from ._nbjson import writes
-from ._notebook import build_notebook, build_start_here
+from ._notebook import SharedRuns, build_notebook, build_start_here
 from ._output import check_target, folder_files, install
 from .._records import Record, list_records, load_record, packaged_records_dir
 from ..runner import isolation_default
@@ -149,15 +149,15 @@ class _Folder:
         data = Path(source).read_bytes()  # byte for byte, like the packaged records; a source that cannot be read is named
         return self._staged(rel, lambda path: path.write_bytes(data))
 
-    def notebook(self, folder: str, ref: str, record: Record, *, instructor: bool = False, solution=None) -> Path:
-        """One notebook in `folder`; a record given by path is copied beside it, as `notebook` does."""
+    def notebook(self, folder: str, ref: str, record: Record, runs: SharedRuns, *, instructor: bool = False, solution=None) -> Path:
+        """One notebook in `folder`, its outputs from `runs`; a record given by path is copied beside it, as `notebook` does."""
         if record.packaged:
             in_notebook = record.id
         else:
             in_notebook = f"records/{record.id}.json"
             self.copy(Path(ref), f"{folder}/{in_notebook}")
         with isolation_default(self.isolation):  # build_notebook takes no isolation of its own
-            nb = build_notebook(record, in_notebook, instructor=instructor, solution=solution, platform=self.platform)
+            nb = build_notebook(record, in_notebook, instructor=instructor, solution=solution, platform=self.platform, runs=runs.for_record(record))
         return self.write(f"{folder}/{record.id}.ipynb", writes(nb) + "\n")
 
 
@@ -200,15 +200,18 @@ def write_workshop(
     env_repo: str | None = None,
     force: bool = False,
     isolation: str | None = None,
+    runs: SharedRuns | None = None,
 ) -> Workshop:
     """Write the learners' folder `out_dir` and the instructor's folder (default: ``OUT-instructor`` beside it).
 
     `repo` (with `branch`) is where the instructor will push `out_dir`: it fills the
     Binder badge, and with `hub` or `env_repo` the README gets a JupyterHub or a
     Binder nbgitpuller link for each notebook. `isolation` is the runner's, for every
-    run that builds a notebook (``sandbox``: ``workshop --sandbox``).
+    run that builds a notebook (``sandbox``: ``workshop --sandbox``). A record's notebooks share its runs: `runs`,
+    or a `SharedRuns` made for this workshop.
     """
     out_dir = Path(out_dir)
+    runs = SharedRuns() if runs is None else runs
     instructor_dir = Path(instructor_dir) if instructor_dir is not None else default_instructor_dir(out_dir)
     if repo is not None:
         _check_url(repo, "--repo", ("https", "http", "file", "ssh", "git"))
@@ -248,18 +251,18 @@ def write_workshop(
         for done, (ref, record) in enumerate(records):
             if progress is not None:
                 progress(done, len(records))
-            path = learners.notebook("notebooks", ref, record)
+            path = learners.notebook("notebooks", ref, record, runs)
             learner_nbs.append(out_dir / path.relative_to(learners.root))
             entries.append((record.id, record.category, path.name))
             record_refs.append(record.id if record.packaged else f"records/{record.id}.json")
             solution = solutions.get(record.id)
             if solution is None:
                 continue
-            path = teacher.notebook("notebooks", ref, record, instructor=True, solution=solution)
+            path = teacher.notebook("notebooks", ref, record, runs, instructor=True, solution=solution)
             instructor_nbs.append(instructor_dir / path.relative_to(teacher.root))
             copied.append(instructor_dir / teacher.write(f"solutions/{record.id}.py", solution.source).relative_to(teacher.root))
             if with_solutions:
-                path = learners.notebook("notebooks/instructor", ref, record, instructor=True, solution=solution)
+                path = learners.notebook("notebooks/instructor", ref, record, runs, instructor=True, solution=solution)
                 instructor_nbs.append(out_dir / path.relative_to(learners.root))
         if progress is not None:
             progress(len(records), len(records))

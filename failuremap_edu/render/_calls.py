@@ -35,6 +35,8 @@ def call_text(c: Call, limit: int = 200, timed: bool = True) -> str:
 
     if c.raised is None:
         outcome = f"returned {safe_repr(c.returned, limit)}"
+        later = c.changed_text(limit)
+        outcome += f" when it returned; {later}" if later else ""
     else:
         outcome = f"raised {clip(str(c.raised), limit)}" + (f" (line {c.line})" if c.line else "")
         outcome += ", caught by the check's code" if c.caught else ""

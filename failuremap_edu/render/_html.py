@@ -18,9 +18,10 @@ from typing import Sequence
 from .._diff import Budget, Diff, LineDetail, TextDetail, diff
 from .._records import Record
 from ._calls import calls_html, helpers_html, listed_calls, why_calls
+from ._source import code_details_html
 from ._grid import GRID_CSS, outcome_picture_html, picture_html, scroll_region
 from ._claims import claim_html, difference_html, left_out, whole_claims
-from ._text import RETURNED_LIMIT, expected_text, grouped, paths_text, expression_label, line_rows, outcome_text, printed_summary, argument_note, run_notes, story_reasons, story_sentences, visible
+from ._text import RETURNED_LIMIT, expected_text, grouped, paths_text, expression_label, line_rows, outcome_text, printed_summary, argument_note, run_notes, run_shift_of, story_reasons, story_sentences, visible
 from .._results import COMPARED, FAIL, JUDGED_IN_SOLVE_PROCESS, PASS, CallResult, Observation, RunResult, check_labels, repeated_failures
 from .._values import safe_repr, text_safe
 from ._style import DARK_THEME, PLAYGROUND_UNCHECKED, STATUS_CSS, STATUS_CSS_DARK, STATUS_SYMBOLS, UI_CSS, UI_CSS_DARK
@@ -258,7 +259,7 @@ def folded_value(value: object, short: int = 80) -> str:
     return f"<details><summary>{_code(safe_repr(value, short))}</summary><pre>{_pre(full)}</pre></details>"
 
 
-def _observation_body(o: Observation, budget: Budget, missing_return: bool = False, call: bool = True, traceback: bool = True) -> str:
+def _observation_body(o: Observation, budget: Budget, missing_return: bool = False, call: bool = True, traceback: bool = True, prefer=None) -> str:
     rows = []
     if o.compared and call:
         rows.append(("compares", _code(o.compared)))
@@ -276,7 +277,7 @@ def _observation_body(o: Observation, budget: Budget, missing_return: bool = Fal
         body += '<ul class="fm-why">' + "".join(f"<li>{_e(text)}</li>" for text in why_calls(o)) + "</ul>"
     elif o.status == FAIL:
         body += picture_html(o.expected, o.actual)
-        explained = diff(o.expected, o.actual, budget, missing_return=missing_return)
+        explained = diff(o.expected, o.actual, budget, missing_return=missing_return, prefer=prefer)
         body += pattern_html(explained)  # the diff's pattern claim, verified on the values
         body += diff_html(explained)
     if o.mutation:
@@ -319,8 +320,9 @@ def run_html(result: RunResult, budget: Budget | None = None, css: bool = True, 
         f"<tr><td>{_badge(o.status)}</td><td>{_e(o.check)}</td><td>{_code(o.expression)}</td></tr>" for o in result.observations
     )
     table = f"<table><thead><tr><th>status</th><th>check</th><th>compares</th></tr></thead><tbody>{rows}</tbody></table>"
+    prefer = run_shift_of(result)
     details = "".join(
-        f'<div class="fm-obs"><div>{_badge(o.status)} <strong>{_e(o.check)}</strong></div>{_observation_body(o, budget, missing_return)}</div>'
+        f'<div class="fm-obs"><div>{_badge(o.status)} <strong>{_e(o.check)}</strong></div>{_observation_body(o, budget, missing_return, prefer=prefer)}</div>'
         for o in result.observations
         if o.status != PASS
     )
@@ -378,9 +380,7 @@ def story_html(story, css: bool = True) -> str:
                 + f'<ul class="fm-why">{outcomes}</ul></div>'
             )
         parts.append(f"<h{STORY_HEADING}>Where they fail</h{STORY_HEADING}>" + "".join(rows))
-    parts.append(
-        "".join(f"<details><summary>The code of {_e(name)}</summary><pre>{_pre(source)}</pre></details>" for name, source in story.sources)
-    )
+    parts.append("".join(code_details_html(name, source, first) for name, source, first in story.sources))
     return _root("".join(parts), css)
 
 
@@ -429,6 +429,7 @@ def checks_html(runs: Sequence[RunResult], budget: Budget | None = None, css: bo
             parts.append(f'<p class="fm-summary">N = {run.variant}: {_e(run.summary())}</p>')
         parts.append(notes_html(run))
         same: list[tuple[str, int]] = []
+        prefer = run_shift_of(run)
         for i, o in enumerate(run.observations):
             if (r, i) in repeats:  # a failure repeated from an earlier variant: shown once, there
                 same.append((o.check, runs[repeats[(r, i)][0]].variant))
@@ -440,7 +441,7 @@ def checks_html(runs: Sequence[RunResult], budget: Budget | None = None, css: bo
             opened = "" if o.status == PASS and not expand else " open"
             parts.append(
                 f'<details class="fm-obs"{opened}><summary>{_badge(o.status)} <strong>{_e(o.check)}</strong>{call}{printed}{also}</summary>'
-                f"{_observation_body(o, budget, missing_return, call=False, traceback=traceback)}</details>"
+                f"{_observation_body(o, budget, missing_return, call=False, traceback=traceback, prefer=prefer)}</details>"
             )
         if same:
             listed = "; ".join(f"'{label}' (shown under N = {variant})" for label, variant in same)

@@ -20,6 +20,7 @@ from .._results import COMPARED, FAIL, JUDGED_IN_SOLVE_PROCESS, PASS, TIMEOUT, O
 from .._values import clip, is_not_computed, safe_repr
 from ._claims import claim_text, left_out, whole_claims
 from ._calls import calls_lines, helpers_lines, listed_calls, outcome_text, why_calls
+from ._source import numbered_lines, source_lines
 from ._style import STATUS_SYMBOLS
 
 __all__ = [
@@ -234,7 +235,15 @@ def expected_text(o: Observation, limit: int) -> str:
     return safe_repr(o.expected, limit)
 
 
-def render_observation(o: Observation, budget: Budget | None = None, *, missing_return: bool = False) -> str:
+def run_shift_of(result: RunResult) -> tuple[int, str] | None:
+    """The shift that holds on several failing checks of a run (`_patterns.run_shift`): said on each check where it holds."""
+    from .._patterns import run_shift
+
+    return run_shift((o.expected, o.actual) for o in result.observations if o.status == FAIL and not why_calls(o))
+
+
+def render_observation(o: Observation, budget: Budget | None = None, *, missing_return: bool = False,
+                       prefer: tuple[int, str] | None = None) -> str:
     """One check: status and label, the call, expected and got, and why they differ."""
     budget = budget or Budget()
     line = f" (record line {o.lineno})" if o.lineno else ""
@@ -254,7 +263,7 @@ def render_observation(o: Observation, budget: Budget | None = None, *, missing_
         from ._grid import picture_text  # here: a run that passes (`check` on a right solution) never imports the pictures
 
         lines += ["    " + terminal_safe(text, 1_000) for text in picture_text(o.expected, o.actual)]
-        explained = diff(o.expected, o.actual, budget, missing_return=missing_return)
+        explained = diff(o.expected, o.actual, budget, missing_return=missing_return, prefer=prefer)
         lines += [terminal_safe(f"  pattern:  {claim_text(c)}", 1_000) for c in whole_claims(explained)[0]]
         if explained.differences or explained.hint:
             lines.append("  why:")
@@ -326,6 +335,9 @@ def run_notes(result: RunResult) -> list[str]:
         where = f"{d.path}: " if d.path else ""
         notes.append(f"the check '{clip(o.check, 60)}' passes because == holds (as the record's own harness judges it), "
                      f"but the values differ in type: {where}{d.message}")
+    again = [c for o in result.observations if o.status == PASS for c in o.state if getattr(c, "kind", "") == "again"]
+    if again:  # a failing check's rows say it already; a passing one's are not listed
+        notes.append(str(again[0]))
     there = [o for o in result.observations if o.judged_in_solve_process and not o.unconfirmed]
     if there:
         notes.append(f"{len(there)} check{'s were' if len(there) > 1 else ' was'} {JUDGED_IN_SOLVE_PROCESS.replace('its values are', 'their values are' if len(there) > 1 else 'its values are')}")
@@ -359,9 +371,10 @@ def render_run(result: RunResult, *, missing_return: bool = False, said: set[str
     if said is not None:
         said.update(notes)
     lines += [terminal_safe(f"note: {note}", 1_000) for note in notes]
+    prefer = run_shift_of(result)
     for o in result.observations:
         if o.status != PASS:
-            lines += ["", render_observation(o, missing_return=missing_return)]
+            lines += ["", render_observation(o, missing_return=missing_return, prefer=prefer)]
     if result.problem is not None and result.problem.traceback:
         lines += ["", "The run stopped:", terminal_safe(result.problem.traceback, 4_000)]
     return "\n".join(lines)
@@ -488,9 +501,9 @@ def render_story(story) -> str:
             if explained is not None:
                 lines += render_diff(explained, "      ")
     lines += ["", "The code that fails:"]
-    for name, source in story.sources:
-        lines.append(f"  {name}:")
-        lines += ["    " + terminal_safe(line, 300) for line in source.splitlines()]
+    for name, source, first in story.sources:
+        lines.append(f"  {name} ({source_lines(source, first)} of its script):")
+        lines += ["    " + terminal_safe(line, 300) for line in numbered_lines(source, first)]
     return "\n".join(lines)
 
 

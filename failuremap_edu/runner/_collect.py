@@ -16,6 +16,7 @@ from typing import Callable
 
 from . import _judge, _state
 from ._calls import received_calls
+from ._said import said_once
 from .._fixtures import CheckSite, FixtureScript, compared_expression
 from .._record_helpers import helpers_for
 from .._results import ERROR, FAIL, NOT_CONFIRMED, PASS, TIMEOUT, UNCONFIRMED, ErrorInfo, Observation
@@ -183,8 +184,8 @@ class Collector:
             final = self.finals.get(o.index)
             if final is not None and not (same_data(final[0], o.actual) and same_data(final[1], o.expected)):
                 observations[i] = replace(o, final=final)
-        for i, claim in _state.changed_later(observations).items():  # the later call that returned the same object again
-            observations[i] = replace(observations[i], state=observations[i].state + (claim,))
+        later = _state.changed_later(observations)  # the later call that returned the same object again; then notes said once
+        observations = said_once([replace(o, state=o.state + ((later[o.index],) if o.index in later else ())) for o in observations])
         if self.problem is not None and fixtures.static_count is not None:
             # The fixture code stopped: still list every check it never reached.
             last = max((o.site for o in observations), default=-1)
