@@ -23,7 +23,8 @@ from failuremap_edu._claims import (
     Count, Differs, Extra, Length, Missing, OwnEquality, Pattern, Reordered, TypeDiffers, apply, equal, explains, verify,
 )
 from failuremap_edu._diff import Budget, diff, type_word
-from failuremap_edu._values import Opaque, portable
+from failuremap_edu._values import Opaque
+from failuremap_edu._portable import portable
 
 # ----------------------------------------------------------------- the values
 

@@ -21,7 +21,8 @@ from .._fixtures import CheckSite, FixtureScript, compared_expression
 from .._record_helpers import helpers_for
 from .._results import ERROR, FAIL, NOT_CONFIRMED, PASS, TIMEOUT, UNCONFIRMED, ErrorInfo, Observation
 from ._session import Plan
-from .._values import Opaque, not_computed, received, same_data
+from .._values import Opaque, not_computed, same_data
+from .._portable import received
 
 __all__ = ["CANNOT_SEND_WAY", "Collector", "MAX_TIMEOUTS", "SHORT_LIMIT"]
 

@@ -27,7 +27,7 @@ HEARTBEAT = 0.25
 CROWD_EVERY = 0.05
 """Seconds between counts of a run's processes while it waits for a worker (a fork loop is stopped)."""
 CONVERSION_LIMIT = 30.0
-"""Seconds a worker may take to convert one judged check's values to plain data (bounded by size: `_values.portable`)."""
+"""Seconds a worker may take to convert one judged check's values to plain data (bounded by size: `_portable.portable`)."""
 
 
 def supervise(plan: Plan, collector: Collector, sandbox: bool = False) -> None:
