@@ -9,25 +9,22 @@ again (cycles), and sequences are aligned after their common prefix and suffix.
 
 from __future__ import annotations
 
-import difflib
 import math
 from dataclasses import replace
 from typing import Any
 
-from ._claims import Count, Differs, Extra, Length, Missing, OwnEquality, Reordered, TypeDiffers, equal, type_matters, type_name
+from ._claims import (
+    Count, Differs, Extra, Length, Missing, OwnEquality, Reordered, TypeDiffers, equal, path_name, type_matters, type_name,
+)
 from ._diff_model import Budget, Difference
 from ._diff_text import (
     _CASE_ONLY, _common_prefix, _invisible_reasons, _line_detail, _notable, _several_lines, _short_and_plain, _text_detail,
 )
-from ._diff_items import _align_key, _differing_leaves, _rearranged
+from ._diff_items import _differing_leaves, _rearranged, aligned_items
 from ._shift import shift_of
 from ._values import Opaque, safe_repr
 
 __all__ = ["Walker", "type_word"]
-
-_ALIGN_HASHED = 25
-"""Past `Budget.align_items`, the differing middle of two sequences is still aligned on hashed items up to this
-many times that budget: a deletion in 1,000 items is one missing item, not 500 differences."""
 
 _TYPE_WORDS = {
     list: "a list", tuple: "a tuple", dict: "a dict", set: "a set", frozenset: "a frozenset", str: "a string",
@@ -51,31 +48,22 @@ def type_word(value: Any) -> str:
 
 
 class _P(str):
-    """A path as text (``[1]['em'].x``) that also holds its steps, for the claims, and the same path on expected's
-    side (where an aligned step's index is expected's, not got's)."""
+    """A path as text (``[1]['em'].x``, got's indices) that also holds its steps, for the claims (an aligned step
+    holds both sides' indices; `_claims.path_name` names a claim from them)."""
 
     steps: tuple = ()
-    expected_text: str = ""
 
     def step(self, kind: str, where: Any, text: str) -> "_P":
         new = _P(f"{self}{text}")
         new.steps = (*self.steps, (kind, where))
-        new.expected_text = f"{self.expected_text}{text}"
         return new
 
     def aligned(self, j: int, i: int) -> "_P":
         """Item j of got, aligned with item i of expected."""
         new = _P(f"{self}[{j}]")
         new.steps = (*self.steps, ("index", j) if i == j else ("index", j, i))
-        new.expected_text = f"{self.expected_text}[{i}]"
         return new
 
-    def side(self, side: str) -> "_P":
-        """The path on one side only (``expected`` or ``got``): plain steps, each index that side's, and its text."""
-        new = _P(self.expected_text if side == "expected" else str(self))
-        new.steps = tuple((kind, other[0] if side == "expected" and other else where) for kind, where, *other in self.steps)
-        new.expected_text = self.expected_text
-        return new
 
 
 ROOT = _P("")
@@ -96,7 +84,8 @@ class Walker:
     def add(self, path: _P, kind: str, claim: Any, e: str = "", a: str = "", **details: Any) -> None:
         """Keep one difference stating `claim` (its words are the renderers', `render._claims`), or count it."""
         if len(self.kept) < self.budget.max_differences:
-            self.kept.append(Difference(str(path), kind, e, a, claim=claim, budget=self.budget, **details))
+            where = path_name(claim, self.r) if hasattr(claim, "path") else str(path)
+            self.kept.append(Difference(where, kind, e, a, claim=claim, budget=self.budget, **details))
         else:
             self.omitted += 1
 
@@ -165,13 +154,12 @@ class Walker:
             for name, e in e_fields.items():
                 here = path.step("attr", name, f".{name}")
                 if name not in a_fields:
-                    here = here.side("expected")
                     self.add(here, "missing", Missing(here.steps, e), self.r(e), "")
                     continue
                 self.compare(e, a_fields[name], here, depth + 1)
             for name, a in a_fields.items():
                 if name not in e_fields:
-                    here = path.step("attr", name, f".{name}").side("got")
+                    here = path.step("attr", name, f".{name}")
                     self.add(here, "extra", Extra(here.steps, a), "", self.r(a))
             return
         if exp.plain is not None and act.plain is not None:
@@ -306,57 +294,40 @@ class Walker:
             if len(self.kept) >= budget.max_differences:
                 self.omitted += len(exp) - i
                 break
-            here = path.step("index", i, f"[{i}]").side("expected")
+            here = path.step("index", i, f"[{i}]")
             self.add(here, "missing", Missing(here.steps, exp[i]), self.r(exp[i]), "")
         for i in range(len(exp), len(act)):
             if len(self.kept) >= budget.max_differences:
                 self.omitted += len(act) - i
                 break
-            here = path.step("index", i, f"[{i}]").side("got")
+            here = path.step("index", i, f"[{i}]")
             self.add(here, "extra", Extra(here.steps, act[i]), "", self.r(act[i]))
 
     def _align(self, exp, act, path: _P, depth: int) -> bool:
-        """For sequences of different lengths, name the missing and extra items: the common prefix and suffix first
-        (linear), then the middle aligned on its items' keys, within the budget.
-
-        Returns False when the two do not line up well enough for that to help.
-        """
-        n = min(len(exp), len(act))
-        prefix = 0
-        while prefix < n and (exp[prefix] is act[prefix] or equal(exp[prefix], act[prefix])):
-            prefix += 1
-        suffix = 0
-        while suffix < n - prefix and (exp[-1 - suffix] is act[-1 - suffix] or equal(exp[-1 - suffix], act[-1 - suffix])):
-            suffix += 1
-        e_mid, a_mid = exp[prefix : len(exp) - suffix], act[prefix : len(act) - suffix]
-        if len(e_mid) + len(a_mid) > 2 * self.budget.align_items * _ALIGN_HASHED:
+        """For sequences of different lengths, name the missing and extra items as `aligned_items` lines them up
+        (the pictures draw the same alignment). Returns False when the two do not line up well enough for that to help."""
+        pairs = aligned_items(exp, act, self.budget.align_items)
+        if pairs is None:
             return False
-        matcher = difflib.SequenceMatcher(None, [_align_key(x) for x in e_mid], [_align_key(x) for x in a_mid], autojunk=False)
-        matched = prefix + suffix + sum(size for _, _, size in matcher.get_matching_blocks())
-        if 2 * matched < 0.5 * (len(exp) + len(act)):
-            return False
-        for op, e1, e2, a1, a2 in matcher.get_opcodes():
-            e1, e2, a1, a2 = e1 + prefix, e2 + prefix, a1 + prefix, a2 + prefix
-            if op == "equal" or (op == "replace" and e2 - e1 == a2 - a1):
-                for i, j in zip(range(e1, e2), range(a1, a2)):  # equal keys (clipped reprs): the values decide
-                    self.compare(exp[i], act[j], path.aligned(j, i), depth + 1)
-                continue
-            for i in range(e1, e2):  # a missing item is at its place in expected, an extra one at its place in got
-                here = path.step("index", i, f"[{i}]").side("expected")
+        for i, j in pairs:
+            if i is not None and j is not None:
+                self.compare(exp[i], act[j], path.aligned(j, i), depth + 1)
+            elif j is None:  # a missing item is at its place in expected, an extra one at its place in got
+                here = path.step("index", i, f"[{i}]")
                 self.add(here, "missing", Missing(here.steps, exp[i]), self.r(exp[i]), "")
-            for j in range(a1, a2):
-                here = path.step("index", j, f"[{j}]").side("got")
+            else:
+                here = path.step("index", j, f"[{j}]")
                 self.add(here, "extra", Extra(here.steps, act[j]), "", self.r(act[j]))
         return True
 
     def _mapping(self, exp: dict, act: dict, path: _P, depth: int) -> None:
         for key in exp:
             if key not in act:
-                here = path.step("key", key, f"[{self.r(key)}]").side("expected")
+                here = path.step("key", key, f"[{self.r(key)}]")
                 self.add(here, "missing", Missing(here.steps, exp[key]), self.r(exp[key]), "")
         for key in act:
             if key not in exp:
-                here = path.step("key", key, f"[{self.r(key)}]").side("got")
+                here = path.step("key", key, f"[{self.r(key)}]")
                 self.add(here, "extra", Extra(here.steps, act[key]), "", self.r(act[key]))
         checked = 0
         for key in exp:
@@ -369,9 +340,9 @@ class Walker:
 
     def _set(self, exp: set | frozenset, act: set | frozenset, path: _P) -> None:
         for item in _sorted_for_display(exp - act):
-            self.add(path.side("expected"), "missing", Missing((*path.side("expected").steps, ("member", item)), item), self.r(item), "")
+            self.add(path, "missing", Missing((*path.steps, ("member", item)), item), self.r(item), "")
         for item in _sorted_for_display(act - exp):
-            self.add(path.side("got"), "extra", Extra((*path.side("got").steps, ("member", item)), item), "", self.r(item))
+            self.add(path, "extra", Extra((*path.steps, ("member", item)), item), "", self.r(item))
 
 
 def _sorted_for_display(items) -> list:

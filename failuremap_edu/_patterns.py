@@ -193,7 +193,7 @@ def sentence(found: Pattern) -> str:
         sign = "+" if shift > 0 else "-"
         both = "In the one item both have" if min(e_len, g_len) == 1 else f"In the {min(e_len, g_len):,} items both have"
         return (f"{both}, every value is off by the same amount: got = expected {sign} "
-                f"{_number(abs(shift))}, in all {n} values; expected has {e_len:,} items, got {g_len:,}.")
+                f"{_number(abs(shift))}; expected has {e_len:,} items, got {g_len:,}.")
     if kind == "factor":
         return f"Every value is off by the same factor: got = expected × {_number(p[0])}, in all {p[1]} values."
     raise ValueError(f"no sentence for the pattern {kind!r}")

@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 import failuremap_edu as fm
 from failuremap_edu import _patterns
 from failuremap_edu._claims import (
-    Count, Differs, Extra, Length, Missing, OwnEquality, Pattern, Reordered, TypeDiffers, apply, equal, explains, verify,
+    Count, Differs, Extra, Length, Missing, OwnEquality, Pattern, Reordered, TypeDiffers, apply, equal, explains, path_name, verify,
 )
 from failuremap_edu._diff import Budget, diff, type_word
-from failuremap_edu._values import Opaque
+from failuremap_edu._values import Opaque, safe_repr
 from failuremap_edu._portable import portable
 
 # ----------------------------------------------------------------- the values
@@ -146,6 +146,9 @@ def long_lists(draw):
 
 def _check_claims(e, a, result) -> None:
     pe, pa = portable(e), portable(a)
+    for d in result.differences:  # the name printed is the verified path's, on each side it names
+        if hasattr(d.claim, "path"):
+            assert d.path == path_name(d.claim, lambda k: safe_repr(k, d.budget.max_repr, keep_end=True)), d
     for claim in result.claims:
         if isinstance(claim, Pattern):
             assert _patterns.verify(claim, pe, pa), claim
@@ -617,16 +620,25 @@ def test_every_claim_kind_has_one_renderer_per_output():
     assert words.claim_text(Count("differences", 3)) == "… and 3 more differences"
 
 
-def test_a_missing_item_inside_an_aligned_item_is_said_at_its_place_in_expected():
-    """The TT-500001 trial's broken: got[2] = [8, 9] is aligned with expected[3] = [6, 7, 8, 9]. '[2][0]: missing item:
-    expected 6' was said, and expected[2][0] is 4: the path was got's, the verifier resolved it on expected's side."""
+def test_an_item_aligned_across_the_sides_has_one_name_in_every_claim():
+    """The TT-500001 trial's broken: got[2] = [8, 9] is aligned with expected[3] = [6, 7, 8, 9]. Its length line said
+    '[2]' (got's index) and its missing items '[3][0]' (expected's): one item, two names. Where the indices differ,
+    each side is named with its own, and a missing item on expected's side (an extra one on got's)."""
     expected = [[0, 1, 2, 3], [2, 3, 4, 5], [4, 5, 6, 7], [6, 7, 8, 9]]
     got = [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
     result = fm.diff(expected, got)
-    missing = [(d.path, d.claim) for d in result.differences if isinstance(d.claim, Missing)]
-    assert missing == [("[1]", Missing((("index", 1),), [2, 3, 4, 5])), ("[3][0]", Missing((("index", 3), ("index", 0)), 6)),
-                       ("[3][1]", Missing((("index", 3), ("index", 1)), 7))]
+    assert [(d.path, d.claim) for d in result.differences] == [
+        ("", Length((), 4, 3)),
+        ("[1]", Missing((("index", 1),), [2, 3, 4, 5])),
+        ("expected[3] / got[2]", Length((("index", 2, 3),), 4, 2)),
+        ("expected[3][0]", Missing((("index", 2, 3), ("index", 0)), 6)),
+        ("expected[3][1]", Missing((("index", 2, 3), ("index", 1)), 7)),
+    ]
     assert all(verify(c, expected, got) for c in result.claims if not isinstance(c, (Pattern, Count)))
-    # a Missing whose path takes an aligned step (got's index with expected's) is refused: its words could say either
-    assert not verify(Missing((("index", 2, 3), ("index", 0)), 6), expected, got)
+    # the verifier checks both sides a name says: got[2] must be the item aligned with expected[3], and differ from it
+    assert not verify(Missing((("index", 5, 3), ("index", 0)), 6), expected, got)  # got has no [5]
+    assert not verify(Missing((("index", 1, 2), ("index", 0)), 4), expected, got)  # got[1] equals expected[2]
     assert not verify(Missing((("index", 2), ("index", 0)), 6), expected, got)  # expected[2][0] is 4
+    assert not verify(Missing((("index", 2, 3), ("index", 0, 0)), 6), expected, got)  # the missing item is on one side
+    extra = fm.diff([[9], [0], [1], [5, 6, 7]], [[0], [1], [5, 6, 7, 8]])
+    assert [d.path for d in extra.differences] == ["", "[0]", "expected[3] / got[2]", "got[2][3]"]

@@ -20,7 +20,7 @@ from .._records import Record
 from ._calls import calls_html, helpers_html, listed_calls, why_calls
 from ._source import code_details_html
 from ._grid import GRID_CSS, outcome_picture_html, picture_html, scroll_region
-from ._claims import claim_html, difference_html, left_out, whole_claims
+from ._claims import claim_html, difference_html, left_out, says_total, whole_claims
 from ._text import RETURNED_LIMIT, expected_text, grouped, paths_text, expression_label, line_rows, outcome_text, printed_summary, argument_note, run_notes, run_shift_of, story_reasons, story_sentences, visible
 from .._results import COMPARED, FAIL, JUDGED_IN_SOLVE_PROCESS, PASS, CallResult, Observation, RunResult, check_labels, repeated_failures
 from .._values import safe_repr, text_safe
@@ -276,8 +276,8 @@ def _observation_body(o: Observation, budget: Budget, missing_return: bool = Fal
     if o.status == FAIL and why_calls(o):  # what solve raised, or that it raised nothing: never a diff of exception names
         body += '<ul class="fm-why">' + "".join(f"<li>{_e(text)}</li>" for text in why_calls(o)) + "</ul>"
     elif o.status == FAIL:
-        body += picture_html(o.expected, o.actual)
         explained = diff(o.expected, o.actual, budget, missing_return=missing_return, prefer=prefer)
+        body += picture_html(o.expected, o.actual, counted=not says_total(explained))
         body += pattern_html(explained)  # the diff's pattern claim, verified on the values
         body += diff_html(explained)
     if o.mutation:
@@ -370,7 +370,7 @@ def story_html(story, css: bool = True) -> str:
         rows = []
         for item in failing:
             outcomes = "".join(
-                f"<li><strong>{_e(name)}</strong> {_e(outcome_text(o))}" + outcome_picture_html(o) + _story_reasons_html(o) + "</li>" for name, o in item.outcomes
+                f"<li><strong>{_e(name)}</strong> {_e(outcome_text(o))}" + _story_reasons_html(o, picture=True) + "</li>" for name, o in item.outcomes
             )
             label = expression_label(item)
             call = [("compares" if label != item.call else "call", _code(label))] if label else []
@@ -384,12 +384,11 @@ def story_html(story, css: bool = True) -> str:
     return _root("".join(parts), css)
 
 
-def _story_reasons_html(o: Observation) -> str:
-    """Why a check fails in watch it fail: the panel's differences, one line or the whole list."""
+def _story_reasons_html(o: Observation, picture: bool = False) -> str:
+    """Why a check fails in watch it fail: the panel's differences, one line or the whole list (after its `picture`)."""
     reason, explained = story_reasons(o)
-    if explained is not None:
-        return diff_html(explained)
-    return f"<br><span>{_e(reason)}</span>" if reason else ""
+    return (outcome_picture_html(o, explained is None or not says_total(explained)) if picture else "") + (
+        diff_html(explained) if explained is not None else f"<br><span>{_e(reason)}</span>" if reason else "")
 
 
 def report_html(record: Record, runs: Sequence[RunResult], names: Sequence[str] | None = None) -> str:

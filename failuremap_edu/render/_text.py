@@ -18,7 +18,7 @@ from .._fixtures import FixtureScript
 from .._records import Record
 from .._results import COMPARED, FAIL, JUDGED_IN_SOLVE_PROCESS, PASS, TIMEOUT, Observation, RunResult, check_labels
 from .._values import clip, is_not_computed, safe_repr
-from ._claims import claim_text, left_out, whole_claims
+from ._claims import claim_text, left_out, says_total, whole_claims
 from ._calls import calls_lines, helpers_lines, listed_calls, outcome_text, why_calls
 from ._source import numbered_lines, source_lines
 from ._style import STATUS_SYMBOLS
@@ -262,8 +262,8 @@ def render_observation(o: Observation, budget: Budget | None = None, *, missing_
     elif o.status == FAIL:
         from ._grid import picture_text  # here: a run that passes (`check` on a right solution) never imports the pictures
 
-        lines += ["    " + terminal_safe(text, 1_000) for text in picture_text(o.expected, o.actual)]
         explained = diff(o.expected, o.actual, budget, missing_return=missing_return, prefer=prefer)
+        lines += ["    " + terminal_safe(text, 1_000) for text in picture_text(o.expected, o.actual, counted=not says_total(explained))]
         lines += [terminal_safe(f"  pattern:  {claim_text(c)}", 1_000) for c in whole_claims(explained)[0]]
         if explained.differences or explained.hint:
             lines.append("  why:")
@@ -497,7 +497,7 @@ def render_story(story) -> str:
         for name, o in item.outcomes:
             reason, explained = story_reasons(o)
             lines.append(terminal_safe(f"    {name} {outcome_text(o)}" + (f" ({reason})" if reason else ":" if explained else ""), 1_000))
-            lines += ["      " + terminal_safe(text, 1_000) for text in outcome_picture_text(o)]
+            lines += ["      " + terminal_safe(text, 1_000) for text in outcome_picture_text(o, explained is None or not says_total(explained))]
             if explained is not None:
                 lines += render_diff(explained, "      ")
     lines += ["", "The code that fails:"]

@@ -1199,10 +1199,8 @@ check('N GPUs', solve(16 * N, 2, N), 8)
         abstract='Indices follow the order in which labels first appear rather than sorted order.',
         failed_approach="Keeping the map at module level so it is built once and reused looks like a harmless speed-up, and the first call's map is exactly right.",
         root_cause="The module-level dict is one object shared by every call: each call adds its labels to it and returns it, so a later split's map holds the earlier splits' labels with shifted indices, and a map returned earlier keeps growing after it was returned. Each call must build and return a new dict.",
-        preamble="",
+        preamble="_label_index = {}\n",  # the attempt's module-level map (broken and the reference never use it)
         attempt="""
-_label_index = {}
-
 def solve(labels):
     for label in sorted(set(labels)):
         if label not in _label_index:
