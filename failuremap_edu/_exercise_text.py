@@ -89,7 +89,7 @@ class ExerciseText:
     def _hint_and_playground_lines(self) -> list[str]:
         """The parts of the text that follow clicks and typing, not runs (a saved copy of the results leaves them out)."""
         from .render._grid import playground_pictures_text
-        from .render._text import render_hints
+        from .render._story_text import render_hints
 
         lines = []
         if self.hints_shown and self.running:
