@@ -17,7 +17,7 @@ _EXPORTS = {
     "Exercise": "._cell",
     "watch_it_fail": "._story",
     "try_call": ".runner",
-    "progress_overview": "._progress",
+    "progress_overview": "._progress_export",
     "plot_progress": ".render._plot",
     # in a script
     "load_record": "._records",

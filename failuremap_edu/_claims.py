@@ -3,7 +3,7 @@
 Pure data, below the diff and the renderers. A claim's `path` is a tuple of steps
 from the root: ``("index", 3)``, ``("key", "em")``, ``("attr", "x")`` (a field of
 a dataclass, attrs instance or named tuple) or ``("member", 1)`` (of a set). The
-values are the ones the diff compared: the portable view (`_values.portable`), in
+values are the ones the diff compared: the portable view (`_portable.portable`), in
 which a named tuple, a dataclass or a Mapping is an `Opaque` with its plain
 equivalent or its fields. `equal` is ``==`` on that view, as ``==`` decides on the
 original values. `verify(claim, expected, got)` is True exactly when the claim holds;

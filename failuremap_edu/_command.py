@@ -261,7 +261,8 @@ def write_exports(args, record, runs) -> None:
 def cmd_export(args) -> int:
     from pathlib import Path
 
-    from ._progress import export_progress, file_tag, progress_path
+    from ._progress import file_tag, progress_path
+    from ._progress_export import export_progress
 
     out = args.out or f"failuremap-export-{file_tag()}.json"
     data = export_progress(Path(out))

@@ -1,7 +1,7 @@
 """Diffs that explain *why* expected and actual differ: pure data, no HTML, no colour.
 
 `diff(expected, actual)` turns both values into the portable structural view the
-worker sends (`_values.portable`: a dataclass, a named tuple or a Mapping becomes an
+worker sends (`_portable.portable`: a dataclass, a named tuple or a Mapping becomes an
 `Opaque` with its fields or its plain equivalent), walks them with one comparer per
 type (`_diff_walk`) and records each difference with the path to it (``[1]``,
 ``['em']``, ``[0][2]``) and the claim it states (`_claims`): a type difference only
@@ -24,7 +24,8 @@ from ._claims import Count, Differs
 from ._diff_model import DEFAULT_BUDGET, Budget, Diff, Difference, LineDetail, LineEdit, TextDetail, TextEdit
 from ._diff_text import describe_char, describe_lines, describe_text
 from ._diff_walk import ROOT, Walker, type_word
-from ._values import Opaque, portable
+from ._values import Opaque
+from ._portable import portable
 
 __all__ = [
     "Budget", "Diff", "Difference", "LineDetail", "LineEdit", "TextDetail", "TextEdit",

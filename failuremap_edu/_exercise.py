@@ -24,32 +24,28 @@ keeping (the progress log) is its front's (`PlainFront.keep`).
 
 from __future__ import annotations
 
-import json
-import sys
 import time
 import types
-from pathlib import PurePosixPath
 from typing import Any, Callable
 
 from ._code import can_fall_off_end
 from ._download import solve_source
 from ._fixtures import VARIANTS, FixtureScript, read_fixtures
 from ._evidence import MatchesImplementation, MutantTally, match_claim, run_mutants
-from ._hints import Hint, HintLadder, hint_ladder, mistake_note, same_outcome
+from ._exercise_playground import Playground
+from ._exercise_text import ALL_VARIANTS, HINTS_WAIT, ExerciseText
+from ._hints import Hint, HintLadder, hint_ladder, mistake_note
 from ._live import LIVE
-from ._progress import learner_id, outcomes, short_id, shown_path
 from ._records import Record, load_record
-from ._results import CallResult, Comparison, Observation, RunResult
+from ._rerun import rerun_note, same_result
+from ._results import Comparison, Observation, RunResult
 from ._solution import SolutionError
-from .runner import DEFAULT_TIMEOUT, SHORT_LIMIT, parse_call_arguments, replay, run_checks, try_call, warm_up
-from ._values import clip, safe_repr, text_safe
-from .render._style import PLAYGROUND_UNCHECKED, STATUS_SYMBOLS
+from .runner import DEFAULT_TIMEOUT, replay, run_checks, try_call, warm_up
+from ._values import clip
 
-__all__ = ["ALL_VARIANTS", "Exercise", "PlainFront", "exercise", "use_front"]
+__all__ = ["ALL_VARIANTS", "HINTS_WAIT", "Exercise", "PlainFront", "exercise", "use_front"]
 
-ALL_VARIANTS = "all"
 IMPLEMENTATIONS = ("broken", "attempt")
-HINTS_WAIT = "Hints follow your latest run: they are back when these checks are done."
 
 
 class PlainFront:
@@ -106,7 +102,7 @@ def use_front(front: PlainFront) -> None:
     _FRONT[0] = front
 
 
-class Exercise:
+class Exercise(ExerciseText, Playground):
     """One record as an exercise: check a `solve`, show why checks fail, reveal hints."""
 
     def __init__(
@@ -264,26 +260,10 @@ class Exercise:
         same_solve = self.solve is self._solve_before or (self.solve_source is not None and source_before == self.solve_source)
         self._solve_before = self.solve
         at = time.strftime('%H:%M:%S', time.localtime(self.finished_at))
-        repeated = bool(previous) and same_solve and _same_result(previous, self.runs)
+        repeated = bool(previous) and same_solve and same_result(previous, self.runs)
         if not repeated or not self.download_of[0]:
             self.download_of = (self.runs, self.finished_at)
-        if repeated:
-            # a re-run of the same solve that changes nothing must still be seen to have happened (a new solve is not "again")
-            self.rerun_note = f"ran again at {at}: same result"
-            if not from_cell:  # the panel's button: an edit typed in the cell since is not what ran
-                self.rerun_note += " (the solve the cell last ran: to check an edit, run the cell)"
-        elif previous and same_solve:
-            # The same solve on other variants (the variant box): not a new solve.
-            if self.runs and [r.variant for r in previous] != [r.variant for r in self.runs]:
-                shown = "all variants" if len(self.runs) > 1 else f"N = {self.runs[0].variant}"
-                self.rerun_note = f"the same solve, checked at {at} on {shown}"
-            else:  # the same solve gave other results (it draws random numbers, reads the clock, or ran out of time)
-                self.rerun_note = f"the same solve, checked again at {at}: other results"
-        elif previous and [r.summary() for r in previous] == [r.summary() for r in self.runs]:
-            # A new solve with the same count: after Shift+Enter only the count stays in view, and must not read
-            # as if nothing had run.
-            same = _same_result(previous, self.runs)
-            self.rerun_note = f"your new solve, checked at {at}: {'the same result' if same else 'the same count, other results'}"
+        self.rerun_note = rerun_note(previous, self.runs, same_solve=same_solve, from_cell=from_cell, at=at)
         for variant in self.variants:
             self.replays(variant)  # the comparison and the hints are computed here, never while displaying
         if self.log_progress:  # after the replays: the log names the checks where yours returns what attempt or broken returns
@@ -411,219 +391,6 @@ class Exercise:
         self.hints_shown, self.expanded = 0, False
         self._changed()
 
-    # ------------------------------------------------------------- playground
-
-    def example_arguments(self) -> str | None:
-        """Arguments a learner can type, taken from this exercise's own checks (evaluated, current variant)."""
-        found = self._example()
-        return found[0] if found else None
-
-    def example_check(self) -> str:
-        """Where the playground's example comes from, when that check compares an expression of the result, not the result."""
-        found = self._example()
-        if not found or not found[1].compared:
-            return ""
-        return f"The check '{found[1].check}' compares {found[1].compared}; here you see what solve itself returns."
-
-    def _example(self) -> tuple[str, Observation] | None:
-        variant = self.variants[0]
-        runs = [run for run in self.runs if run.variant == variant] or [self._replays.get((variant, "attempt"))]
-        for run in runs:
-            for o in run.observations if run is not None else ():
-                inner = o.call[len("solve(") : -1] if o.call.startswith("solve(") and o.call.endswith(")") else ""
-                if inner and len(inner) <= 200 and "; solve(" not in o.call:
-                    try:
-                        parse_call_arguments(inner)
-                    except ValueError:
-                        continue
-                    return inner, o
-        return None
-
-    def try_inputs(self, text: str) -> None:
-        """Playground: call yours, the attempt and the broken solve on the typed inputs."""
-        self._try(text)
-        self._changed()
-
-    def _try(self, text: str) -> None:
-        self.playground_input = text
-        self.playground_rows, self.playground_message, self.playground_values = (), "", ()
-        example = self.example_arguments()
-        if not text.strip():
-            self.playground_message = "Type arguments (values, or expressions over the record's names)" + (f", for example: {example}" if example else ".")
-            if example and self.example_check():
-                self.playground_message += f" ({self.example_check()})"
-            return
-        expression = None
-        try:
-            args, kwargs = parse_call_arguments(text, example=example)
-        except ValueError as exc:
-            if not str(exc).startswith("only literal values"):
-                self.playground_message = str(exc)
-                return
-            args, kwargs, expression = (), {}, text  # names and calls: evaluated in the worker, as solve runs (`runner.try_call`)
-        rows, values = [], []
-        whose = [("yours", self.solve, None)] if self.solve is not None else []
-        whose += [("attempt", None, "attempt"), ("broken", None, "broken")]
-        for who, solve, implementation in whose:
-            try:
-                result = try_call(self.record, solve, args, kwargs, implementation=implementation, timeout=self.timeout, expression=expression)
-            except SolutionError as exc:
-                rows.append((who, "error", str(exc)))
-                continue
-            rows.append((who, *_playground_cell(result, self.timeout)))
-            if result.status == "returned":
-                values.append((who, result.value))
-        self.playground_rows, self.playground_values = tuple(rows), tuple(values)
-
-    # ---------------------------------------------------------------- results
-
-    @property
-    def pass_note(self) -> str:
-        """After a pass: at one variant of checks that read N, the other variants are not checked yet (say so);
-        after a pass of every variant, what a pass does not prove."""
-        if self.running or not self.runs or not all(run.passed for run in self.runs):
-            return ""
-        if len(self.runs) == 1 and self.uses_variant:
-            return f"That is N = {self.runs[0].variant} only: tick “all variants” to check N = {VARIANTS[0]} to {VARIANTS[-1]} too."
-        # A wrong solve can pass every check of a record: say what a pass is, and is not.
-        return "Every check of the record passes. Checks are examples, not a proof: try the contract's edge cases in the playground."
-
-    def summary(self) -> str:
-        """One line: what the panel's first line says."""
-        if self.message:
-            return self.message
-        if self.running:
-            done = sum(r.total for r in self.partial)
-            expected = self.fixtures.static_count
-            of = f" of {expected * len(self.variants)}" if expected is not None else ""
-            if any(o.status == "timeout" for r in self.partial for o in r.observations):  # the runner cut the limit
-                each = f"a check timed out, so each of the rest may take up to {self.timeout * SHORT_LIMIT:g} s"
-            else:
-                each = f"each may take up to {self.timeout:g} s"
-            return f"Checking your solve: {done}{of} checks done{'' if of else ' so far'} ({each})…"
-        if not self.runs:
-            return "No solve checked yet."
-        if len(self.runs) == 1:
-            return self.runs[0].summary()
-        passed = sum(r.passed_count for r in self.runs)
-        total = sum(r.total for r in self.runs)
-        return f"{passed}/{total} checks pass across variants: " + ", ".join(f"N={r.variant}: {r.passed_count}/{r.total}" for r in self.runs)
-
-    def text(self, results_only: bool = False) -> str:
-        """The panel's state as plain text: what a static viewer, nbval or a screen reader gets.
-
-        `results_only`: without the hints opened and the playground's inputs, for a saved copy of the results
-        (which follows runs, not hint clicks or typing)."""
-        from .render._text import run_notes, terminal_safe
-
-        lines = [f"{clip(self.heading, 100, one_line=True)}{self._variant_words()}", self.summary()]
-        if self.rerun_note and not self.running:
-            lines.append(f"  ({self.rerun_note})")
-        if self.log_note and not self.running and not results_only:
-            lines.append(f"  {self.log_note}")
-        shown = self.partial if self.running else self.runs
-        for run in shown:
-            lines += [f"  note: {note}" for note in run_notes(run)]
-            for o in run.observations:
-                prefix = f"N={run.variant} " if len(self.variants) > 1 else ""
-                lines.append(f"  {STATUS_SYMBOLS[o.status]} {o.status:<7} {prefix}{_keep_spaces(o.check, 80)}")
-        if self.mistake and not self.running:
-            lines.append(self.mistake)
-        if self.pass_note:
-            lines.append(self.pass_note)
-        if not results_only:
-            lines += self._hint_and_playground_lines()
-        text = "\n".join(lines)
-        return terminal_safe(text, 1 << 62)  # a plain python prompt prints it: no escape sequence, no lone surrogate; never clipped
-
-    def _hint_and_playground_lines(self) -> list[str]:
-        """The parts of the text that follow clicks and typing, not runs (a saved copy of the results leaves them out)."""
-        from .render._grid import playground_pictures_text
-        from .render._text import render_hints
-
-        lines = []
-        if self.hints_shown and self.running:
-            lines.append(HINTS_WAIT)  # the shown hints were about the previous run: never shown as if about this one
-        elif self.hints_shown:
-            lines.append(render_hints(self.hints, self.hints_shown))
-        if self.playground_rows:
-            lines.append(f"Playground: solve({_keep_spaces(self.playground_input, 80)})")
-            lines += [f"  {who}: {status} {_keep_spaces(value, 120)}" for who, status, value in self.playground_rows]
-            lines += [f"  {line}" for line in playground_pictures_text(self.playground_values)]
-            lines.append(f"  {PLAYGROUND_UNCHECKED}")
-        elif self.playground_message and self.playground_input:
-            lines.append(f"Playground: {self.playground_message}")
-        return lines
-
-    STATIC_NOTE = "These are the results saved with the notebook: run the cell to check again, with the live panel (its buttons, hints and playground need a running kernel)."
-
-    def static_html(self) -> str:
-        """The last results as static HTML, for where the live panel cannot show: a notebook reopened with a new kernel
-        (where the front can fall back to it), nbviewer, GitHub, an exported page. No time in it: it is stored and compared."""
-        from .render._html import CSS, checks_html, html_text as escape
-
-        head = (f'<p class="fm-summary">{escape(self.summary())}</p>'
-                f'<p><strong>{escape(self.heading)}</strong>{escape(self._variant_words())}</p>'
-                f'<p class="fm-note">{escape(self.STATIC_NOTE)}</p>')
-        mistake = f'<p class="fm-note">{escape(self.mistake)}</p>' if self.mistake else ""
-        runs = checks_html(self.runs, css=False, missing_return=self.missing_return, traceback=False) if self.runs else ""
-        return f'<div class="fm-root fm-static"><style>{CSS}</style>{head}{mistake}{runs}</div>'
-
-    def _variant_words(self) -> str:
-        if not self.uses_variant:
-            return ""
-        return " (all variants)" if self.variant == ALL_VARIANTS else f" (variant N = {self.variant})"
-
-    def export_files(self) -> dict[str, str]:
-        """Your solve and its latest results, as file name -> text (.py and .json).
-
-        Names carry the progress log's short pseudonymous learner id and the time
-        of the run (``FA-100786-3f9a2c-20261130-064500-solve.py``), so that a
-        class's hand-ins never clash and `report` can tell learners apart.
-
-        The .py holds the results in a comment header and what your solve uses,
-        so `failuremap-edu check RECORD FILE.py` can check it again (all variants
-        when that is what ran), and pasting it back into the notebook cell, with
-        the @fm.exercise line right above ``def solve``, works.
-        """
-        r = self.record  # paths in it are relative to the notebook folder: a hand-in never names its learner's home
-        learner = learner_id() if self.log_progress else "demo"  # an instructor's demo creates no progress log
-        runs, finished_at = self.download_of if self.download_of[0] else (self.runs, self.finished_at)
-        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(finished_at))
-        stem = f"{r.id}-{short_id(learner)}-{stamp}"
-        source = self.solve_source or "# The source of solve could not be read.\n"
-        where = r.id if r.packaged else shown_path(r.origin)
-        # The variant that ran, or all: the command checks what the file's header lists.
-        which = " --all-variants" if len(runs) > 1 else f" --variant {runs[0].variant}" if self.uses_variant and runs else ""
-        again = f"failuremap-edu check {where} {stem}-solve.py{which}"
-        paste = f"paste it into the exercise cell, with the line @fm.exercise({where!r}) right above def solve"
-        if sys.platform == "emscripten":  # a JupyterLite site: no terminal here, and its paths exist only in this browser
-            header = [
-                f"# failuremap_edu export: {r.id} · {clip(r.title, 100, one_line=True)}",
-                f"# check again on the site: {paste}",
-                "# on a machine with failuremap-edu installed: "
-                + (again if r.packaged else f"download {PurePosixPath(where).name} from the site's file browser (folder {PurePosixPath(where).parent}), then "
-                   f"in the folder where both files are: failuremap-edu check {PurePosixPath(where).name} {stem}-solve.py{which}"),
-            ]
-        else:
-            where_from = "" if r.packaged else " (in the notebook's folder, where that path leads to the record; elsewhere give the record file's path)"
-            header = [
-                f"# failuremap_edu export: {r.id} · {clip(r.title, 100, one_line=True)}",
-                f"# check again with: {again}{where_from}",
-                # A terminal of a hub, or of a server started without one, is a login shell: the venv's bin is not on its
-                # PATH there, and "failuremap-edu check" says "command not found".
-                f"#   (where that command is not found: python3 -m failuremap_edu check ..., with the Python that runs the notebook)",
-                f"# in the notebook: {paste}",
-            ]
-        header.append(f"# result: {self.summary()}")
-        for run in runs:
-            variant = f"N={run.variant} " if self.uses_variant else ""
-            header += [f"#   {variant}{STATUS_SYMBOLS[o.status]} {o.status:<7} {_keep_spaces(o.check, 80)}" for o in run.observations]
-        py = text_safe("\n".join(header) + "\n\n" + source.strip() + "\n")
-        data = {"record": r.id, "learner": learner, "checked_at": stamp, "summary": self.summary(), "solve": source, "runs": [run.to_json() for run in runs],
-                "outcomes": [outcomes(run, self._computed_replays(run.variant)) for run in runs]}
-        return {f"{stem}-solve.py": py, f"{stem}-results.json": text_safe(json.dumps(data, ensure_ascii=False, indent=1)) + "\n"}
-
     def __repr__(self) -> str:
         return f"Exercise({self.record.id!r}, {self.summary()!r})"
 
@@ -660,23 +427,6 @@ def exercise(record: Record | str, **options: Any) -> Exercise:
         LIVE.put(key, found)
     LIVE.newest = found
     return found
-
-
-def _same_result(before: tuple[RunResult, ...], after: tuple[RunResult, ...]) -> bool:
-    """Two runs of the same variants with the same outcome on every check (decided on values)."""
-    if [r.variant for r in before] != [r.variant for r in after]:
-        return False
-    for old, new in zip(before, after):
-        if old.total != new.total or (old.problem is None) != (new.problem is None):
-            return False
-        if not all(same_outcome(a, b) for a, b in zip(old.observations, new.observations)):
-            return False
-    return True
-
-
-def _keep_spaces(text: str, limit: int) -> str:
-    """One line of typed text, clipped, with its spaces kept: ``'a  b'`` must not read as ``'a b'`` (a different input)."""
-    return clip(text.replace("\r", "\\r").replace("\n", "\\n"), limit)
 
 
 def _absolute(origin: str) -> str:
@@ -721,13 +471,4 @@ def _bind_early(solve: Callable) -> None:
     if isinstance(namespace, dict) and name.isidentifier() and getattr(solve, "__qualname__", "") == name:
         namespace[name] = solve
 
-
-def _playground_cell(result: CallResult, timeout: float) -> tuple[str, str]:
-    if result.status == "returned":
-        # Modifying an argument, which a contract may forbid, said here too: the playground never shows it as fine.
-        notes = [f"and {result.mutation}"] * bool(result.mutation) + [str(claim) for claim in result.state]
-        return "returned", safe_repr(result.value, 400) + "".join(f" ({note})" for note in notes)
-    if result.status == "timeout":
-        return "timeout", f"no result after {timeout:g} s (the time limit of a check): does solve loop forever on these inputs?"
-    return result.status, str(result.error) if result.error else result.status
 

@@ -51,7 +51,7 @@ def _should(o: Observation) -> tuple[str, tuple[str, ...]]:
 class HintLadder(Shown):
     """Every hint at once, for an instructor's screen: HTML (it reflows, and keeps whitespace) with a text form."""
 
-    _text_renderer = "render._text:hint_ladder_text"
+    _text_renderer = "render._story_text:hint_ladder_text"
     _html_renderer = "render._html:hint_ladder_html"
 
     hints: tuple[Hint, ...]

@@ -16,7 +16,7 @@ from typing import Any
 
 from ._exercise import ALL_VARIANTS, HINTS_WAIT, Exercise
 from ._panel_parts import PARTS, build_part, place_parts
-from ._progress import export_link_html
+from ._progress_export import export_link_html
 from ._fixtures import VARIANTS
 from ._values import text_safe
 

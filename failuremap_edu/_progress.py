@@ -30,29 +30,22 @@ import os
 import re
 import secrets
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
 
 from ._logfile import append_line as _append, open_for_reading as _open_for_reading, write_synced as _write_synced
+from ._outcomes import OUTCOME_REPR, failure_reason, outcomes
 from ._results import STATUSES, RunResult
-from ._values import clip, safe_repr, text_safe
+from ._values import text_safe
 
 __all__ = [
-    "ProgressOverview",
-    "export_data",
-    "export_link_html",
-    "export_progress",
-    "failure_reason",
     "file_tag",
-    "latest_by_record",
     "learner_id",
     "log_run",
-    "outcomes",
-    "progress_overview",
     "progress_path",
     "read_progress",
     "read_progress_lines",
+    "cell_runs",
     "run_id",
     "short_id",
 ]
@@ -227,67 +220,6 @@ def file_tag(path: Path | None = None, when: float | None = None) -> str:
     return f"{short_id(learner_id(path))}-{stamp}"
 
 
-def failure_reason(status: str, expected: Any = None, actual: Any = None, error_type: str | None = None) -> str | None:
-    """Why a check did not pass, in one word: the error's type, or the kind of the diff's first difference.
-
-    None for a pass. Timeouts and dead workers have the error types ``Timeout`` and
-    ``ProcessDied``. A failing check whose values show no difference is ``value``.
-    """
-    if status == "pass":
-        return None
-    if status != "fail":
-        return error_type or status
-    from ._diff import diff
-
-    try:
-        found = diff(expected, actual)
-    except Exception:  # noqa: BLE001 - logging must never break a notebook
-        return "value"
-    return found.differences[0].kind if found.differences else "value"
-
-
-OUTCOME_REPR = 80
-"""Characters of a returned value's repr kept per check in a log line (its fingerprint is of the whole repr)."""
-_FINGERPRINT_REPR = 10_000
-
-
-def outcomes(result: RunResult, replays: Sequence[RunResult] = ()) -> list[dict | None]:
-    """Per check: None for a pass, else what happened there, bounded (a class report groups learners by it).
-
-    ``{"status", "value": sha256 of the returned value's safe repr (16 hex digits) or None,
-    "repr": that repr clipped to `OUTCOME_REPR`, "same_as": ["attempt", ...]}``. `same_as`
-    names the replays (the record's attempt and broken, run for the same variant) whose
-    value at this check EQUALS the learner's, decided on the values (`_diff.diff`),
-    never on the clipped text; an error is its type.
-    """
-    from ._diff import diff
-
-    out: list[dict | None] = []
-    for o in result.observations:
-        if o.status == "pass":
-            out.append(None)
-            continue
-        entry: dict = {"status": o.status, "value": None, "repr": None, "same_as": []}
-        if o.status == "fail":
-            text = safe_repr(o.actual, _FINGERPRINT_REPR)
-            entry["value"] = hashlib.sha256(text.encode("utf-8", "backslashreplace")).hexdigest()[:16]
-            entry["repr"] = clip(text, OUTCOME_REPR, one_line=True)
-            for other in replays:
-                theirs = next((t for t in other.observations if t.index == o.index), None)
-                if theirs is None or theirs.status != "fail":
-                    continue
-                try:
-                    same = diff(theirs.actual, o.actual).equal
-                except Exception:  # noqa: BLE001 - logging must never break a notebook
-                    same = False
-                if same:
-                    entry["same_as"].append(other.solver)
-        elif o.error is not None:
-            entry["repr"] = clip(o.error.type, OUTCOME_REPR, one_line=True)
-        out.append(entry)
-    return out
-
-
 def log_run(
     result: RunResult,
     solve_source: str | None = None,
@@ -437,6 +369,13 @@ def _is_outcome(o: Any) -> bool:
     return isinstance(same, list) and all(isinstance(x, str) and len(x) <= 32 for x in same)
 
 
+def unsaved_note(target: Path, exc: OSError) -> str:
+    """The line said beside a run the progress log could not take: why, that the result stands, and how to save the next runs."""
+    return (f"progress is not being saved: cannot write {target} ({exc.strerror or exc}); this run's result above is unaffected. "
+            "To save the next runs, set FAILUREMAP_PROGRESS to a writable file: in a notebook, a cell "
+            "%env FAILUREMAP_PROGRESS=/tmp/failuremap-progress.jsonl before the exercise cell")
+
+
 def cell_runs(entries: Sequence[dict]) -> list[tuple[str, list[dict]]]:
     """The runs of the solve cell in `entries`, in the order they began: ``(record id, results)`` each.
 
@@ -451,197 +390,3 @@ def cell_runs(entries: Sequence[dict]) -> list[tuple[str, list[dict]]]:
         key = (entry["record"], run) if isinstance(run, str) else i
         runs.setdefault(key, (entry["record"], {}))[1][entry.get("variant")] = entry
     return [(record_id, list(by_variant.values())) for record_id, by_variant in runs.values()]
-
-
-def latest_by_record(entries: list[dict]) -> dict[str, dict]:
-    latest: dict[str, dict] = {}
-    for entry in entries:
-        latest[entry["record"]] = entry
-    return latest
-
-
-class ProgressOverview:
-    """Which exercises pass, from the progress log: a table in HTML and in plain text."""
-
-    def __init__(self, rows: list[tuple[str, str, str, int]], skipped: int, path: Path, entries: list[dict] | None = None) -> None:
-        self.rows, self.skipped, self.path = rows, skipped, path
-        self.entries = entries or []
-        """The log lines of these exercises, oldest first (for `plot_progress`)."""
-
-    def since(self) -> str:
-        """Where the log is and since when it holds runs: history from before this session must not pass for yours."""
-        first = min((e.get("time", "") for e in self.entries), default="")
-        return f"Runs saved in {self.path}" + (f" since {first[:16].replace('T', ' ')}" if first else ": none yet")
-
-    def __repr__(self) -> str:
-        lines = [self.since(), f"{'exercise':<12} {'latest':<22} runs"]
-        lines += [f"{record_id:<12} {latest:<22} {runs}" for record_id, _, latest, runs in self.rows]
-        if self.skipped:
-            lines.append(f"({self.skipped} unreadable line{'s' if self.skipped != 1 else ''} in {self.path} skipped)")
-        return text_safe("\n".join(lines))
-
-    def _repr_html_(self) -> str:
-        from html import escape
-
-        body = "".join(
-            f"<tr><td>{escape(record_id)}</td><td>{escape(title)}</td><td>{escape(latest)}</td><td>{runs}</td></tr>"
-            for record_id, title, latest, runs in self.rows
-        )
-        note = f"<p>{self.skipped} unreadable lines skipped.</p>" if self.skipped else ""
-        link = export_link_html(self.path) if self.entries else ""
-        return text_safe(
-            f'<div class="fm-root"><p>{escape(self.since())}</p><table><thead><tr><th>exercise</th><th>title</th><th>latest run</th><th>runs</th></tr></thead>'
-            f"<tbody>{body}</tbody></table>{note}{link}</div>"
-        )
-
-
-def progress_overview(records: list[str] | None = None, path: Path | None = None) -> ProgressOverview:
-    """The exercises (by default the packaged ones and any other run here) with the latest logged result of each."""
-    from ._records import RecordError, list_records, load_record
-
-    entries, skipped = read_progress(path)
-    entries = [e for e in entries if not e.get("instructor")]  # an instructor's demo runs are not their progress
-    latest = latest_by_record(entries)
-    runs = cell_runs(entries)
-    counts = Counter(record_id for record_id, _ in runs)
-    # The run each latest result belongs to (the latest result of a variant is always among its run's results).
-    last_run = {record_id: results for record_id, results in runs if any(e is latest[record_id] for e in results)}
-    rows = []
-    ids = []
-    refs = list(records) if records is not None else list_records()
-    if records is None:  # and every other exercise run here (notebooks made from records of your own)
-        refs += [record_id for record_id in counts if record_id not in refs]
-    for ref in refs:
-        try:
-            record = load_record(ref)
-            record_id, title = record.id, record.neutral_title
-        except RecordError:
-            if ref not in counts:
-                continue
-            record_id, title = ref, (latest.get(ref) or {}).get("title") or "(a record of your own, not found here)"
-        ids.append(record_id)
-        entry = latest.get(record_id)
-        if entry is None:
-            status = "not started"
-        else:
-            together = last_run[record_id]
-            passed, total = sum(e["passed"] for e in together), sum(e["total"] for e in together)
-            solved = passed == total and total
-            mark = "✓ all pass" if solved else "✗"
-            which = f"{len(together)} variants" if len(together) > 1 else f"N={entry.get('variant', '?')}"
-            status = f"{mark} {passed}/{total} ({which})"  # an all-variants run is one run: its whole result, not its last variant
-            if not solved and any(e["record"] == record_id and e["total"] and e["passed"] == e["total"] for e in entries):
-                status += ", all passed before"  # a later experiment must not make a solved exercise look unsolved
-        rows.append((record_id, title, status, counts.get(record_id, 0)))
-    chosen = set(ids)
-    return ProgressOverview(rows, skipped, path or progress_path(), [e for e in entries if e["record"] in chosen])
-
-
-def export_progress(out: Path, path: Path | None = None) -> dict:
-    """Write every logged run, every distinct solve and the latest of each exercise to one JSON file (`export_data`)."""
-    from ._atomic import write_text
-
-    data = export_data(path)
-    write_text(out, _export_text(data))  # whole or not at all: a kill or a full disk leaves the old file as it was
-    return data
-
-
-def _export_text(data: dict) -> str:
-    return text_safe(json.dumps(data, ensure_ascii=False, indent=1)) + "\n"
-
-
-def export_data(path: Path | None = None) -> dict:
-    """Every logged run, every distinct solve and the latest of each exercise, as `export_progress` writes them.
-
-    Each run lists its checks as ``{"check", "status", "reason", "outcome"}`` (`outcomes`). Sources are kept
-    once each, keyed by their sha256, so that a learner whose last run looped still
-    hands in the passing code they had before (``latest[ID]["last_passing_sha256"]``).
-    """
-    entries, skipped = read_progress(path)
-    sources: dict[str, str] = {}
-    attempts = []
-    latest: dict[str, dict] = {}
-    for e in entries:
-        sha, source = e.get("solve_sha256"), e.get("solve_source")
-        if isinstance(sha, str) and isinstance(source, str):
-            sources.setdefault(sha, source)
-        statuses = e.get("statuses") if isinstance(e.get("statuses"), list) else []
-        labels = e.get("checks") if isinstance(e.get("checks"), list) else []
-        reasons = e.get("reasons") if isinstance(e.get("reasons"), list) else []
-        found = e.get("outcomes") if isinstance(e.get("outcomes"), list) else []
-        attempt = {k: e.get(k) for k in ("record", "variant", "passed", "total", "time", "solve_sha256")}
-        attempt["checks"] = [
-            {
-                "check": labels[i] if i < len(labels) else None,
-                "status": status,
-                "reason": reasons[i] if i < len(reasons) else None,
-                **({"outcome": found[i]} if i < len(found) and found[i] is not None else {}),
-            }
-            for i, status in enumerate(statuses)
-        ]
-        if isinstance(e.get("run"), str):
-            attempt["run"] = e["run"]  # the run of the solve cell it belongs to (one per variant share it)
-        if e.get("instructor"):
-            attempt["instructor"] = True
-        attempts.append(attempt)
-        mine = latest.setdefault(e["record"], {"last_passing_sha256": None})
-        mine.update({k: e.get(k) for k in ("variant", "passed", "total", "time", "solve_sha256")})
-        mine["solve_source"] = sources.get(sha) if isinstance(sha, str) else None
-        if e.get("total") and e.get("passed") == e.get("total") and isinstance(sha, str):
-            mine["last_passing_sha256"] = sha
-    data = {
-        "format": EXPORT_FORMAT,
-        "learner": learner_id(path),
-        "exported": _now(),
-        "source": shown_path(path or progress_path()),  # the learner's home folder names them: never in a hand-in
-        "attempts": attempts,
-        "sources": sources,
-        "latest": latest,
-        "skipped_lines": skipped,
-    }
-    return data
-
-
-EXPORT_LINK_BYTES = 8 * 1024 * 1024
-"""An export larger than this gets no download link (a notebook output that size slows the browser): the terminal command instead."""
-
-
-def unsaved_note(target: Path, exc: OSError) -> str:
-    """The line said beside a run the progress log could not take: why, that the result stands, and how to save the next runs."""
-    return (f"progress is not being saved: cannot write {target} ({exc.strerror or exc}); this run's result above is unaffected. "
-            "To save the next runs, set FAILUREMAP_PROGRESS to a writable file: in a notebook, a cell "
-            "%env FAILUREMAP_PROGRESS=/tmp/failuremap-progress.jsonl before the exercise cell")
-
-
-def export_link_html(path: Path | None = None) -> str:
-    """An "export everything" download link (a data: link of what ``failuremap-edu export`` writes); empty without runs.
-
-    For learners without a terminal (a hub whose terminal lacks the command, a
-    browser-only site): the browser saves the file into its downloads folder.
-    """
-    import base64
-    from html import escape
-
-    data = export_data(path)
-    if not data["attempts"]:
-        return ""
-    text = _export_text(data).encode("utf-8")
-    if len(text) > EXPORT_LINK_BYTES:
-        return (f'<p class="fm-muted">Your export is {len(text):,} bytes, too large for a link here: run '
-                "<code>failuremap-edu export</code> in a terminal and download the file it names.</p>")
-    name = f"failuremap-export-{file_tag(path)}.json"
-    href = "data:application/json;charset=utf-8;base64," + base64.b64encode(text).decode("ascii")
-    return (f'<p><a class="fm-download" download="{escape(name)}" href="{href}">⬇ Export everything (.json)</a> '
-            f'<span class="fm-muted">{_runs_in(data["attempts"])}, as of {time.strftime("%H:%M:%S")}: hand this file in to your instructor.</span></p>')
-
-
-def _runs_in(attempts: list[dict]) -> str:
-    """``5 runs`` as the progress table counts them (a run of the solve cell over all variants is one run), with the
-    number of results when that differs (one per variant), so the two numbers a learner sees never disagree unexplained."""
-    runs = len(cell_runs(attempts))
-    text = f"{runs} run{'s' if runs != 1 else ''}"
-    if runs == len(attempts):
-        return text
-    # Not "one per variant": a cell run also gets a result per variant change and per "Run checks again"
-    # (one run with 5 variants can count 11 results).
-    return f"{text} of the exercise cell, {len(attempts)} results (each variant checked and each re-run is one)"

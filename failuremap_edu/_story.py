@@ -55,7 +55,7 @@ class CrashNote:
 class FailureStory(Shown):
     """broken and attempt, replayed for one variant, with everything a learner needs to see why they fail."""
 
-    _text_renderer = "render._text:render_story"
+    _text_renderer = "render._story_text:render_story"
     _html_renderer = "render._html:story_html"
 
     record_id: str

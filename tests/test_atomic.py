@@ -66,7 +66,7 @@ def test_an_export_killed_mid_write_leaves_the_old_file_whole(tmp_path):
         "import resource, signal, sys\n"
         "signal.signal(signal.SIGXFSZ, signal.SIG_DFL)  # Python ignores it; by default it ends the process on the spot\n"
         "from pathlib import Path\n"
-        "from failuremap_edu._progress import export_progress, export_data, _export_text\n"
+        "from failuremap_edu._progress_export import export_progress, export_data, _export_text\n"
         f"size = len(_export_text(export_data(Path({str(log)!r}))).encode())\n"
         "resource.setrlimit(resource.RLIMIT_FSIZE, (size // 2, size // 2))\n"
         f"export_progress(Path({str(out)!r}), Path({str(log)!r}))\n"

@@ -16,7 +16,8 @@ import pytest
 
 from conftest import own_params, record_path
 from failuremap_edu import load_record, verify_record
-from failuremap_edu.instructor._authoring import AuthoringError, _toml_string, assemble, build_record, split_script, write_folder
+from failuremap_edu.instructor._authoring import AuthoringError, assemble, build_record, split_script, write_folder
+from failuremap_edu.instructor._authoring_folder import _toml_string
 from failuremap_edu.instructor._cli import main
 from failuremap_edu._records import packaged_records_dir
 

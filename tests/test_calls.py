@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from failuremap_edu import load_record, run_checks
 from failuremap_edu._call_claims import CallRaised, RaisedNothing, call_claims, exception_name, verify
 from failuremap_edu._results import FAIL, Call, ErrorInfo, Observation
-from failuremap_edu._values import fields_repr, portable, safe_repr
+from failuremap_edu._values import fields_repr, safe_repr
+from failuremap_edu._portable import portable
 from failuremap_edu.render._html import observation_html
 from failuremap_edu.render._text import first_reason, render_observation
 from failuremap_edu.runner._calls import CALLS_KEPT

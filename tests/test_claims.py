@@ -23,7 +23,8 @@ from failuremap_edu._claims import (
     Count, Differs, Extra, Length, Missing, OwnEquality, Pattern, Reordered, TypeDiffers, apply, equal, explains, path_name, verify,
 )
 from failuremap_edu._diff import Budget, diff, type_word
-from failuremap_edu._values import Opaque, portable, safe_repr
+from failuremap_edu._values import Opaque, safe_repr
+from failuremap_edu._portable import portable
 
 # ----------------------------------------------------------------- the values
 

@@ -25,7 +25,8 @@ import pytest
 from failuremap_edu._diff import Diff, Difference, diff
 from failuremap_edu.render._text import render_diff
 from failuremap_edu._claims import equal
-from failuremap_edu._values import Opaque, portable
+from failuremap_edu._values import Opaque
+from failuremap_edu._portable import portable
 
 # ----------------------------------------------------------------- the values
 

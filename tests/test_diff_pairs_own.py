@@ -18,7 +18,7 @@ import failuremap_edu as fm
 from failuremap_edu import _patterns
 from failuremap_edu._claims import Count, OwnEquality, Pattern, TypeDiffers, verify
 from failuremap_edu._diff import diff
-from failuremap_edu._values import portable
+from failuremap_edu._portable import portable
 from test_diff_pairs import check_diff
 
 

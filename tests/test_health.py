@@ -15,7 +15,7 @@ import pytest
 from conftest import reference_solve
 from failuremap_edu import run_checks
 from failuremap_edu.render._text import render_run
-from failuremap_edu.runner import _api, _health, _warm
+from failuremap_edu.runner import _health, _supervise, _warm
 
 pytestmark = [
     pytest.mark.skipif(not hasattr(os, "fork"), reason="worker processes need fork"),
@@ -121,7 +121,7 @@ def test_a_server_that_does_not_answer_is_replaced(stopping, monkeypatch):
     os.kill(server, signal.SIGSTOP)
     _until_stopped(server)
     monkeypatch.setattr(_health, "stopped", lambda pid: False)
-    monkeypatch.setattr(_api, "SETUP_TIMEOUT", 0.5)
+    monkeypatch.setattr(_supervise, "SETUP_TIMEOUT", 0.5)
     result = run_checks(stopping, reference_stopping, timeout=0.5)
     assert result.passed and result.problem is None
     assert result.notes == (_health.SERVER_SILENT.format(limit=0.5),)
@@ -136,7 +136,7 @@ def test_a_record_whose_own_code_is_slow_is_still_told_so(raw_record, write_reco
     for impl in raw_record["implementations"].values():
         impl["source"] = "import time\ntime.sleep(30)\n" + impl["source"]
     record = load_record(write_record(reseal(raw_record)))
-    monkeypatch.setattr(_api, "SETUP_TIMEOUT", 0.5)
+    monkeypatch.setattr(_supervise, "SETUP_TIMEOUT", 0.5)
     result = run_checks(record, reference_stopping, timeout=0.5)
     assert result.problem.message == "the fixture code outside the checks took longer than 0.5 s"
     assert result.notes == ()

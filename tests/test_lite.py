@@ -35,12 +35,11 @@ from failuremap_edu.instructor._lite import (
     LITE_NOTE,
     PLOT_FALLBACK,
     LiteError,
-    _site_lock,
-    _wheel_facts,
     find_pyodide,
     lite_notebook,
     package_wheel,
 )
+from failuremap_edu.instructor._lite_wheels import _site_lock, _wheel_facts
 from failuremap_edu.instructor._notebook import build_notebook, build_start_here
 from test_browser import errors_shown, notebook, panel_status, reference_body, replace_cell_source, run_all, solve_cell, wait_idle
 

@@ -226,7 +226,7 @@ def test_in_process_a_loop_of_fast_events_reads_the_clock_once_per_stride(monkey
     import time
 
     from failuremap_edu import run_checks
-    from failuremap_edu.runner import _api
+    from failuremap_edu.runner import _inprocess
 
     record = load_record(record_path("TR-003434"))
     reads, real = [0], time.monotonic
@@ -247,7 +247,7 @@ def test_in_process_a_loop_of_fast_events_reads_the_clock_once_per_stride(monkey
     monkeypatch.setattr(time, "monotonic", counted)
     result = run_checks(record, solve, isolation="inprocess", timeout=60)
     assert result.passed
-    assert reads[0] < 2 * events / _api._MAX_STRIDE + 10_000  # calls and returns add events of their own
+    assert reads[0] < 2 * events / _inprocess._MAX_STRIDE + 10_000  # calls and returns add events of their own
     assert reads[0] < events / 2
 
 

@@ -13,9 +13,9 @@ import pytest
 
 from conftest import reference_solve
 from failuremap_edu import Exercise
+from failuremap_edu._outcomes import failure_reason
+from failuremap_edu._progress_export import export_progress
 from failuremap_edu._progress import (
-    export_progress,
-    failure_reason,
     file_tag,
     learner_id,
     log_run,
@@ -381,7 +381,7 @@ def test_a_first_line_without_an_id_is_kept_a_new_id_is_appended_and_the_run_say
 
 
 def test_outcomes_name_the_implementation_whose_value_equals_yours_decided_on_values(tmp_path):
-    from failuremap_edu._progress import OUTCOME_REPR, outcomes
+    from failuremap_edu._outcomes import OUTCOME_REPR, outcomes
 
     long = "x" * 500
     def one(value, solver="yours", status="fail"):
@@ -413,7 +413,7 @@ def test_the_overview_has_an_export_everything_link(tmp_path):
     import html
 
     from failuremap_edu import progress_overview
-    from failuremap_edu._progress import export_data
+    from failuremap_edu._progress_export import export_data
 
     log = tmp_path / "progress.jsonl"
     assert "Export everything" not in progress_overview(path=log)._repr_html_()  # nothing to hand in yet
@@ -446,7 +446,7 @@ def test_the_table_counts_runs_of_the_solve_cell_not_variants_times_reruns(tmp_p
 
 def test_the_export_link_counts_runs_as_the_table_does(tmp_path):
     """'10 runs' beside a table saying 5: an all-variants run is one run of five results (lite trial)."""
-    from failuremap_edu._progress import _runs_in
+    from failuremap_edu._progress_export import _runs_in
 
     attempts = [{"record": "A", "run": "r1"}] * 5 + [{"record": "A", "run": "r2"}]
     assert _runs_in(attempts) == "2 runs of the exercise cell, 6 results (each variant checked and each re-run is one)"

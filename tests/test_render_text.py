@@ -175,7 +175,7 @@ def test_a_line_diff_beyond_its_budget_counts_what_it_leaves_out():
 def test_a_dataclass_is_explained_field_by_field():
     import dataclasses
 
-    from failuremap_edu._values import portable
+    from failuremap_edu._portable import portable
 
     @dataclasses.dataclass
     class Window:

@@ -11,7 +11,8 @@ import pytest
 
 from failuremap_edu import Exercise
 from failuremap_edu.instructor._cli import main
-from failuremap_edu._progress import export_progress, learner_id, log_run
+from failuremap_edu._progress import learner_id, log_run
+from failuremap_edu._progress_export import export_progress
 from failuremap_edu.instructor._report import build_report, read_names
 from failuremap_edu._results import ErrorInfo, Observation, RunResult
 

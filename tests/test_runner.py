@@ -11,7 +11,6 @@ import time
 import urllib.parse
 import warnings
 
-import psutil
 import pytest
 
 from conftest import record_path, reference_solve, solution_path
@@ -362,6 +361,8 @@ def test_the_caller_is_never_forked_even_with_threads(stopping, monkeypatch):
 
 def test_no_worker_outlives_its_run(stopping):
     """After any number of runs, whatever ended them, the server keeps at most the next run's standby."""
+    import psutil  # here: the Pyodide suite imports this module, and Pyodide has no psutil
+
     from failuremap_edu.runner import _warm
 
     for _ in range(10):
@@ -586,7 +587,7 @@ def test_after_a_timeout_later_checks_get_a_short_limit_and_say_so(stopping):
 
 
 def test_after_too_many_timeouts_the_rest_is_listed_not_run(raw_record, write_record):
-    from failuremap_edu.runner._api import MAX_TIMEOUTS
+    from failuremap_edu.runner._collect import MAX_TIMEOUTS
 
     extra = "\n".join(f"check('again {i}',solve('x',['long']),('x',''))" for i in range(4))
     record = _record_with(raw_record, write_record, extra)
@@ -707,7 +708,7 @@ def test_nothing_solve_started_outlives_the_run(stopping, solve, tmp_path, monke
 
 def test_the_heartbeat_beats_while_the_first_check_still_runs(stopping):
     """A display can appear while check 1 loops, before any observation exists."""
-    from failuremap_edu.runner._api import HEARTBEAT
+    from failuremap_edu.runner._supervise import HEARTBEAT
 
     events: list[str] = []
 
@@ -1056,7 +1057,7 @@ def test_a_playground_call_says_when_solve_modified_its_argument():
     from failuremap_edu import try_call
 
     """The contract forbade modifying base; the playground showed such a solve as fine (a learner trial)."""
-    from failuremap_edu._exercise import _playground_cell
+    from failuremap_edu._exercise_playground import _playground_cell
 
     def solve(base, override):
         base.update(override)

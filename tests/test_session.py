@@ -7,7 +7,8 @@ import sys
 from dataclasses import replace
 
 from failuremap_edu.runner._session import OutputCapture
-from failuremap_edu._values import Opaque, error_payload, portable, safe_repr
+from failuremap_edu._values import Opaque, error_payload, safe_repr
+from failuremap_edu._portable import portable
 
 
 def test_plain_values_pass_through_with_their_types():

@@ -107,7 +107,7 @@ def test_watch_it_fail_draws_fifty_losses_as_a_line_chart_and_says_it_in_words()
 def test_the_code_is_numbered_as_its_script_so_an_errors_line_is_one_the_reader_sees():
     """TR-003434's solve raises on line 13 of its script: the story says "(line 13)" and shows line 13, numbered."""
     from failuremap_edu.render._html import story_html
-    from failuremap_edu.render._text import render_story
+    from failuremap_edu.render._story_text import render_story
 
     record = load_record(record_path("TR-003434"))
     story = watch_it_fail(record, timeout=0.5)

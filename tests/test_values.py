@@ -40,7 +40,9 @@ import dataclasses
 
 import pytest
 
-from failuremap_edu._values import Opaque, portable
+from failuremap_edu._values import Opaque
+
+from failuremap_edu._portable import portable
 
 
 @dataclasses.dataclass
@@ -142,7 +144,8 @@ def test_text_safe_shows_lone_surrogates_as_escapes_every_writer_can_write():
     assert json.loads(text_safe(json.dumps(data, ensure_ascii=False))) == data  # in JSON, the escape is JSON's own
 def test_shared_references_count_by_their_expanded_size():
     """``[b] * 300`` is one string to pickle, but 300 to every display and to json.dumps: budget what it expands to."""
-    from failuremap_edu._values import _MAX_STRING, Opaque, portable, received
+    from failuremap_edu._values import _MAX_STRING, Opaque
+    from failuremap_edu._portable import portable, received
 
     b = "x" * 1_000_000
     value = portable([b] * 300)

@@ -294,12 +294,12 @@ def test_a_slow_record_leaves_no_standby_that_holds_up_the_next_run(raw_record, 
     """The standby rehearses the last run's record code for at most REHEARSAL_LIMIT: a record that sleeps there delays nothing after it."""
     from conftest import reseal
     from failuremap_edu import replay
-    from failuremap_edu.runner import _api
+    from failuremap_edu.runner import _supervise
 
     for impl in raw_record["implementations"].values():
         impl["source"] = "import time\ntime.sleep(30)\n" + impl["source"]
     slow = load_record(write_record(reseal(raw_record)))
-    monkeypatch.setattr(_api, "SETUP_TIMEOUT", 0.5)
+    monkeypatch.setattr(_supervise, "SETUP_TIMEOUT", 0.5)
     assert run_checks(slow, reference_solve("FA-100786"), timeout=0.5).problem is not None
     monkeypatch.undo()
     pairs = load_record("FA-100061")

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .._errors import InputError
-from .._progress import failure_reason
+from .._outcomes import failure_reason
 from .._results import NOT_CONFIRMED, STATUSES, UNCONFIRMED
 
 __all__ = ["HANDIN_SCHEMAS", "Handin", "ReportError", "Run", "home_logs", "read_names", "read_results", "runs_from_entries", "workshop_exercises"]
@@ -54,7 +54,7 @@ class Run:
     complete: bool
     """True for a run from a progress log (every run is there); False for a panel download (one snapshot)."""
     outcomes: tuple[dict | None, ...] = ()
-    """Per check, what happened where it did not pass (`_progress.outcomes`); empty for files from before them."""
+    """Per check, what happened where it did not pass (`_outcomes.outcomes`); empty for files from before them."""
     cell: str | None = None
     """The run of the solve cell this line belongs to (its variants share it), when the log says."""
 

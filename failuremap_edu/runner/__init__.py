@@ -1,8 +1,11 @@
 """The process boundary: run a record's checks against a `solve` that may do anything.
 
 In the caller (a kernel, the CLI):
-  _api       the public calls (`run_checks`, `replay`, `try_call`, `compare`; `run_script`, a whole script in a fresh interpreter), time limits,
-             supervision of workers, and the in-process fallback where there is no fork
+  _api       the public calls (`run_checks`, `replay`, `try_call`, `compare`): plans, and which isolation runs them
+  _supervise the supervision of worker processes: time limits, deaths, fork loops, a fresh worker to go on
+  _collect   a worker's messages, checked and turned into observations
+  _inprocess the in-process fallback where there is no fork (a trace-function time limit)
+  _script    `run_script`: a whole script in a fresh interpreter
   _warm      the worker server (a private forkserver), the standby worker, the sweep
   _oneshot   workers of a command that runs once and exits: plain forks of it, no server, no standby
   _sandbox   workers in a bubblewrap sandbox (``--sandbox``): what the sandbox holds, and how one starts
@@ -32,14 +35,14 @@ _EXPORTS = {
     "replay": "._api",
     "replay_many": "._api",
     "try_call": "._api",
-    "run_script": "._api",
-    "ScriptRun": "._api",
+    "run_script": "._script",
+    "ScriptRun": "._script",
     "compare": "._api",
     "parse_call_arguments": "._api",
     "warm_up": "._api",
     "one_shot": "._warm",
     "DEFAULT_TIMEOUT": "._api",
-    "SHORT_LIMIT": "._api",
+    "SHORT_LIMIT": "._collect",
     "isolation_available": "._platform",
     "isolation_default": "._platform",
     "chosen_isolation": "._platform",

@@ -18,7 +18,9 @@ from __future__ import annotations
 import traceback
 from typing import Any
 
-from .._values import error_payload, portable, same_data
+from .._values import error_payload, same_data
+
+from .._portable import portable
 
 CALLS_KEPT = 6
 """At most this many calls of solve are kept per check; the others are only counted."""
@@ -104,7 +106,7 @@ def received_calls(data: dict) -> tuple[tuple, int]:
     """In the caller: the ``calls`` of a check's result message as `Call`s, and the count left out.
     Raises ValueError for anything but what `CallLog.payload` sends (a worker's message is not trusted)."""
     from .._results import Call, ChangedAfter, ErrorInfo
-    from .._values import received
+    from .._portable import received
 
     entries, omitted = data.get("calls", []), data.get("calls_omitted", 0)
     if type(entries) is not list or len(entries) > CALLS_KEPT or type(omitted) is not int or omitted < 0:

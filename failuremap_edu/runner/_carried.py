@@ -13,7 +13,9 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .._values import portable, safe_repr, same_data
+from .._values import safe_repr, same_data
+
+from .._portable import portable
 
 ONE_PROCESS = ("The checks run one after another in one process, as the record's harness runs them, so what a call leaves behind"
                " is there for the next; the playground calls solve afresh each time, which is why it can show another result.")

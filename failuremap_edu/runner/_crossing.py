@@ -1,6 +1,6 @@
 """Values across the judge split (`_judge`): plain data both ways, rebuilt on the receiving side.
 
-A value leaves either process as `_values.portable` makes it. The receiver takes
+A value leaves either process as `_portable.portable` makes it. The receiver takes
 it back as itself where that runs nobody's code: plain data as is, a stand-in
 whose ``==`` is its plain type's (a named tuple) as that plain value, and a
 dataclass instance, which travels as its compared fields, as an instance of the

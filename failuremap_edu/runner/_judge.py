@@ -42,7 +42,8 @@ from . import _byvalue
 from ._crossing import NOT_PLAIN, class_names, copy_back, crossable, first_stand_in, raised, rebuilt, receivers_classes
 from ._channel import Reader, frame
 from ._session import OutputCapture, Plan
-from .._values import Reported, error_payload, portable
+from .._values import Reported, error_payload
+from .._portable import portable
 
 SPLIT = True
 """Whether a sandboxed run judges outside solve's process (`benchmarks/bench_judge.py` turns it off to measure the cost)."""

@@ -49,3 +49,16 @@ def chosen_isolation(isolation: str | None = None) -> str:
     if mode not in MODES:
         raise ValueError(f"isolation must be 'process', 'inprocess' or 'sandbox', got {mode!r}")
     return PROCESS if mode == "fork" else mode
+
+
+def usable_isolation(isolation: str | None = None) -> str:
+    """`chosen_isolation`, and ``sandbox`` only where bubblewrap is installed (else ValueError, saying how to install it)."""
+    mode = chosen_isolation(isolation)
+    if mode == SANDBOX:
+        import shutil
+
+        from ._sandbox import BWRAP, MISSING_BWRAP
+
+        if shutil.which(BWRAP) is None:
+            raise ValueError(MISSING_BWRAP)
+    return mode

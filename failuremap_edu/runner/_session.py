@@ -46,7 +46,8 @@ from ._calls import CallLog
 from ._capture import OutputCapture
 from ._previews import previews, repeats
 from ._carried import Baseline
-from .._values import Opaque, error_payload, not_computed, portable, render_call, safe_repr, same_data
+from .._values import Opaque, error_payload, not_computed, render_call, safe_repr, same_data
+from .._portable import portable
 
 DEFAULT_TIMEOUT = 2.0
 DEFAULT_MEMORY_MB = 2048

@@ -24,7 +24,9 @@ from collections import deque
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Callable
 
-from .._values import portable, safe_repr
+from .._values import safe_repr
+
+from .._portable import portable
 from ._carried import ONE_PROCESS, CarriedState
 
 PREVIEW_ITEMS = 5
