@@ -14,6 +14,7 @@ import time
 from typing import Callable
 
 from .._values import safe_repr
+from ._platform import PROCESS, isolation_available
 from ._state import PREVIEW_ITEMS, PREVIEW_SECONDS, PREVIEW_TAKE, Preview, ReturnedAgain, _pairs, is_stream, read_detail, to_plain
 
 
@@ -25,7 +26,7 @@ def previews(lazy: list[tuple[str, Callable, tuple, dict]], limit: float, guard=
     Windows), no preview: `guard` is kept for the signature's callers and not used. `names` are solve's parameters, to name
     the stream arguments the preview read from.
     """
-    if not lazy or not hasattr(os, "fork"):
+    if not lazy or not can_fork():
         return []
     found = [_forked_preview(solve, args, kwargs, call, limit, names) for call, solve, args, kwargs in lazy]
     return [claim for claim in found if claim is not None]
@@ -35,7 +36,7 @@ def repeats(again: list[tuple[str, str, Callable, tuple, dict, object]], limit: 
     """`ReturnedAgain` for each call in `again` ((call, check, solve, args, kwargs, result)) that, made again with equal
     arguments in a forked copy of this process, returns the very object it returned (`is`): a cache that hands out one
     object. Nothing the repeat does reaches the checks that follow; where a process cannot fork, no claim."""
-    if not again or not hasattr(os, "fork"):
+    if not again or not can_fork():
         return []
     found = []
     for call, check, solve, args, kwargs, result in again:
@@ -47,6 +48,11 @@ def repeats(again: list[tuple[str, str, Callable, tuple, dict, object]], limit: 
         if claim is not None and claim.get("kind") == "again":
             found.append(claim)
     return found
+
+
+def can_fork() -> bool:
+    """Whether this platform forks (`isolation_available`): Pyodide has an ``os.fork`` that can never work."""
+    return isolation_available() == PROCESS
 
 
 def _forked_preview(solve: Callable, args: tuple, kwargs: dict, call: str, limit: float, names: tuple[str, ...] = ()) -> dict | None:
