@@ -8,8 +8,8 @@
 PYTHON   ?= python3
 VENV     := .venv
 BIN      := $(VENV)/bin
-# One stamp per install: `make lab` needs only the package (JupyterLab, ipywidgets, matplotlib);
-# `make test` adds the test and docs extras. The test install is a superset, so it also
+# One stamp per install: `make lab` needs the package (ipywidgets, matplotlib) and its lab extra
+# (JupyterLab); `make test` adds the test and docs extras. The test install is a superset, so it also
 # stamps the lab install: a `make lab` after `make test` installs nothing.
 LAB_STAMP  := $(VENV)/.installed-lab
 TEST_STAMP := $(VENV)/.installed-test
@@ -51,12 +51,12 @@ $(VENV)/bin/python:
 
 $(LAB_STAMP): $(STAMP_DEPS) | $(VENV)/bin/python
 	@echo "==> make: installing failuremap-edu with JupyterLab, ipywidgets and matplotlib into $(VENV) (about a minute)"
-	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e .
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[lab]'
 	@touch $@
 
 $(TEST_STAMP): $(STAMP_DEPS) | $(VENV)/bin/python
 	@echo "==> make: installing failuremap-edu with its test and docs extras into $(VENV) (several minutes)"
-	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,docs]'
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[lab,test,docs]'
 	@touch $@ $(LAB_STAMP)
 
 # Debian's Chromium for the browser tests (Playwright drives it; never `playwright install`);

@@ -21,7 +21,7 @@ from ._values import Opaque
 
 __all__ = [
     "Count", "Differs", "Extra", "Length", "MISSING", "Missing", "OwnEquality", "Pattern", "Reordered",
-    "TypeDiffers", "apply", "equal", "explains", "resolve", "type_name", "verify",
+    "TypeDiffers", "apply", "equal", "explains", "path_name", "resolve", "type_name", "verify",
 ]
 
 Path = tuple
@@ -229,6 +229,33 @@ def type_matters(e: Any, a: Any) -> bool:
     return True
 
 
+def _steps_text(path: Path, side: str, show_key: Any) -> str:
+    out = []
+    for kind, where, *other in path:
+        if kind == "index":
+            out.append(f"[{other[0] if other and side == 'expected' else where}]")
+        elif kind == "key":
+            out.append(f"[{show_key(where)}]")
+        elif kind == "attr":
+            out.append(f".{where}")
+    return "".join(out)
+
+
+def path_name(claim: Any, show_key: Any = repr) -> str:
+    """Where a claim is, in words, from its path's steps alone: ``[3][0]``, ``['em']``, ``.x`` (a set's member is
+    said by the claim, not here). When an aligned step's index differs on the two sides, each side is named with its
+    own indices (``expected[3] / got[2]``), a `Missing` item on expected's side only (``expected[3][0]``) and an
+    `Extra` item on got's (``got[2][1]``): one item has one name, and every index said is one the verifier resolves."""
+    path = claim.path
+    if not any(len(step) > 2 for step in path):
+        return _steps_text(path, "got", show_key)
+    if isinstance(claim, Missing):
+        return "expected" + _steps_text(path, "expected", show_key)
+    if isinstance(claim, Extra):
+        return "got" + _steps_text(path, "got", show_key)
+    return f"expected{_steps_text(path, 'expected', show_key)} / got{_steps_text(path, 'got', show_key)}"
+
+
 # ---------------------------------------------------------------- verifiers
 
 
@@ -263,13 +290,16 @@ def verify(claim: Any, expected: Any, got: Any) -> bool:
             return type(e) is list and type(a) is list and _rearranged(e, a)
         return True
     if kind is Missing or kind is Extra:
+        if claim.path and len(claim.path[-1]) != 2:
+            return False  # the item itself is on one side only (expected's for Missing, got's for Extra)
         holder, other = (expected, got) if kind is Missing else (got, expected)
         sides = ("expected", "got") if kind is Missing else ("got", "expected")
         there = resolve(holder, claim.path, sides[0])
         if there is MISSING or not _same_object(there, claim.expected if kind is Missing else claim.got):
             return False
         if claim.path and claim.path[-1][0] != "index":
-            return resolve(other, claim.path, sides[1]) is MISSING
+            there_parent = resolve(other, claim.path[:-1], sides[1])
+            return there_parent is not MISSING and resolve(other, claim.path, sides[1]) is MISSING
         parent_here, parent_there = resolve(holder, claim.path[:-1], sides[0]), resolve(other, claim.path[:-1], sides[1])
         return parent_there is not MISSING and not equal(parent_here, parent_there)
     if kind is TypeDiffers:
@@ -352,6 +382,16 @@ def explains(found: Pattern, claim: Any) -> bool:
         if kind in ("diagonal", "on_diagonal"):
             return i == j
         return (i if kind == "row" else j) == p[0]
+    if kind == "offset_common":  # the items both have differ by the offset; the rest are missing or extra
+        common = min(p[2], p[3])
+        if not path:
+            return isinstance(claim, Length)
+        i = _index(path[0])
+        if i is None or len(path[0]) > 2:
+            return False
+        if len(path) == 1 and isinstance(claim, (Missing, Extra)):
+            return i >= common
+        return i < common and isinstance(claim, Differs) and type(claim.expected) in _NUMBER_TYPES and type(claim.got) in _NUMBER_TYPES
     if kind in ("offset", "factor", "one_value"):
         return isinstance(claim, Differs) and type(claim.expected) in _NUMBER_TYPES and type(claim.got) in _NUMBER_TYPES
     return False

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from typing import Callable, Sequence
 
@@ -131,7 +130,7 @@ def run(args: argparse.Namespace, commands: dict, *, program: bool) -> int:
         one_shot()
     from ._errors import InputError
 
-    if getattr(args, "sandbox", False):
+    if isolation(args) == "sandbox":
         import shutil
 
         from .runner import BWRAP, MISSING_BWRAP
@@ -139,10 +138,7 @@ def run(args: argparse.Namespace, commands: dict, *, program: bool) -> int:
         if shutil.which(BWRAP) is None:
             print(f"failuremap-edu: error: {MISSING_BWRAP}", file=sys.stderr)
             return EXIT_BAD_INPUT
-    isolation = os.environ.get("FAILUREMAP_ISOLATION")
     try:
-        if getattr(args, "sandbox", False):
-            os.environ["FAILUREMAP_ISOLATION"] = "sandbox"  # every run of this command, whichever module starts it
         code = commands[args.command](args)
         sys.stdout.flush()  # here, not at exit: a closed pipe must reach the handler below
         return code
@@ -159,8 +155,11 @@ def run(args: argparse.Namespace, commands: dict, *, program: bool) -> int:
     except KeyboardInterrupt:
         print("failuremap-edu: interrupted", file=sys.stderr)
         return 130
-    finally:
-        os.environ.pop("FAILUREMAP_ISOLATION", None) if isolation is None else os.environ.update(FAILUREMAP_ISOLATION=isolation)
+
+
+def isolation(args: argparse.Namespace) -> str | None:
+    """The isolation a command's runs use, as its options ask (``--sandbox``): passed down to every run, never through the environment."""
+    return "sandbox" if getattr(args, "sandbox", False) else None
 
 
 def terminal(text: object, limit: int = 4_000) -> str:
@@ -213,7 +212,7 @@ def cmd_check(args) -> int:
     if args.plot and not args.plot.lower().endswith((".png", ".svg")):
         raise SolutionError(f"{args.plot}: --plot needs a .png or .svg file name")
     variants = [1, 2, 3, 4, 5] if args.all_variants else [args.variant or 1]
-    runs = [run_checks(record, solution, variant=v, timeout=args.timeout) for v in variants]
+    runs = [run_checks(record, solution, variant=v, timeout=args.timeout, isolation=isolation(args)) for v in variants]
     if args.html or args.plot:
         write_exports(args, record, runs)
     if args.json:
@@ -241,7 +240,7 @@ def write_exports(args, record, runs) -> None:
     columns, names = [], []
     for run in runs:
         for name in ("broken", "attempt"):
-            columns.append(replay(record, name, run.variant, args.timeout))
+            columns.append(replay(record, name, run.variant, args.timeout, isolation=isolation(args)))
             names.append(name)
         columns.append(run)
         names.append("yours")

@@ -83,13 +83,15 @@ def _first_own_eq(walker: Walker, e: Any, a: Any, path: Any, budget: list[int]) 
     return False
 
 
-def diff(expected: Any, actual: Any, budget: Budget = DEFAULT_BUDGET, *, missing_return: bool = False) -> Diff:
+def diff(expected: Any, actual: Any, budget: Budget = DEFAULT_BUDGET, *, missing_return: bool = False,
+         prefer: tuple[int, str] | None = None) -> Diff:
     """Explain how `actual` differs from `expected`. Never raises.
 
     Values that are equal by ``==`` have no difference. `missing_return`: the caller has
     read solve's source and knows it can fall off its end. Only then does a None get the
     hint that a ``return`` may be missing; a solve that returns None on purpose must not
-    be told it forgot one.
+    be told it forgot one. `prefer`: a shift that holds on other checks of the run (`_patterns.run_shift`),
+    said here too wherever it holds.
     """
     from ._patterns import find_pattern, sentence
 
@@ -118,7 +120,7 @@ def diff(expected: Any, actual: Any, budget: Budget = DEFAULT_BUDGET, *, missing
         claims.append(Count("differences", walker.omitted))
     if walker.omitted_items:
         claims.append(Count("items", walker.omitted_items))
-    found = find_pattern(expected, actual, claims=tuple(claims)) if walker.kept else None
+    found = find_pattern(expected, actual, claims=tuple(claims), prefer=prefer) if walker.kept else None
     if found is not None:
         claims.append(found)
     return Diff(tuple(walker.kept), walker.omitted, walker.omitted_items, hint, budget, tuple(claims),

@@ -3,6 +3,7 @@ and the keys that sequences are aligned on. Decided on values (`_claims.equal`),
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 from ._claims import equal
@@ -135,3 +136,37 @@ def _same_items(exp, act, limit: int) -> bool:
 
 def _align_key(value: Any) -> str:
     return f"{type(value).__name__}:{safe_repr(value, 200, keep_end=True)}"
+
+
+_ALIGN_HASHED = 25
+"""Past `Budget.align_items`, the differing middle of two sequences is still aligned on hashed items up to this
+many times that budget: a deletion in 1,000 items is one missing item, not 500 differences."""
+
+
+def aligned_items(exp: Any, act: Any, align_items: int) -> list[tuple[int | None, int | None]] | None:
+    """How the diff lines up two sequences of different lengths, item by item: ``(i, j)`` pairs expected[i] with
+    got[j], ``(i, None)`` is an item only expected has and ``(None, j)`` one only got has, in order (the common
+    prefix and suffix first, then the middle aligned on its items' keys). None when they do not line up well enough
+    (then they are compared position by position)."""
+    n = min(len(exp), len(act))
+    prefix = 0
+    while prefix < n and (exp[prefix] is act[prefix] or equal(exp[prefix], act[prefix])):
+        prefix += 1
+    suffix = 0
+    while suffix < n - prefix and (exp[-1 - suffix] is act[-1 - suffix] or equal(exp[-1 - suffix], act[-1 - suffix])):
+        suffix += 1
+    e_mid, a_mid = exp[prefix : len(exp) - suffix], act[prefix : len(act) - suffix]
+    if len(e_mid) + len(a_mid) > 2 * align_items * _ALIGN_HASHED:
+        return None
+    matcher = difflib.SequenceMatcher(None, [_align_key(x) for x in e_mid], [_align_key(x) for x in a_mid], autojunk=False)
+    matched = prefix + suffix + sum(size for _, _, size in matcher.get_matching_blocks())
+    if 2 * matched < 0.5 * (len(exp) + len(act)):
+        return None
+    pairs: list[tuple[int | None, int | None]] = [(i, i) for i in range(prefix)]
+    for op, e1, e2, a1, a2 in matcher.get_opcodes():
+        e1, e2, a1, a2 = e1 + prefix, e2 + prefix, a1 + prefix, a2 + prefix
+        if op == "equal" or (op == "replace" and e2 - e1 == a2 - a1):
+            pairs += zip(range(e1, e2), range(a1, a2))  # equal keys (clipped reprs): the values decide
+            continue
+        pairs += [(i, None) for i in range(e1, e2)] + [(None, j) for j in range(a1, a2)]
+    return pairs + [(len(exp) - suffix + k, len(act) - suffix + k) for k in range(suffix)]

@@ -9,24 +9,22 @@ again (cycles), and sequences are aligned after their common prefix and suffix.
 
 from __future__ import annotations
 
-import difflib
 import math
 from dataclasses import replace
 from typing import Any
 
-from ._claims import Count, Differs, Extra, Length, Missing, OwnEquality, Reordered, TypeDiffers, equal, type_matters, type_name
+from ._claims import (
+    Count, Differs, Extra, Length, Missing, OwnEquality, Reordered, TypeDiffers, equal, path_name, type_matters, type_name,
+)
 from ._diff_model import Budget, Difference
 from ._diff_text import (
     _CASE_ONLY, _common_prefix, _invisible_reasons, _line_detail, _notable, _several_lines, _short_and_plain, _text_detail,
 )
-from ._diff_items import _align_key, _differing_leaves, _rearranged
+from ._diff_items import _differing_leaves, _rearranged, aligned_items
+from ._shift import shift_of
 from ._values import Opaque, safe_repr
 
 __all__ = ["Walker", "type_word"]
-
-_ALIGN_HASHED = 25
-"""Past `Budget.align_items`, the differing middle of two sequences is still aligned on hashed items up to this
-many times that budget: a deletion in 1,000 items is one missing item, not 500 differences."""
 
 _TYPE_WORDS = {
     list: "a list", tuple: "a tuple", dict: "a dict", set: "a set", frozenset: "a frozenset", str: "a string",
@@ -50,7 +48,8 @@ def type_word(value: Any) -> str:
 
 
 class _P(str):
-    """A path as text (``[1]['em'].x``) that also holds its steps, for the claims."""
+    """A path as text (``[1]['em'].x``, got's indices) that also holds its steps, for the claims (an aligned step
+    holds both sides' indices; `_claims.path_name` names a claim from them)."""
 
     steps: tuple = ()
 
@@ -64,6 +63,7 @@ class _P(str):
         new = _P(f"{self}[{j}]")
         new.steps = (*self.steps, ("index", j) if i == j else ("index", j, i))
         return new
+
 
 
 ROOT = _P("")
@@ -84,7 +84,8 @@ class Walker:
     def add(self, path: _P, kind: str, claim: Any, e: str = "", a: str = "", **details: Any) -> None:
         """Keep one difference stating `claim` (its words are the renderers', `render._claims`), or count it."""
         if len(self.kept) < self.budget.max_differences:
-            self.kept.append(Difference(str(path), kind, e, a, claim=claim, budget=self.budget, **details))
+            where = path_name(claim, self.r) if hasattr(claim, "path") else str(path)
+            self.kept.append(Difference(where, kind, e, a, claim=claim, budget=self.budget, **details))
         else:
             self.omitted += 1
 
@@ -262,8 +263,10 @@ class Walker:
     def _sequence(self, exp: list | tuple, act: list | tuple, path: _P, depth: int) -> None:
         budget = self.budget
         # Only lists: a tuple is a record whose positions mean different things, and
-        # "the same items in another order" would send the learner swapping them.
-        if type(exp) is list and type(act) is list and 1 < len(exp) == len(act) <= budget.align_items and _rearranged(exp, act, budget.max_items):
+        # "the same items in another order" would send the learner swapping them. A shift (a rotation: every item
+        # one step ahead) is not said as another order: its items differ position by position, and the pattern says why.
+        if (type(exp) is list and type(act) is list and 1 < len(exp) == len(act) <= budget.align_items
+                and _rearranged(exp, act, budget.max_items) and shift_of(exp, act, equal) is None):
             self.add(path, "order", Reordered(path.steps, exp, act), self.r(exp), self.r(act))
             return
         if len(exp) != len(act):
@@ -301,35 +304,18 @@ class Walker:
             self.add(here, "extra", Extra(here.steps, act[i]), "", self.r(act[i]))
 
     def _align(self, exp, act, path: _P, depth: int) -> bool:
-        """For sequences of different lengths, name the missing and extra items: the common prefix and suffix first
-        (linear), then the middle aligned on its items' keys, within the budget.
-
-        Returns False when the two do not line up well enough for that to help.
-        """
-        n = min(len(exp), len(act))
-        prefix = 0
-        while prefix < n and (exp[prefix] is act[prefix] or equal(exp[prefix], act[prefix])):
-            prefix += 1
-        suffix = 0
-        while suffix < n - prefix and (exp[-1 - suffix] is act[-1 - suffix] or equal(exp[-1 - suffix], act[-1 - suffix])):
-            suffix += 1
-        e_mid, a_mid = exp[prefix : len(exp) - suffix], act[prefix : len(act) - suffix]
-        if len(e_mid) + len(a_mid) > 2 * self.budget.align_items * _ALIGN_HASHED:
+        """For sequences of different lengths, name the missing and extra items as `aligned_items` lines them up
+        (the pictures draw the same alignment). Returns False when the two do not line up well enough for that to help."""
+        pairs = aligned_items(exp, act, self.budget.align_items)
+        if pairs is None:
             return False
-        matcher = difflib.SequenceMatcher(None, [_align_key(x) for x in e_mid], [_align_key(x) for x in a_mid], autojunk=False)
-        matched = prefix + suffix + sum(size for _, _, size in matcher.get_matching_blocks())
-        if 2 * matched < 0.5 * (len(exp) + len(act)):
-            return False
-        for op, e1, e2, a1, a2 in matcher.get_opcodes():
-            e1, e2, a1, a2 = e1 + prefix, e2 + prefix, a1 + prefix, a2 + prefix
-            if op == "equal" or (op == "replace" and e2 - e1 == a2 - a1):
-                for i, j in zip(range(e1, e2), range(a1, a2)):  # equal keys (clipped reprs): the values decide
-                    self.compare(exp[i], act[j], path.aligned(j, i), depth + 1)
-                continue
-            for i in range(e1, e2):
+        for i, j in pairs:
+            if i is not None and j is not None:
+                self.compare(exp[i], act[j], path.aligned(j, i), depth + 1)
+            elif j is None:  # a missing item is at its place in expected, an extra one at its place in got
                 here = path.step("index", i, f"[{i}]")
                 self.add(here, "missing", Missing(here.steps, exp[i]), self.r(exp[i]), "")
-            for j in range(a1, a2):
+            else:
                 here = path.step("index", j, f"[{j}]")
                 self.add(here, "extra", Extra(here.steps, act[j]), "", self.r(act[j]))
         return True

@@ -18,7 +18,8 @@ runs, the selected variant, hints shown, the playground, the replays of broken
 and attempt. It holds no widget and no HTML; the panel (`_panel`) subscribes and
 only reads it, and every state has a ``text/plain`` form (`Exercise.text`) for
 static viewers, nbval and screen readers. Nothing runs while the panel is
-displayed: checks, replays and logging happen in `run()`.
+displayed: checks and replays happen in `run()`. The model does no I/O: a run's
+keeping (the progress log) is its front's (`PlainFront.keep`).
 """
 
 from __future__ import annotations
@@ -36,8 +37,7 @@ from ._fixtures import VARIANTS, FixtureScript, read_fixtures
 from ._evidence import MatchesImplementation, MutantTally, match_claim, run_mutants
 from ._hints import Hint, HintLadder, hint_ladder, mistake_note, same_outcome
 from ._live import LIVE
-from ._poster import notify as _notify_collector
-from ._progress import learner_id, log_run, outcomes, short_id, shown_path
+from ._progress import learner_id, outcomes, short_id, shown_path
 from ._records import Record, load_record
 from ._results import CallResult, Comparison, Observation, RunResult
 from ._solution import SolutionError
@@ -73,6 +73,12 @@ class PlainFront:
     def bundle(self, exercise: "Exercise", include=None, exclude=None) -> dict:
         """The exercise's display: its text form."""
         return {"text/plain": exercise.text()}
+
+    def keep(self, exercise: "Exercise") -> str:
+        """Keep the latest runs of an exercise that logs progress; return a line to show beside them when they were not kept, else "".
+
+        The model does no I/O: here nothing is kept (the notebook front, `_cell`, keeps them in the progress log)."""
+        return ""
 
 
 class PlainShowing:
@@ -156,7 +162,7 @@ class Exercise:
         self.download_of: tuple[tuple[RunResult, ...], float | None] = ((), None)
         """The runs and the time that `export_files` writes: the latest run's, or, when it was of the same solve
         with the same result, those of the run that first gave it (a re-run then sends no new download links)."""
-        self._cell_run: str | None = None
+        self.cell_run: str | None = None
         """Names the latest run of the solve cell: its variants and the panel's re-runs are logged under it."""
         self._replays: dict[tuple[int, str], RunResult] = {}
         self._hints: dict[int, tuple[Hint, ...]] = {}
@@ -195,7 +201,7 @@ class Exercise:
             return solve
         _bind_early(solve)
         self.solve = solve
-        self._cell_run = f"{time.time():.6f}-{id(solve):x}"  # one run of the solve cell, however many variants it checks
+        self.cell_run = f"{time.time():.6f}-{id(solve):x}"  # one run of the solve cell, however many variants it checks
         presenter = _FRONT[0].start(self)
         try:
             self.run(on_progress=presenter.progress, from_cell=True)
@@ -281,10 +287,7 @@ class Exercise:
         for variant in self.variants:
             self.replays(variant)  # the comparison and the hints are computed here, never while displaying
         if self.log_progress:  # after the replays: the log names the checks where yours returns what attempt or broken returns
-            for result in self.runs:
-                note = log_run(result, self.solve_source, title=self.record.title, replays=self.replays(result.variant), run=self._cell_run)
-                self.log_note = self.log_note or note or ""
-            _notify_collector()  # on a hub: the class collector gets these runs on a background thread, never in the way
+            self.log_note = _FRONT[0].keep(self)
         self.match = match_claim(self.runs, self._replays)
         if self.match is not None:  # how much a match says: other mistakes (mutants) are run only when there is one to weigh
             self.match = match_claim(self.runs, self._replays, self.mutants())

@@ -92,6 +92,8 @@ class FixtureScript:
     sites: tuple[CheckSite, ...]
     preamble_source: str
     solve_source: str
+    solve_line: int
+    """The line of the script on which `solve_source` begins (its ``def``): tracebacks and "(line N)" count from the script's top."""
     contract: Params
     keywords_used: frozenset[str]
     """Argument names the fixtures pass to `solve` by keyword."""
@@ -228,6 +230,7 @@ def _read(record_id: str, implementation: str, source: str, contract: Params, la
         sites=sites,
         preamble_source="\n".join(lines[n - 1] for n in sorted(preamble_lines)),
         solve_source=ast.get_source_segment(source, body[solve_index]) or ast.unparse(body[solve_index]),
+        solve_line=body[solve_index].lineno,
         contract=contract,
         keywords_used=frozenset(rewriter.solve_keywords),
         uses_variant=uses_variant,

@@ -238,6 +238,12 @@ def _what_it_does(o: Observation, who: str = "the attempt") -> tuple[str, tuple[
             ask = ("is it of the type the contract asks for?" if o.error.type in ("AttributeError", "TypeError")
                    else "compare it with what the contract asks for.")
             return f"There {who} returns {shown} from {call}, and the check's {o.compared} raises {o.error} on it: {ask}", (call, shown, o.compared)
+        returned_calls = [c for c in o.calls if c.raised is None]
+        if returned_calls and all(c.raised is None or c.caught for c in o.calls):  # solve raised nothing: the check's code did
+            last = returned_calls[-1]
+            shown = safe_repr(last.returned, 200)
+            return (f"There {who} returns {shown} from {last.call} and raises nothing; the check raises {o.error} on what it returned: "
+                    f"is it of the type the contract asks for? The check expects {safe_repr(o.expected, 120)}."), (last.call, shown)
         return f"There {who} raises {o.error}.", ()
     return f"There {who} does not give the expected value.", ()
 
@@ -391,9 +397,13 @@ def _their_observation(replays: dict[tuple[int, str], RunResult], variant: int, 
 
 
 def _reason(expected, actual) -> str:
+    """Why the check fails, in one sentence: the diff's pattern claim when one holds (it explains every difference,
+    and is what the panel's pattern line says), else its first difference."""
     explained = diff(expected, actual)
     if not explained.differences:
         return ""
+    if explained.pattern is not None:
+        return f"Why: {explained.pattern}"
     d = explained.differences[0]
     where = f"At {d.path}: " if d.path else "Why: "
     return f"{where}{d.message}."

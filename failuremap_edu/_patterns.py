@@ -8,7 +8,7 @@ those learners looked for by hand:
 - the differing cells of a grid are exactly its diagonal, or all lie in one row
   or one column;
 - the differing positions of a sequence are exactly its first or last k;
-- got is expected shifted by k positions, or reversed;
+- got is expected shifted by k positions (`_shift`), or reversed;
 - two keys' values are swapped (in a dict, or at every label of a dict of dicts);
 - every number is off by the same amount, or by the same factor.
 """
@@ -19,8 +19,9 @@ import math
 from typing import Any
 
 from ._claims import Pattern, explains
+from ._shift import find_shift, shift_sentence, verify_shift
 
-__all__ = ["differing_cells", "find_pattern", "is_grid", "is_number_sequence", "pattern", "sentence", "verify"]
+__all__ = ["differing_cells", "find_pattern", "is_grid", "is_number_sequence", "pattern", "run_shift", "sentence", "verify"]
 
 _NUMBER = (int, float)
 _NUMBER_TYPES = {int, float, bool}
@@ -90,9 +91,15 @@ def pattern(expected: Any, got: Any) -> Pattern | None:
     return sentence(found) if found is not None else None
 
 
-def find_pattern(expected: Any, got: Any, work: list[int] | None = None, claims: tuple = ()) -> Pattern | None:
+def find_pattern(expected: Any, got: Any, work: list[int] | None = None, claims: tuple = (),
+                 prefer: tuple[int, str] | None = None) -> Pattern | None:
     """The most specific pattern claim that holds exactly over the values and explains every one of `claims` (the
     differences the diff states, types included), or None.
+
+    A shift explains a sequence before a reversal does (the same items one step ahead are also a rotation, and
+    sometimes a reversal); the patterns that explain every value (an offset, a factor, one value, a transpose, a
+    grid's diagonal, row or column) come before it, since a shift leaves the items shifted in unexplained. `prefer`, a shift (k, ``left`` or ``right``) that holds on other checks of the run, is tried first
+    of all, on an overlap of one item or more: the one explanation said wherever it holds.
 
     `work`, if given, counts the leaves looked at to bound the search (at most about
     `PATTERN_LIMIT` for each value, whatever its size, and a few passes over them).
@@ -108,9 +115,12 @@ def find_pattern(expected: Any, got: Any, work: list[int] | None = None, claims:
         pairs = None
     if pairs is not None:
         work[0] += len(pairs)
-    finders = (_swapped, _reversed, _transposed, _grid_cells)
+    def preferred(e: Any, g: Any) -> Pattern | None:
+        return _shifted(e, g, prefer) if prefer is not None else None
+
     numeric = (_one_value, _offset, _factor)
-    for find in (*finders, *numeric, _shifted, _sequence_ends):
+    finders = (preferred, _swapped, *numeric, _offset_common, _transposed, _grid_cells, _shifted, _reversed, _sequence_ends)
+    for find in finders:
         try:
             found = find(expected, got, pairs) if find in numeric else find(expected, got)
         except (TypeError, ValueError, OverflowError, ZeroDivisionError, RecursionError):
@@ -118,6 +128,17 @@ def find_pattern(expected: Any, got: Any, work: list[int] | None = None, claims:
         if found and verify(found, expected, got) and all(explains(found, c) for c in claims):
             return found
     return None
+
+
+def run_shift(pairs) -> tuple[int, str] | None:
+    """The shift (k, ``left`` or ``right``) found on at least two of these (expected, got) pairs of a run's failing
+    checks, when no other shift is found on any of them: what `find_pattern`'s `prefer` takes for each check."""
+    shifts = []
+    for expected, got in pairs:
+        found = find_pattern(expected, got)
+        if found is not None and found.kind == "shifted":
+            shifts.append(found.params[:2])
+    return shifts[0] if len(shifts) >= 2 and len(set(shifts)) == 1 else None
 
 
 def _transposed(expected: Any, got: Any) -> Pattern | None:
@@ -132,10 +153,6 @@ def _transposed(expected: Any, got: Any) -> Pattern | None:
     return None
 
 
-def _n(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
-
-
 def sentence(found: Pattern) -> str:
     """A pattern claim in one sentence."""
     kind, p = found.kind, found.params
@@ -148,13 +165,7 @@ def sentence(found: Pattern) -> str:
     if kind == "transposed":
         return f"got is expected transposed: got's rows are expected's columns ({p[0]}×{p[1]} against {p[1]}×{p[0]})."
     if kind == "shifted":
-        k, direction, rows = p
-        if rows:
-            way = "down" if direction == "right" else "up"
-            what = f"got's rows are expected's rows shifted {way} by {_n(k, 'row')}"
-        else:
-            what = f"got is expected shifted {direction} by {_n(k, 'position')}"
-        return f"{what}: got[{k}:] equals expected[:-{k}]." if direction == "right" else f"{what}: got[:-{k}] equals expected[{k}:]."
+        return shift_sentence(found)
     if kind == "first":
         k = p[0]
         return "Only the first position differs." if k == 1 else f"Only the first {k} positions differ (0 to {k - 1}); the rest are right."
@@ -177,6 +188,12 @@ def sentence(found: Pattern) -> str:
     if kind == "offset":
         shift, n = p
         return f"Every value is off by the same amount: got = expected {'+' if shift > 0 else '-'} {_number(abs(shift))}, in all {n} values."
+    if kind == "offset_common":
+        shift, n, e_len, g_len = p
+        sign = "+" if shift > 0 else "-"
+        both = "In the one item both have" if min(e_len, g_len) == 1 else f"In the {min(e_len, g_len):,} items both have"
+        return (f"{both}, every value is off by the same amount: got = expected {sign} "
+                f"{_number(abs(shift))}; expected has {e_len:,} items, got {g_len:,}.")
     if kind == "factor":
         return f"Every value is off by the same factor: got = expected × {_number(p[0])}, in all {p[1]} values."
     raise ValueError(f"no sentence for the pattern {kind!r}")
@@ -187,15 +204,13 @@ def verify(found: Pattern, expected: Any, got: Any) -> bool:
     kind, p = found.kind, found.params
     try:
         if kind == "shifted":
-            k, direction, _ = p
-            e, g = list(expected), list(got)
-            return type(expected) is type(got) and len(e) == len(g) and (
-                _same(g[k:], e[:-k]) if direction == "right" else _same(g[:-k], e[k:])
-            ) and not _same(e, g)
+            return verify_shift(found, expected, got, _same)
         if kind == "reversed":
             return type(expected) is type(got) and _same(list(got), list(expected)[::-1]) and not _same(list(got), list(expected))
         if kind == "transposed":
             return _same([list(r) for r in got], [list(c) for c in zip(*expected)]) and all(type(r) is type(expected[0]) for r in got) and type(got) is type(expected)
+        if kind == "offset_common":
+            return found == _offset_common(expected, got)
         if kind in ("offset", "factor", "one_value"):
             pairs = _paired_numbers(expected, got)
             if pairs is None or len(pairs) != p[-1] or not _same_container_types(expected, got):
@@ -304,44 +319,10 @@ def _reversed(expected: Any, got: Any) -> Pattern | None:
     return None
 
 
-def _same_multiset(xs: list, ys: list) -> bool:
-    """The same items, counted, in any order (decided by ==)."""
-    left = list(ys)
-    for x in xs:
-        for n, y in enumerate(left):
-            if _same([x], [y]):
-                del left[n]
-                break
-        else:
-            return False
-    return not left
-
-
-def _constant(items: list) -> bool:
-    return all(_same(x, items[0]) for x in items)
-
-
-def _shifted(expected: Any, got: Any) -> Pattern | None:
+def _shifted(expected: Any, got: Any, prefer: tuple[int, str] | None = None) -> Pattern | None:
     if not (_plain_sequence(expected) and _plain_sequence(got)) or type(expected) is str or type(got) is str:
         return None
-    e, g = list(expected), list(got)
-    n = len(e)
-    if n < 3 or len(g) != n or _constant(e):
-        return None
-    rows = is_grid(expected) and is_grid(got)
-    differing = sum(1 for x, y in zip(e, g) if not _same([x], [y]))
-    # The overlap outnumbers the items shifted out: 2 of 4 matching after a shift of 2 named a shift that the record
-    # did not make ([-100, 5, 6, 7] against [6, 7, 8, -100] is no shift of 2).
-    for k in range(1, (n + 1) // 2):
-        if differing <= k:
-            break  # k cells or fewer differ: a shift would say more than is there (a window one too wide is not shifted)
-        # Items shifted in that are the items shifted out make a rotation: the same items in another order, which
-        # the diff says as such; "shifted" would send the learner to an index that is not off.
-        if _same(g[k:], e[:-k]) and not _constant(e[:-k]) and not _same_multiset(g[:k], e[-k:]):
-            return Pattern("shifted", (k, "right", rows))
-        if _same(g[:-k], e[k:]) and not _constant(e[k:]) and not _same_multiset(g[-k:], e[:k]):
-            return Pattern("shifted", (k, "left", rows))
-    return None
+    return find_shift(expected, got, _same, prefer)
 
 
 def _sequence_ends(expected: Any, got: Any) -> Pattern | None:
@@ -461,6 +442,21 @@ def _offset(expected: Any, got: Any, pairs: list | None) -> Pattern | None:
     if _close(shift, 0) or not all(_close(y - x, shift) for x, y in pairs):
         return None
     return Pattern("offset", (shift, len(pairs)))
+
+
+def _offset_common(expected: Any, got: Any) -> Pattern | None:
+    """Sequences of different lengths whose common items (the first min(len) of each) are all off by one amount."""
+    if type(expected) not in (list, tuple) or type(got) is not type(expected) or len(expected) == len(got):
+        return None
+    common = min(len(expected), len(got))
+    short, long = (list(expected), list(got)) if len(expected) < len(got) else (list(got), list(expected))
+    if any(_same(long[s:s + common], short) for s in range(len(long) - common + 1)):
+        return None  # the shorter is a run of the longer: items missing or extra, which the diff names, not an offset
+    head_e, head_g = expected[:common], got[:common]
+    if not _same_container_types(head_e, head_g):
+        return None
+    found = _offset(head_e, head_g, _paired_numbers(head_e, head_g))
+    return Pattern("offset_common", (found.params[0], found.params[1], len(expected), len(got))) if found else None
 
 
 def _factor(expected: Any, got: Any, pairs: list | None) -> Pattern | None:

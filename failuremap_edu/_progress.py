@@ -30,6 +30,7 @@ import os
 import re
 import secrets
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -436,6 +437,22 @@ def _is_outcome(o: Any) -> bool:
     return isinstance(same, list) and all(isinstance(x, str) and len(x) <= 32 for x in same)
 
 
+def cell_runs(entries: Sequence[dict]) -> list[tuple[str, list[dict]]]:
+    """The runs of the solve cell in `entries`, in the order they began: ``(record id, results)`` each.
+
+    Entries that share a ``run`` id are one run of the cell: its variants, and the panel's
+    re-checks of the same solve (a variant ticked or unticked, "Run checks again"). A run's
+    results hold one entry per variant, the latest: a re-check replaces, never adds. An
+    entry without a run id is a run of its own.
+    """
+    runs: dict[object, tuple[str, dict]] = {}
+    for i, entry in enumerate(entries):
+        run = entry.get("run")
+        key = (entry["record"], run) if isinstance(run, str) else i
+        runs.setdefault(key, (entry["record"], {}))[1][entry.get("variant")] = entry
+    return [(record_id, list(by_variant.values())) for record_id, by_variant in runs.values()]
+
+
 def latest_by_record(entries: list[dict]) -> dict[str, dict]:
     latest: dict[str, dict] = {}
     for entry in entries:
@@ -485,10 +502,10 @@ def progress_overview(records: list[str] | None = None, path: Path | None = None
     entries, skipped = read_progress(path)
     entries = [e for e in entries if not e.get("instructor")]  # an instructor's demo runs are not their progress
     latest = latest_by_record(entries)
-    runs: dict[str, set] = {}
-    for i, entry in enumerate(entries):  # runs of the solve cell: the variants and re-runs of one run count once
-        runs.setdefault(entry["record"], set()).add(entry.get("run") if isinstance(entry.get("run"), str) else i)
-    counts = {record_id: len(found) for record_id, found in runs.items()}
+    runs = cell_runs(entries)
+    counts = Counter(record_id for record_id, _ in runs)
+    # The run each latest result belongs to (the latest result of a variant is always among its run's results).
+    last_run = {record_id: results for record_id, results in runs if any(e is latest[record_id] for e in results)}
     rows = []
     ids = []
     refs = list(records) if records is not None else list_records()
@@ -507,8 +524,7 @@ def progress_overview(records: list[str] | None = None, path: Path | None = None
         if entry is None:
             status = "not started"
         else:
-            run = entry.get("run") if isinstance(entry.get("run"), str) else None
-            together = [e for e in entries if e["record"] == record_id and run and e.get("run") == run] or [entry]
+            together = last_run[record_id]
             passed, total = sum(e["passed"] for e in together), sum(e["total"] for e in together)
             solved = passed == total and total
             mark = "✓ all pass" if solved else "✗"
@@ -622,7 +638,7 @@ def export_link_html(path: Path | None = None) -> str:
 def _runs_in(attempts: list[dict]) -> str:
     """``5 runs`` as the progress table counts them (a run of the solve cell over all variants is one run), with the
     number of results when that differs (one per variant), so the two numbers a learner sees never disagree unexplained."""
-    runs = len({(a.get("record"), a.get("run") or id(a)) for a in attempts})
+    runs = len(cell_runs(attempts))
     text = f"{runs} run{'s' if runs != 1 else ''}"
     if runs == len(attempts):
         return text

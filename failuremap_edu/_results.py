@@ -7,7 +7,7 @@ them into JSON. Nothing here knows how it will be shown.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ._display import Shown
@@ -54,6 +54,15 @@ class ErrorInfo:
 
 
 @dataclass(frozen=True)
+class ChangedAfter:
+    """The object a call returned had changed by the end of its check: it then held `value`. `by` is a later call of the
+    check that returned this same object (by identity, in the worker), or None when none did (the check's own code changed it)."""
+
+    value: Any
+    by: str | None = None
+
+
+@dataclass(frozen=True)
 class Call:
     """One call of solve that a check made (the record's helpers' calls included): what it returned or raised, and its time."""
 
@@ -68,17 +77,29 @@ class Call:
     seconds: float = 0.0
     caught: bool = False
     """It raised, and the check went on: a helper (``raises``) or the check's expression caught the exception."""
+    changed: ChangedAfter | None = None
+    """Set when what it returned changed before its check ended: `returned` is the object as it was when the call returned."""
 
     def __str__(self) -> str:
         if self.raised is None:
-            return f"{self.call} returned {safe_repr(self.returned, 200)}"
+            return f"{self.call} returned {safe_repr(self.returned, 200)}" + (f"; {self.changed_text(200)}" if self.changed else "")
         where = f" (line {self.line})" if self.line else ""
         return f"{self.call} raised {self.raised}{where}" + (", and the check's code caught it" if self.caught else "")
+
+    def changed_text(self, limit: int = 200) -> str:
+        """What a display adds after ``returned …`` when the object changed later in its check ("" when it did not)."""
+        if self.changed is None or same_data(self.changed.value, self.returned):
+            return ""
+        kind = type(self.returned).__name__
+        if self.changed.by:
+            return f"a later call, {self.changed.by}, returned this same {kind} object, changed to {safe_repr(self.changed.value, limit)}"
+        return f"by the check's end this same {kind} object had changed to {safe_repr(self.changed.value, limit)}"
 
     def to_json(self) -> dict:
         return {"call": self.call, "returned_repr": None if self.raised is not None else safe_repr(self.returned, 10_000),
                 "raised": None if self.raised is None else self.raised.to_json(), "line": self.line,
-                "seconds": round(self.seconds, 6), "caught": self.caught}
+                "seconds": round(self.seconds, 6), "caught": self.caught,
+                **({"changed_repr": safe_repr(self.changed.value, 10_000), "changed_by": self.changed.by} if self.changed else {})}
 
 
 @dataclass(frozen=True)
@@ -145,6 +166,8 @@ class Observation(Shown):
     state: tuple = ()
     """Claims about what carried over between calls of solve (`runner._state`: a result shared with an earlier call,
     what solve read from a stream argument, a generator's preview from a fresh call); each one's ``str()`` says it."""
+    said: tuple = ()
+    """(part, check) pairs: parts of the `state` notes that the earlier listed check `check` says in full (`runner._said`)."""
     judged_in_solve_process: bool = False
     """Under ``--sandbox``, where checks are judged apart from solve: this check's values are not plain data
     (an instance of the solution's class, say), so it was judged in solve's own process, as without
@@ -169,7 +192,12 @@ class Observation(Shown):
         for claim in self.state:
             if getattr(claim, "kind", "") == "read" and self.status == PASS:
                 continue
+            if getattr(claim, "kind", "") == "preview" and claim.reads:  # what a check read is its own claim ("read"), not the preview's
+                claim = replace(claim, reads=())
             text = str(claim)
+            for part, where in self.said:
+                ref = f"(see the note under check {where!r})"
+                text = text.replace(part, ref).replace(f"{ref} {ref}", ref)
             head, _, ending = text.rpartition(". ")
             if head and ending in endings:
                 text = head + "."

@@ -64,8 +64,9 @@ class FailureStory(Shown):
     """The variant the record's runs were recorded with (parity is checked only there)."""
     runs: tuple[RunResult, ...]
     """broken, then attempt."""
-    sources: tuple[tuple[str, str], ...]
-    """(implementation, the source of its solve)."""
+    sources: tuple[tuple[str, str, int], ...]
+    """(implementation, the source of its solve, the line of its script that source begins on): the "(line N)" of
+    an error counts the script's lines, so the code is shown numbered from there."""
     parity: ParityReport | None
     """Replays compared with the recorded runs; None for other variants."""
     crashes: tuple[CrashNote, ...] = ()
@@ -112,7 +113,7 @@ def failure_story(record: Record, runs: tuple[RunResult, RunResult]) -> FailureS
     recorded_variant = read_fixtures(record).default_variant
     variant = runs[0].variant
     parity = parity_report(record, recorded_variant, dict(zip(IMPLEMENTATIONS, runs))) if variant == recorded_variant else None
-    sources = tuple((name, read_fixtures(record, name).solve_source) for name in IMPLEMENTATIONS)
+    sources = tuple((name, script.solve_source, script.solve_line) for name in IMPLEMENTATIONS for script in [read_fixtures(record, name)])
     uses_variant = read_fixtures(record).uses_variant
     return FailureStory(record.id, variant, recorded_variant, runs, sources, parity, _crashes(record, runs), uses_variant)
 

@@ -230,7 +230,7 @@ def _repr(value: Any, limit: int | None = None) -> str:
     like ``'café'`` without, and an accent on its own sticks to the quote before it.
     The escaped form is still a valid repr of the same string.
     """
-    text = _ordered_repr(value, 0) if _holds_a_set(value) else repr(value)
+    text = _ordered_repr(value, 0) if _holds_a_set(value) else repr(value)  # a set, or an object shown by its fields
     if limit is not None and type(text) is str:
         text = text[: limit + 1]  # escaped after clipping: a repr of many megabytes is not walked character by character
     if type(text) is not str:
@@ -247,10 +247,11 @@ def escape_marks(text: str) -> str:
 
 
 def _holds_a_set(value: Any, depth: int = 0, budget: list[int] | None = None) -> bool:
-    """Whether a set or frozenset is in the value, among plain containers (up to 10,000 items looked at)."""
+    """Whether a set or frozenset, or an object that `fields_repr` shows (``Param(grad=[3.0])``), is in the value,
+    among plain containers (up to 10,000 items looked at): then `_ordered_repr` writes its repr."""
     budget = [10_000] if budget is None else budget
     kind = type(value)
-    if kind in (set, frozenset):
+    if kind in (set, frozenset) or (depth and getattr(kind, "__repr__", None) is object.__repr__ and kind is not object):
         return True
     if depth > 20 or kind not in (list, tuple, dict):
         return False
@@ -269,7 +270,7 @@ def _ordered_repr(value: Any, depth: int) -> str:
     one process to the next, so a stored output never matched a new run (nbval) and two runs showed one set two ways."""
     kind = type(value)
     if depth > 20 or kind not in (list, tuple, dict, set, frozenset):
-        return repr(value)
+        return (fields_repr(value) if depth else None) or repr(value)
     if kind is dict:
         return "{" + ", ".join(f"{_ordered_repr(k, depth + 1)}: {_ordered_repr(v, depth + 1)}" for k, v in value.items()) + "}"
     if kind in (list, tuple):

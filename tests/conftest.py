@@ -17,6 +17,14 @@ TESTS = Path(__file__).resolve().parent
 TEST_RECORDS = TESTS / "records"
 PACKAGED = ("FA-100061", "FA-100786")
 OWN = tuple(sorted(p.stem for p in TEST_RECORDS.glob("*.json")))
+SLOW_RECORDS = frozenset({"TR-001919", "TR-003434", "TR-004343"})
+"""Test records whose runs take seconds by design (a check that times out and the restart after it; 1,000 calls;
+40,000 rows): tests that build or run a notebook of each record take them under ``slow`` (`own_params`)."""
+
+
+def own_params(*others: str) -> list:
+    """The test records (then `others`) as parameters, those of `SLOW_RECORDS` marked ``slow``: make test runs them all."""
+    return [pytest.param(r, marks=pytest.mark.slow) if r in SLOW_RECORDS else r for r in (*OWN, *others)]
 REFERENCES = TESTS.parent / "references"
 """Our reference solutions: always named where used (the package never looks for them)."""
 

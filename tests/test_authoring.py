@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import OWN, record_path
+from conftest import own_params, record_path
 from failuremap_edu import load_record, verify_record
 from failuremap_edu.instructor._authoring import AuthoringError, _toml_string, assemble, build_record, split_script, write_folder
 from failuremap_edu.instructor._cli import main
@@ -197,7 +197,7 @@ def test_round_trip_of_fa_100786_gives_its_implementations_and_verification(tmp_
     assert built["provenance"]["license"] == "CC0-1.0"
 
 
-@pytest.mark.parametrize("record_id", OWN)
+@pytest.mark.parametrize("record_id", own_params())
 def test_round_trip_of_every_test_record(record_id, tmp_path):
     """Preambles with helpers, N loops, a crashing harness, := in checks: all come back byte for byte."""
     original = json.loads(record_path(record_id).read_text())

@@ -199,3 +199,45 @@ def test_the_calls_render_in_order_with_outcome_and_time():
 def test_one_call_that_returned_is_not_listed_twice():
     o = Observation(0, "one", "pass", True, [1], [1], "solve(1)", calls=(Call("solve(1)", [1]),))
     assert "calls:" not in render_observation(o) and "fm-calls" not in observation_html(o)
+
+
+_LABELS: dict = {}
+
+
+def _one_map(labels):
+    """TR-005004's attempt, as a learner's cell: one module-level dict, returned by every call."""
+    for label in sorted(set(labels)):
+        _LABELS.setdefault(label, len(_LABELS))
+    return _LABELS
+
+
+@pytest.mark.parametrize("isolation", ["process", "inprocess"])
+def test_a_call_is_shown_with_what_it_returned_when_it_returned_and_a_later_change_of_the_same_object_is_said(isolation):
+    _LABELS.clear()
+    o = _by_label(run_checks(load_record(record_path("TR-005004")), _one_map, isolation=isolation), "the first map, kept")
+    first, second = o.calls
+    assert "c" not in first.returned and first.returned == {**{k: v for k, v in second.returned.items() if k != "c"}}
+    assert first.changed.by == "solve(['c'])" and first.changed.value == second.returned and second.changed is None
+    text = render_observation(o)
+    assert (f"solve(['b', 'a']) returned {safe_repr(first.returned)} when it returned; a later call, solve(['c']), returned this same"
+            f" dict object, changed to {safe_repr(second.returned)}") in text
+    assert "changed to" in observation_html(o) and o.actual == second.returned  # the check's value is the object at check time
+
+
+def test_a_result_the_check_itself_changes_is_said_changed_by_the_checks_end():
+    from failuremap_edu.runner._calls import CallLog, at_return
+
+    log, value = CallLog(), [1]
+    log.returned("solve(1)", value, 0.0)
+    value.append(2)
+    [entry], _ = log.payload(None)
+    assert entry["returned"] == [1] and entry["later"] == {"value": [1, 2], "by": None}
+    assert Call("solve(1)", [1], changed=__import__("failuremap_edu._results", fromlist=["ChangedAfter"]).ChangedAfter([1, 2])).changed_text() == (
+        "by the check's end this same list object had changed to [1, 2]")
+    big = [[0] * 2000] * 500
+    assert at_return(big) is at_return((1, 2)) is at_return(_Opaque()) is at_return([[0] * 2000])  # too big, unchangeable, a class: no copy
+    assert at_return([{"a": [1]}]) == [{"a": [1]}]
+
+
+class _Opaque:
+    pass

@@ -765,3 +765,53 @@ def test_check_sandbox_gives_a_forging_hand_in_its_real_verdicts(capsys, solutio
     code, out, _ = run(capsys, "check", "FA-100786", solution(source.replace('return "not it", ""', "return text, ''")), "--sandbox", "--json")
     result = json.loads(out)["runs"][0]
     assert code == 1 and result["summary"] == "4/6 checks pass (2 fail)"
+
+
+@pytest.fixture
+def isolations(monkeypatch):
+    """The isolation each run of the runner was started with, and whether the environment named one then;
+    the runs themselves go on in a plain worker process (no sandbox started)."""
+    from failuremap_edu.runner import _api
+
+    seen, execute = [], _api._execute
+
+    def spy(plan, collector, mode):
+        seen.append((mode, os.environ.get("FAILUREMAP_ISOLATION")))
+        execute(plan, collector, "process")
+
+    monkeypatch.setattr(_api, "_execute", spy)
+    return seen
+
+
+@pytest.mark.parametrize("argv", [
+    ("check", "FA-100786", "SOLUTION", "--sandbox"),
+    ("verify", "FA-100786", "--sandbox"),
+    ("notebook", "FA-100786", "-o", "OUT", "--sandbox"),
+    ("workshop", "FA-100786", "-o", "OUT", "--sandbox"),
+])
+def test_sandbox_reaches_every_run_as_a_parameter_and_leaves_the_environment_alone(capsys, solution, tmp_path, bwrap, isolations, argv):
+    before = dict(os.environ)
+    argv = [solution(REFERENCE) if a == "SOLUTION" else str(tmp_path / "out") if a == "OUT" else a for a in argv]
+    code, _, err = run(capsys, *argv)
+    assert code == 0, err
+    assert isolations and set(isolations) == {("sandbox", None)}, "every run sandboxed, none told so through os.environ"
+    assert dict(os.environ) == before
+    isolations.clear()
+    assert run(capsys, *[a for a in argv if a != "--sandbox"])[0] == 0
+    assert "sandbox" not in {mode for mode, _ in isolations}  # (verify's replays share a worker then, past this spy)
+
+
+def test_lite_sandbox_reaches_the_site_build_as_a_parameter(capsys, tmp_path, monkeypatch):
+    from failuremap_edu.instructor import _lite
+
+    asked = []
+    monkeypatch.setattr(_lite, "build_site", lambda *args, **kwargs: asked.append(kwargs["isolation"]) or _NoSite())
+    monkeypatch.setattr("shutil.which", lambda name: "/usr/bin/" + name)  # as if bubblewrap were installed
+    before = dict(os.environ)
+    assert run(capsys, "lite", "FA-100786", "-o", str(tmp_path), "--sandbox")[0] == 0
+    assert run(capsys, "lite", "FA-100786", "-o", str(tmp_path))[0] == 0
+    assert asked == ["sandbox", None] and dict(os.environ) == before
+
+
+class _NoSite:
+    path, notebooks, pyodide_version, wheels, warnings = "site", ("start",), "0", (), ()

@@ -294,6 +294,27 @@ def test_export_files_can_be_checked_again_and_pasted_back(tmp_path, capsys):
     assert Exercise(load_record(record_path("TR-000101"))).check(pasted["solve"]) is pasted["solve"]
 
 
+def test_a_run_of_the_model_writes_no_file_its_front_keeps_the_runs(tmp_path, monkeypatch):
+    """`Exercise.run` does no I/O: with the plain front nothing is written; the notebook front writes the progress log."""
+    from failuremap_edu._exercise import _FRONT, PlainFront, use_front
+
+    for name in ("HOME", "XDG_DATA_HOME"):
+        monkeypatch.setenv(name, str(tmp_path / name.lower()))
+    monkeypatch.setenv("FAILUREMAP_PROGRESS", str(tmp_path / "progress.jsonl"))
+    monkeypatch.chdir(tmp_path)
+    learner = Exercise("FA-100786", timeout=0.5)  # logs progress
+    learner.solve = reference
+    notebook_front = _FRONT[0]
+    use_front(PlainFront())
+    try:
+        assert learner.run()[0].passed and learner.log_note == ""
+    finally:
+        use_front(notebook_front)
+    assert list(tmp_path.rglob("*")) == []
+    learner.run()
+    assert [p.name for p in tmp_path.iterdir()] == ["progress.jsonl"]
+
+
 def test_the_model_imports_no_widgets():
     import subprocess
     import sys

@@ -44,7 +44,7 @@ def _server() -> int:
 
 def _standby(timeout: float = 10) -> _warm.Worker:
     pool, deadline = _warm.pool(), time.monotonic() + timeout
-    while pool.standby is None or pool.standby.wait_pid() is None or _health.state(pool.standby.pid) not in ("S", "R"):
+    while pool.standby is None or pool.standby.wait_pid() is None or _health.state(pool.standby.pid) not in ("sleeping", "running"):
         assert time.monotonic() < deadline, "no standby was lined up"
         time.sleep(0.005)
     return pool.standby

@@ -277,3 +277,52 @@ def test_your_own_failure_on_a_call_with_keywords_suggests_varying_them():
     assert "try it with other values of peak or warmup, one at a time, and see" in _trace_yours(two)
     assert _trace_yours(Observation(0, "c", "fail", False, call="solve([1, 2])")) == (
         " Work through that call by hand with your code and find the step where it goes wrong.")
+
+
+def test_the_why_of_a_hint_is_the_pattern_line_when_one_holds():
+    """The TT-500001 trial (TR-005001), run 4: every window one reading late. Hint 2's 'Why' said 'expected 4 items,
+    got 3' while the panel's pattern line said got = expected + 1: the hint takes the pattern claim."""
+    from collections import deque
+
+    windows = _own("TR-005001")
+
+    def solve(stream, window, stride):
+        buf = deque(maxlen=window)
+        for i, item in enumerate(stream):
+            buf.append(item)
+            if len(buf) == window and i % stride == 0:
+                yield list(buf)
+
+    mine = run_checks(windows, solve)
+    second = hint_ladder(windows, replay(windows, "attempt"), replay(windows, "broken"), mine)[1].text
+    assert "Why: In the 3 items both have, every value is off by the same amount: got = expected + 1" in second
+    assert "Why: expected 4 items, got 3" not in second
+
+
+class _Ambiguous:
+    """A result whose == raises, as a numpy array's truth value does."""
+
+    def __eq__(self, other):
+        raise ValueError("The truth value of an array with more than one element is ambiguous")
+
+    __hash__ = None
+
+
+def _returns_ambiguous(candidates):
+    return _Ambiguous()
+
+
+def test_an_error_the_comparison_raised_is_never_said_to_be_solves_and_the_row_shows_what_solve_returned():
+    from failuremap_edu import Exercise
+    from failuremap_edu.render._text import render_run
+
+    e = Exercise("FA-100061", log_progress=False, timeout=2)
+    e.solve = _returns_ambiguous
+    e.run()
+    run = e.runs[0]
+    first = next(o for o in run.observations if o.status == "error")
+    assert first.calls and all(c.raised is None for c in first.calls)  # solve returned: the check's comparison raised
+    told = next(h.text for h in e.hints if h.title.startswith("What your solve does"))
+    assert "raises nothing" in told and "the check raises ValueError" in told and "There your solve raises" not in told
+    row = render_run(run).split(f"error: {first.check}")[1].split("\n\n")[0]
+    assert "returned _Ambiguous" in row or "returned <" in row, row

@@ -33,7 +33,7 @@ LAYERS = [
     ("fixtures", {"_fixtures", "_solution", "_record_helpers"}),
     ("results", {"_results"}),
     ("runner", {"runner"}),
-    ("data", {"_parity", "_claims", "_call_claims", "_diff_model", "_diff_text", "_diff_items", "_diff_walk", "_diff", "_patterns", "_progress", "_poster"}),
+    ("data", {"_parity", "_claims", "_call_claims", "_diff_model", "_diff_text", "_diff_items", "_diff_walk", "_diff", "_patterns", "_shift", "_progress", "_poster"}),
     ("renderers", {"render"}),
     ("teaching", {"_evidence", "_hints", "_story", "_download"}),
     ("model", {"_exercise", "_live"}),

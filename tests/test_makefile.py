@@ -53,13 +53,13 @@ def _installs(commands: list[str]) -> list[str]:
 
 def test_make_venv_installs_the_package_without_the_test_extra_and_says_so(repo):
     out, commands = _make(repo, "venv")
-    assert _installs(commands) == ["."]
+    assert _installs(commands) == [".[lab]"]
     assert [line for line in out.splitlines() if line.startswith("==> make:")], out
     assert _make(repo, "venv")[1] == [], "an up-to-date lab install must not be installed again"
 
 
 def test_the_test_install_has_the_test_and_docs_extras_and_stands_for_the_lab_install(repo):
-    assert _installs(_make(repo, ".venv/.installed-test")[1]) == [".[test,docs]"]
+    assert _installs(_make(repo, ".venv/.installed-test")[1]) == [".[lab,test,docs]"]
     _, commands = _make(repo, "lab")
     assert _installs(commands) == [], "make lab after make test must not reinstall"
     assert [c for c in commands if c.startswith("jupyter lab")]
@@ -70,7 +70,7 @@ def test_make_lab_after_an_edit_to_pyproject_installs_the_lab_extra_again(repo):
     stamp = repo / ".venv" / ".installed-lab"
     (repo / "pyproject.toml").touch()
     os.utime(stamp, (stamp.stat().st_mtime - 10, stamp.stat().st_mtime - 10))
-    assert _installs(_make(repo, "venv")[1]) == ["."]
+    assert _installs(_make(repo, "venv")[1]) == [".[lab]"]
 
 
 def _lab_command(repo: Path, *args: str) -> list[str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import OWN, record_path, solution_path
+from conftest import OWN, own_params, record_path, solution_path
 from failuremap_edu import load_record
 from failuremap_edu.instructor._cli import main
 from failuremap_edu.instructor._notebook import md, write_all, write_notebook
@@ -131,7 +131,7 @@ def test_instructor_notebook_tells_the_story_in_order():
     assert "assert result.passed" in check_all.source
 
 
-@pytest.mark.parametrize("record_id", OWN)
+@pytest.mark.parametrize("record_id", own_params())
 def test_generator_handles_other_record_shapes(record_id, tmp_path):
     learner = write_notebook(str(record_path(record_id)), tmp_path)
     instructor = write_notebook(str(record_path(record_id)), tmp_path / "instructor", instructor=True, solution_path=str(solution_path(record_id)))
@@ -141,6 +141,7 @@ def test_generator_handles_other_record_shapes(record_id, tmp_path):
     assert "checks pass" in instructor.read_text()
 
 
+@pytest.mark.slow
 def test_generated_notebooks_of_other_records_pass_nbval(tmp_path):
     for record_id in OWN:
         write_notebook(str(record_path(record_id)), tmp_path)
@@ -358,7 +359,7 @@ def test_a_fixture_variable_named_like_a_parameter_stays_out_of_the_solve_cell()
     assert not [k for k in kept if k.startswith("base")], kept
 
 
-@pytest.mark.parametrize("record_id", [*OWN, "FA-100061", "FA-100786"])
+@pytest.mark.parametrize("record_id", own_params("FA-100061", "FA-100786"))
 def test_the_exercise_cell_as_shipped_gets_the_attempts_verdicts(record_id, tmp_path, monkeypatch, capsys):
     """The cell holds the record's attempt, and the notebook says so: run as shipped (its classes defined in the
     cell, so sent by value), it must fail and pass exactly the checks the attempt's own script did. A learner

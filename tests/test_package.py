@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 import failuremap_edu
 
 HEAVY = ("matplotlib", "ipywidgets", "nbformat", "IPython", "numpy")
@@ -93,3 +95,44 @@ def test_the_wheel_holds_no_reference_solution(tmp_path):
     for reference in references:
         solve = reference.read_bytes().split(b"def solve", 1)[1]
         assert not [n for n, body in zip(names, bodies) if solve in body], reference.name
+
+
+KERNEL_ONLY_CELL = '''
+import importlib.util
+import failuremap_edu as fm
+
+{reference}
+
+@fm.exercise("FA-100786")
+def solve(text, stops):
+    return reference(text, stops)
+
+passing, failing = fm.run_checks("FA-100786", reference), fm.run_checks("FA-100786", lambda text, stops: (text, ""))
+print("run_checks:", passing.summary(), "|", failing.summary(), "|", passing.isolation)
+print("jupyterlab installed:", importlib.util.find_spec("jupyterlab") is not None)
+'''
+
+
+@pytest.mark.slow
+def test_a_kernel_only_install_runs_an_exercise_cell_in_a_fresh_venv(tmp_path):
+    """`pip install failuremap-edu` without extras (a hub's user environment, VS Code, a CI job checking hand-ins):
+    no JupyterLab, and an exercise cell runs its checks in worker processes."""
+    import os
+    from pathlib import Path
+
+    from conftest import REFERENCES
+
+    root = Path(__file__).resolve().parents[1]
+    subprocess.run([sys.executable, "-m", "venv", str(tmp_path / "venv")], check=True)
+    python = tmp_path / "venv" / "bin" / "python"
+    pip = subprocess.run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(root)], capture_output=True, text=True, timeout=600)
+    assert pip.returncode == 0, pip.stderr[-3000:]
+    reference = (REFERENCES / "FA-100786.py").read_text().replace("def solve(", "def reference(")
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "FAILUREMAP_PROGRESS": str(tmp_path / "progress.jsonl")}
+    done = subprocess.run([python, "-c", KERNEL_ONLY_CELL.format(reference=reference)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert "6/6 checks pass" in lines, done.stdout  # the exercise cell's panel, as text
+    assert lines[-2:] == ["run_checks: 6/6 checks pass | 4/6 checks pass (2 fail) | process", "jupyterlab installed: False"]
+    assert (tmp_path / "progress.jsonl").is_file()  # the cell's run was kept

@@ -5,6 +5,13 @@ from __future__ import annotations
 import pytest
 
 from failuremap_edu._patterns import differing_cells, is_grid, is_number_sequence, pattern
+from hypothesis import given
+from hypothesis import strategies as st
+
+import failuremap_edu as fm
+from failuremap_edu._claims import Pattern, Reordered
+
+R1 = "got is expected shifted right by 1 position, 1 step behind: got[i] equals expected[i - 1] (got[1:] equals expected[:-1]); got's first item is "
 
 
 def mask(n, strict=False, pad=0):
@@ -38,9 +45,13 @@ def test_first_and_last_positions():
 def test_shift():
     expected = [0.0025, 0.005, 0.0075, 0.01, 0.01, 0.01]
     assert pattern(expected, [0.0, 0.0025, 0.005, 0.0075, 0.01, 0.01]) == (
-        "got is expected shifted right by 1 position: got[1:] equals expected[:-1]."
+        "got is expected shifted right by 1 position, 1 step behind: got[i] equals expected[i - 1] (got[1:] equals "
+        "expected[:-1]); got's first item is 0.0."
     )
-    assert pattern([1, 2, 3, 4, 9], [3, 4, 9, 0, 0]) == "got is expected shifted left by 2 positions: got[:-2] equals expected[2:]."
+    assert pattern([1, 2, 3, 4, 9], [3, 4, 9, 0, 0]) == (
+        "got is expected shifted left by 2 positions, 2 steps ahead: got[i] equals expected[i + 2] (got[:-2] equals "
+        "expected[2:]); got's last 2 items are [0, 0]."
+    )
 
 
 def test_reversed():
@@ -117,7 +128,7 @@ def test_no_sentence_where_no_pattern_holds_exactly(expected, got):
 
 def test_a_shift_is_named_only_where_more_items_overlap_than_shift_out():
     assert pattern([6, 7, 8, -100], [-100, 5, 6, 7]) is None or "shifted" not in pattern([6, 7, 8, -100], [-100, 5, 6, 7])
-    assert pattern([5, 1, 4, 2], [0, 5, 1, 4]) == "got is expected shifted right by 1 position: got[1:] equals expected[:-1]."
+    assert pattern([5, 1, 4, 2], [0, 5, 1, 4]) == f"{R1}0."
     assert pattern([5, 1, 4, 2], [0, 0, 5, 1]) is None  # 2 of 4 after a shift of 2: not enough to say so
 
 
@@ -173,3 +184,106 @@ def test_a_got_of_one_value_is_said_as_that_before_any_offset():
     assert pattern([1, 2, 3], [2, 3, 4]) == "Every value is off by the same amount: got = expected + 1, in all 3 values."  # not one value
     assert pattern([1.0, 1.0, 2.0], [1.0, 1.0, 1.0]) == "Only the last position differs."  # not "every value is 1"
     assert pattern([5, 6, 7], [0, 0, 0]) == "Every value is 0, in all 3 values."
+
+
+# ------------------------------------------------ shifts (issue 33, the TT-500005 trial: a schedule one step early)
+
+CYCLE = [0.0, 0.25, 0.5, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0] * 3
+
+
+def _found(expected, got, **kw):
+    from failuremap_edu._patterns import find_pattern
+
+    return find_pattern(expected, got, **kw)
+
+
+def test_a_rotation_by_one_is_a_shift_not_a_reversal():
+    """[0, 1, 1, 1] * 2 one step ahead is also its reversal: the simpler explanation, the shift, is said."""
+    expected, got = [0.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0]
+    assert _found(expected, got) == Pattern("shifted", (1, "left", False, (0.0,)))
+    assert pattern(expected, got) == (
+        "got is expected shifted left by 1 position, 1 step ahead: got[i] equals expected[i + 1] "
+        "(got[:-1] equals expected[1:]); got's last item is 0.0."
+    )
+
+
+def test_a_cyclic_schedule_one_step_ahead_is_a_shift_not_another_order():
+    for expected in (CYCLE, [p / 8 for p in range(8)] * 3):
+        got = expected[1:] + expected[:1]
+        assert _found(expected, got).kind == "shifted"
+        said = fm.diff(expected, got)
+        assert not any(isinstance(c, Reordered) for c in said.claims)
+        assert said.pattern.startswith("got is expected shifted left by 1 position")
+
+
+def test_a_shift_with_new_items_shifted_in_names_them():
+    assert _found([1, 2, 3, 4, 9], [3, 4, 9, 0, 7]) == Pattern("shifted", (2, "left", False, (0, 7)))
+    assert pattern([5, 1, 4, 2], [0, 5, 1, 4]).endswith("got's first item is 0.")
+
+
+def test_a_shift_found_on_other_checks_is_preferred_on_a_tiny_window():
+    """Two values one step ahead are also 'got = expected + 0.25': alone, the offset; in a run of shifts, the shift."""
+    assert _found([0.0, 0.25], [0.25, 0.5]).kind == "offset"
+    assert _found([0.0, 0.25], [0.25, 0.5], prefer=(1, "left")) == Pattern("shifted", (1, "left", False, (0.5,)))
+    assert getattr(_found([0.0, 0.25], [0.0, 0.5], prefer=(1, "left")), "kind", None) != "shifted"  # only where it holds
+
+
+def test_the_run_s_shift_is_the_one_found_on_two_or_more_checks_and_no_other():
+    from failuremap_edu._patterns import run_shift
+
+    one_ahead = [(CYCLE, CYCLE[1:] + CYCLE[:1]), ([0.0, 1.0, 1.0, 1.0] * 2, [1.0, 1.0, 1.0, 0.0] * 2), ([0.0, 0.25], [0.25, 0.5])]
+    assert run_shift(one_ahead) == (1, "left")
+    assert run_shift(one_ahead[:1]) is None  # one check: no run-wide explanation
+    assert run_shift([*one_ahead, ([1, 2, 3, 4, 9], [3, 4, 9, 0, 7])]) is None  # another shift elsewhere: none preferred
+
+
+@given(
+    st.lists(st.integers(0, 5), min_size=3, max_size=12).filter(lambda xs: len(set(xs)) > 1),
+    st.integers(1, 5), st.booleans(), st.booleans(), st.lists(st.integers(-3, 8), min_size=5, max_size=5),
+)
+def test_every_shift_said_is_verified_and_a_sequence_shifted_is_recognised(xs, k, left, rotate, new):
+    """Shifted by k (rotated, or with new items shifted in): a pattern is found, and a shift said verifies."""
+    from failuremap_edu._patterns import verify
+    from failuremap_edu._shift import shift_of
+
+    k = min(k, (len(xs) - 1) // 2)
+    incoming = xs[:k] if left and rotate else xs[-k:] if rotate else new[:k]
+    got = xs[k:] + incoming if left else incoming + xs[:-k]
+    found = _found(xs, got)
+    if got != xs and shift_of(xs, got, lambda a, b: a == b) is not None:
+        assert found is not None
+    if found is not None:
+        assert verify(found, xs, got), found
+    if found is not None and found.kind == "shifted":
+        f_k, way, _, shifted_in = found.params
+        g = got[:-f_k] if way == "left" else got[f_k:]
+        assert g == (xs[f_k:] if way == "left" else xs[:-f_k])
+        assert list(shifted_in) == (got[-f_k:] if way == "left" else got[:f_k])
+        assert not verify(Pattern("shifted", (f_k, way, False, (99,) * f_k)), xs, got)  # the items shifted in are checked
+
+
+def test_the_trial_schedule_one_step_early_is_said_as_a_shift_on_every_sequence_check():
+    """TR-005005 (the trial's TT-500005): its attempt counts steps from 1. Every failing check of a sequence says the
+    shift, in the text and the HTML; none says reversed, an offset or another order."""
+    from conftest import record_path
+
+    from failuremap_edu import load_record, replay
+    from failuremap_edu.render._html import run_html
+    from failuremap_edu.render._text import render_run
+
+    run = replay(load_record(record_path("TR-005005")), "attempt")
+    for text in (render_run(run), run_html(run)):
+        assert text.count("pattern:  got is expected shifted left by 1 position, 1 step ahead") + text.count(
+            '<p class="fm-pattern">pattern: got is expected shifted left by 1 position, 1 step ahead') == 4, text
+        assert "reversed" not in text and "off by the same amount" not in text and "different order" not in text
+
+
+def test_windows_one_reading_late_and_one_short_are_one_offset_over_the_items_both_have():
+    """The TT-500001 trial's run 4: every window one reading late, the last one missing."""
+    expected, got = [[0, 1, 2, 3], [2, 3, 4, 5], [4, 5, 6, 7], [6, 7, 8, 9]], [[1, 2, 3, 4], [3, 4, 5, 6], [5, 6, 7, 8]]
+    said = fm.diff(expected, got)
+    assert [c for c in said.claims if isinstance(c, Pattern)] == [Pattern("offset_common", (1, 12, 4, 3))]
+    # no count of its own: the 12 values are not the diff's 14 differences, and one total is said, once (below the list)
+    assert said.pattern == ("In the 3 items both have, every value is off by the same amount: got = expected + 1; "
+                            "expected has 4 items, got 3.")
+    assert pattern([1, 2, 3], [2, 3]) is None  # a run of the other: an item missing, not an offset

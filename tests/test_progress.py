@@ -535,3 +535,47 @@ def test_an_unconfirmed_verdict_is_logged_as_not_passed(exercise):
     assert (entry["passed"], entry["total"]) == (0, 6)
     assert entry["statuses"] == ["unconfirmed"] * 6 and entry["reasons"] == ["unconfirmed"] * 6
     assert "FA-100786    ✗ 0/6 (N=1)" in repr(progress_overview())
+
+
+def _logged(passed: int, variant: int, run: str | None, record: str = "A", total: int = 7) -> dict:
+    entry = {"record": record, "passed": passed, "total": total, "variant": variant}
+    return entry | ({"run": run} if run else {})
+
+
+def test_cell_runs_keep_the_latest_result_per_variant_and_rechecks_never_add():
+    from failuremap_edu._progress import cell_runs
+
+    all_variants = [_logged(7, v, "r1") for v in range(1, 6)]
+    untick = [_logged(7, 1, "r1")]  # the same solve re-checked on N=1 alone, then on all variants again
+    entries = [_logged(2, 1, "r0"), *all_variants, *untick, *[_logged(7, v, "r1") for v in range(1, 6)], _logged(3, 1, None)]
+    runs = cell_runs(entries)
+    assert [record for record, _ in runs] == ["A", "A", "A"]
+    assert [sorted(e["variant"] for e in results) for _, results in runs] == [[1], [1, 2, 3, 4, 5], [1]]
+    assert sum(e["passed"] for e in runs[1][1]) == 35
+
+
+def test_rechecks_of_one_run_are_not_added_up_in_the_table(tmp_path):
+    """Ticking and unticking 'all variants' re-checks the same solve: the table says 35/35 (5 variants), not 77/77 (11 variants)."""
+    from failuremap_edu import load_record, progress_overview, run_checks
+    from failuremap_edu._progress import log_run
+
+    from conftest import reference_solve
+
+    log = tmp_path / "p.jsonl"
+    record, solve = load_record("FA-100061"), reference_solve("FA-100061")
+    results = {v: run_checks(record, solve, v) for v in range(1, 6)}
+    for variant in [1, 2, 3, 4, 5, 1, 1, 2, 3, 4, 5]:  # all variants, unticked (N=1), ticked again: one run of the cell
+        log_run(results[variant], "def solve(): pass", log, run="cell-1")
+    row = next(r for r in progress_overview(["FA-100061"], path=log).rows if r[0] == "FA-100061")
+    assert row[2] == "✓ all pass 30/30 (5 variants)" and row[3] == 1
+
+
+def test_the_progress_chart_has_one_point_per_run_of_the_cell():
+    from matplotlib.figure import Figure
+
+    from failuremap_edu import plot_progress
+
+    entries = [_logged(2, 1, "r0"), *[_logged(7, v, "r1") for v in range(1, 6)], _logged(7, 1, "r1"), _logged(0, 1, None)]
+    ax = plot_progress(entries, Figure().add_subplot())
+    assert [[round(float(y)) for y in line.get_ydata()] for line in ax.get_lines()] == [[29, 100, 0]]
+    assert ax.get_xlabel() == "run of the exercise cell"

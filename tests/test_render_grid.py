@@ -310,3 +310,85 @@ def test_the_playground_draws_a_ragged_result_beside_the_grids_and_names_one_it_
     assert text[-1] == "[ ] marks the cell where yours and attempt differ; not drawn: what broken returned, which is not rows of numbers"
     assert playground_pictures_text([("yours", (x for x in ())), ("attempt", [[1]])])[-1] == "not drawn: what yours returned, which is not rows of numbers"
     assert playground_pictures_html([("yours", [[0], [1, 2]]), ("attempt", "text")]) == ""  # no grid at all: no picture
+
+
+def test_the_grid_pairs_rows_as_the_diff_pairs_them():
+    """The TT-500001 trial's broken on 'windows of 3, stride 1': the picture marked rows 1 to 3 by position ("the 9
+    cells that differ", got's [3, 4, 5] against expected's [1, 2, 3]) while the words said windows [1, 2, 3] and
+    [2, 3, 4] are missing. The picture draws the diff's alignment: each side numbers its own rows."""
+    from failuremap_edu import diff
+
+    expected, got = [[0, 1, 2], [1, 2, 3], [2, 3, 4], [3, 4, 5]], [[0, 1, 2], [3, 4, 5]]
+    assert [d.path for d in diff(expected, got).differences] == ["", "[1]", "[2]"]
+    assert grid_text(expected, got) == [
+        "expected     | got",
+        "    0  1  2  |     0  1  2",
+        "0   0  1  2  | 0   0  1  2",
+        "1  [1][2][3] |",
+        "2  [2][3][4] |",
+        "3   3  4  5  | 1   3  4  5",
+        "[ ] marks the 6 cells that differ",
+    ]
+    html = grid_html(expected, got)
+    assert re.findall(r"<tr><th>(\d*)</th><td", html) == ["0", "1", "2", "3", "0", "", "", "1"]
+    assert 'title="column 0, expected row 1: 1, got: no such row"' in html
+    assert "the 6 cells that differ are highlighted and set in bold, on the side that has them" in html
+    # compared position by position, the rows keep one column of numbers
+    assert grid_text([[0, 1], [2, 3]], [[0, 1]])[0:3] == ["   expected | got", "    0  1  |  0  1", "0   0  1  |  0  1"]
+
+
+def _grid_pairs():
+    """A grid of windows and a mistake in it: rows deleted or added, every value off by one, a cell changed."""
+    width = st.integers(1, 4)
+    rows = st.integers(1, 7)
+
+    @st.composite
+    def build(draw):
+        w, n = draw(width), draw(rows)
+        e = [[draw(st.integers(0, 3)) + r + c for c in range(w)] for r in range(n)]
+        a = [list(row) for row in e]
+        for _ in range(draw(st.integers(1, 3))):
+            what = draw(st.sampled_from(["delete", "insert", "offset", "change"]))
+            if what == "delete" and len(a) > 1:
+                del a[draw(st.integers(0, len(a) - 1))]
+            elif what == "insert":
+                a.insert(draw(st.integers(0, len(a))), [draw(st.integers(0, 9)) for _ in range(w)])
+            elif what == "offset":
+                a = [[x + 1 for x in row] for row in a]
+            elif a:
+                row = draw(st.integers(0, len(a) - 1))
+                a[row][draw(st.integers(0, w - 1))] = draw(st.integers(0, 9))
+        return e, a
+
+    return build()
+
+
+_TOTALS = re.compile(r"(\d+(?:,\d{3})*) in all|in all (\d+(?:,\d{3})*) values|the (\d+(?:,\d{3})*) (?:cells|positions) that differ")
+
+
+@settings(max_examples=120, deadline=None, derandomize=True)
+@given(_grid_pairs(), st.integers(1, 14))
+def test_a_check_says_one_total_and_it_is_the_verifiers_count(pair, kept):
+    """Every count a failing check states about its diff is the verifier's (the cells `differing_cells` finds in the
+    picture's pairing, the differences the diff finds), and no two different totals are shown for one diff."""
+    from failuremap_edu._diff import Budget, diff
+    from failuremap_edu._patterns import differing_cells
+    from failuremap_edu._results import Observation
+    from failuremap_edu.render._grid import aligned_rows
+    from failuremap_edu.render._html import observation_html
+    from failuremap_edu.render._text import render_observation
+
+    e, a = pair
+    if e == a or not a:
+        return
+    budget = Budget(max_differences=kept)
+    o = Observation(index=0, check="windows", status="fail", passed=False, expected=e, actual=a)
+    everything = len(diff(e, a, Budget(max_differences=10**6)).differences)
+    cells = len(differing_cells(*aligned_rows(e, a)[:2])) if picture_kind(e, a) == "grid" else None
+    for said in (render_observation(o, budget), observation_html(o, budget)):
+        totals = {int(next(g for g in m.groups() if g).replace(",", "")) for m in _TOTALS.finditer(said)}
+        assert len(totals) <= 1, said
+        if "more difference" in said:
+            assert totals == {everything}, said
+        elif cells is not None and cells > 1:
+            assert totals == {cells}, said

@@ -218,7 +218,7 @@ def test_plot_progress_draws_one_line_per_exercise():
     assert [[round(float(y), 6) for y in line.get_ydata()] for line in ax.get_lines()] == [[16.666667, 100.0], [0.0]]
     assert [line.get_label() for line in ax.get_lines()] == ["A", "B"]
     empty = plot_progress([], Figure().add_subplot())
-    assert empty.texts[0].get_text().startswith("No attempts logged yet")
+    assert empty.texts[0].get_text().startswith("No runs logged yet")
 
 
 @pytest.mark.parametrize("suffix", ["png", "svg"])

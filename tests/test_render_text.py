@@ -271,3 +271,12 @@ def test_the_same_sentence_at_sibling_paths_is_said_once_with_every_path():
     rows = render_diff(diff([[0]] * 9, [(0,)] * 9), indent="")
     assert rows == ["- [0], [1], [2], …, [8] (9 places): expected a list, got a tuple: the items are the same, but a tuple never equals a list, so == fails"]
     assert render_diff(diff([1, 2], [3, 5]), indent="") == ["- [0]: expected 1, got 3", "- [1]: expected 2, got 5"]  # different sentences stay apart
+
+
+def test_the_note_on_passes_by_eq_alone_counts_every_such_check():
+    """Five checks returned 1 where 1.0 is expected: the note says five, never one."""
+    checks = [Observation(index=i, check=f"check {i}", status="pass", passed=True, expected=1.0, actual=1) for i in range(5)]
+    checks.append(Observation(index=5, check="exact", status="pass", passed=True, expected=1.0, actual=1.0))
+    note = run_notes(RunResult("TW-1", "yours", 1, tuple(checks), 2.0, "process"))[0]
+    assert note.startswith("5 checks pass ('check 0', 'check 1', 'check 2', …) because == holds")
+    assert note.endswith("but the values differ in type, as in 'check 0': expected a float, got an int")

@@ -11,6 +11,7 @@ import time
 import urllib.parse
 import warnings
 
+import psutil
 import pytest
 
 from conftest import record_path, reference_solve, solution_path
@@ -371,14 +372,14 @@ def test_no_worker_outlives_its_run(stopping):
     server = pool.server._forkserver_pid
     deadline = time.monotonic() + 5
     while True:
-        children = _warm._children(server)
+        children = {p.pid for p in psutil.Process(server).children()}
         standby = {pool.standby.wait_pid()} if pool.standby is not None else set()
         if children <= standby or time.monotonic() > deadline:
             break
         time.sleep(0.01)
     assert children <= standby, f"the server still has {children - standby}"
     assert len(standby) <= 1
-    assert server in _warm._children(os.getpid())
+    assert server in {p.pid for p in psutil.Process().children()}
 
 
 # ----------------------------------------------------------------- in-process mode
@@ -404,18 +405,26 @@ def test_in_process_mode_survives_loops_exits_and_errors(stopping):
     assert sys.gettrace() is None or "coverage" in type(sys.gettrace()).__module__
 
 
-def test_isolation_is_chosen_by_platform(monkeypatch):
+def test_isolation_is_chosen_by_platform_and_by_the_caller_never_by_the_environment(monkeypatch):
+    from failuremap_edu.runner import chosen_isolation, isolation_default
     from failuremap_edu.runner._api import isolation_available
 
-    monkeypatch.delenv("FAILUREMAP_ISOLATION", raising=False)
-    assert isolation_available() == "process"
-    monkeypatch.setenv("FAILUREMAP_ISOLATION", "fork")  # the old name of the same thing
-    assert isolation_available() == "process"
-    monkeypatch.setenv("FAILUREMAP_ISOLATION", "inprocess")
-    assert isolation_available() == "inprocess"
-    monkeypatch.delenv("FAILUREMAP_ISOLATION")
+    monkeypatch.setenv("FAILUREMAP_ISOLATION", "inprocess")  # a name nothing reads
+    assert isolation_available() == chosen_isolation() == "process"
+    assert chosen_isolation("fork") == "process"  # the old name of the same thing
+    assert chosen_isolation("inprocess") == "inprocess"
+    with isolation_default("sandbox"):
+        assert chosen_isolation() == "sandbox" and chosen_isolation("inprocess") == "inprocess"  # a parameter wins
+        seen = []
+        worker = threading.Thread(target=lambda: seen.append(chosen_isolation()))
+        worker.start()
+        worker.join()
+        assert seen == ["process"], "a thread started inside does not inherit the scope"
+    assert chosen_isolation() == "process"
+    with pytest.raises(ValueError, match="isolation must be"):
+        chosen_isolation("docker")
     monkeypatch.delattr(os, "fork")
-    assert isolation_available() == "inprocess"
+    assert isolation_available() == chosen_isolation() == "inprocess"
 
 
 @pytest.mark.parametrize("record_id", ["TR-000101", "TR-000202", "TR-000303", "TR-000404"])
@@ -856,9 +865,16 @@ def test_run_script_stops_a_script_that_writes_without_end():
     run = run_script("while True:\n    print('x' * 1000)\n", timeout=20, output_bytes=100_000)
     assert run.output_exceeded and not run.timed_out and run.exit_code != 0
     assert len(run.stdout) == 100_000
-def test_a_fork_loop_is_stopped_with_a_bounded_number_of_processes(stopping, tmp_path):
-    """RLIMIT_NPROC never binds root (tests and CI run as root): the supervisor counts a run's processes."""
+@pytest.mark.parametrize("tree", ["kernel lists", "psutil alone"])
+def test_a_fork_loop_is_stopped_with_a_bounded_number_of_processes(stopping, tmp_path, monkeypatch, tree):
+    """RLIMIT_NPROC never binds root (tests and CI run as root): the supervisor counts a run's processes.
+
+    Also as on macOS, where the kernel lists no children in /proc and psutil finds them."""
+    from failuremap_edu.runner import _procs
     from failuremap_edu.runner._worker import MAX_PROCESSES
+
+    if tree == "psutil alone":
+        monkeypatch.setattr(_procs, "_kernel_lists_children", lambda: False)
 
     tally = tmp_path / "started"
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import failuremap_edu as fm
 from failuremap_edu.runner import replay, try_call
 from failuremap_edu.runner._carried import CarriedState
-from failuremap_edu.runner._state import ONE_PROCESS, ChangedLater, Preview, SharedObject, StreamRead, describe_change, from_plain, to_plain
+from failuremap_edu.runner._state import ONE_PROCESS, PREVIEW_TAKE, ChangedLater, Preview, SharedObject, StreamRead, describe_change, from_plain, to_plain
 
 from conftest import record_path, solution_path
 
@@ -146,6 +146,27 @@ def test_an_object_without_its_own_eq_changed_only_when_its_fields_did():
         "solve modified its argument 'box': it is a Box whose fields changed (x: 1 → 2). The checks see the changed value, as the record's own harness does.")
 
 
+class _Param:
+    """A record's class without its own == or repr, holding a list."""
+
+    def __init__(self, grad):
+        self.grad = grad
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.one_of(st.integers(-3, 3), st.just(float("nan"))), min_size=1, max_size=3), max_size=4), st.data())
+def test_objects_without_eq_inside_a_list_change_only_when_a_field_does_and_the_note_says_where(grads, data):
+    params = [_Param(list(g)) for g in grads]
+    before = copy.deepcopy(((params,), {}))
+    assert describe_change(*before, (params,), {}, ("params",)) is None  # copies, NaN included: the same values
+    if not params:
+        return
+    i = data.draw(st.integers(0, len(params) - 1))
+    params[i].grad[0] = 99
+    note = describe_change(*before, (params,), {}, ("params",))
+    assert note is not None and "object" not in note and ("99" in note.split(" and became ")[-1] or f"[{i}].grad[0]: " in note)
+
+
 def _lazy_batches(items, size):
     items = list(items)
     for i in range(0, len(items), size):
@@ -157,8 +178,8 @@ def test_a_returned_generator_is_previewed_from_a_fresh_call_not_the_checks_one(
     run = fm.run_checks(_record("TR-003401"), _lazy_batches, isolation=isolation)
     first = run.observations[0]
     assert first.passed  # the check consumed its own generator in full: the preview took nothing from it
-    assert _claims(first, Preview) == [Preview("solve([1, 2, 3, 4, 5], 2)", ("[1, 2]", "[3, 4]", "[5]"), "end")]
-    assert "solve([1, 2, 3, 4, 5], 2) returned a generator; a fresh call of it yields [1, 2], [3, 4], [5], and then it ends" in first.state_notes
+    assert _claims(first, Preview) == [Preview("solve([1, 2, 3, 4, 5], 2)", ("[1, 2]", "[3, 4]", "[5]"), "end", count=3)]
+    assert "solve([1, 2, 3, 4, 5], 2) returned a generator; a fresh call of it yields 3 values, then ends: [1, 2], [3, 4], [5]" in first.state_notes
 
 
 def _endless(n):
@@ -177,10 +198,42 @@ def _stalls(n):
 def test_previews_of_an_endless_and_of_a_stalling_generator_are_bounded():
     record = _record("TR-002020")
     endless = try_call(record, lambda token, seen=None: _endless(2), ("a",), timeout=1.0)
-    assert endless.state == (Preview("solve('a')", ("0", "2", "4", "6", "8"), "more", 1.0),)
+    assert endless.state == (Preview("solve('a')", ("0", "2", "4", "6", "8"), "more", 1.0, PREVIEW_TAKE),)
+    assert str(endless.state[0]).endswith(f"yields 0, 2, 4, 6, 8, … (more than {PREVIEW_TAKE:,} values)")
     stalls = try_call(record, lambda token, seen=None: _stalls(7), ("a",), timeout=0.5)
-    assert stalls.status == "returned" and stalls.state == (Preview("solve('a')", ("7",), "slow", 0.5),)
-    assert str(stalls.state[0]).endswith("yields 7, then no next item within 0.5 s")
+    assert stalls.status == "returned" and stalls.state == (Preview("solve('a')", ("7",), "slow", 0.5, 1),)
+    assert str(stalls.state[0]).endswith("yields 1 value, then no next value within 0.5 s: 7")
+
+
+def _one_cycle(period, ramp):
+    for step in range(period):
+        yield min(1.0, step / ramp)
+
+
+def _eager_windows(items, size):
+    items = list(items)
+    for i in range(0, len(items), size):
+        yield items[i:i + size]
+
+
+@pytest.mark.parametrize("isolation", ["process", "inprocess"])
+def test_a_generator_that_ends_is_said_to_end_after_how_many_values_beside_the_stopiteration_it_caused(isolation):
+    record = fm.load_record(record_path("TR-003434"))  # any record: the preview needs a solve that returns a generator
+    ends = try_call(record, lambda stop, step: _one_cycle(10, 4), (10, 4))
+    endless = try_call(record, lambda stop, step: _endless(1), (10, 4))
+    assert [(c.count, c.end) for c in ends.state + endless.state] == [(10, "end"), (PREVIEW_TAKE, "more")]
+    assert str(ends.state[0]).endswith("yields 10 values, then ends: 0.0, 0.25, 0.5, 0.75, 1.0, …")
+    assert str(endless.state[0]).endswith(f"yields 0, 1, 2, 3, 4, … (more than {PREVIEW_TAKE:,} values)")
+    assert all(c.verify() for c in ends.state + endless.state)
+
+
+def test_the_playground_says_what_a_generators_values_read_from_a_stream_argument():
+    record = _record("TR-003401")
+    eager = try_call(record, _eager_windows, (), expression="Stream(10), 3")
+    lazy = try_call(record, _reference_batches, (), expression="Stream(10), 3")
+    assert eager.state[0].reads == ("'items' (a Stream): read: 0 → 10, all of it for the first value",)
+    assert lazy.state[0].reads == ("'items' (a Stream): read: 0 → 3 for the first value, read: 0 → 10 for all 4",)
+    assert "taking them, solve read from its argument 'items' (a Stream): read: 0 → 3 for the first value" in repr(lazy)
 
 
 def test_claims_cross_the_pipe_as_plain_data_and_forged_ones_are_refused():
@@ -206,16 +259,16 @@ def _reference_batches(items, size):
         yield batch
 
 
-@pytest.mark.parametrize("text, shown, items, end", [
-    ("range(7), 3", "solve(range(7), 3)", ("[0, 1, 2]", "[3, 4, 5]", "[6]"), "end"),
-    ("iter([1, 2, 3]), 2", "solve(iter([1, 2, 3]), 2)", ("[1, 2]", "[3]"), "end"),
-    ("Stream(4), size=3", "solve(Stream(4), size=3)", ("[0, 1, 2]", "[3]"), "end"),
-    ("itertools.count(), 2", "solve(itertools.count(), 2)", ("[0, 1]", "[2, 3]", "[4, 5]", "[6, 7]", "[8, 9]"), "more"),
+@pytest.mark.parametrize("text, shown, items, end, count, reads", [
+    ("range(7), 3", "solve(range(7), 3)", ("[0, 1, 2]", "[3, 4, 5]", "[6]"), "end", 3, ()),
+    ("iter([1, 2, 3]), 2", "solve(iter([1, 2, 3]), 2)", ("[1, 2]", "[3]"), "end", 2, ("'items' (a list_iterator): 2 items read for the first value, 3 items read for all 2",)),
+    ("Stream(4), size=3", "solve(Stream(4), size=3)", ("[0, 1, 2]", "[3]"), "end", 2, ("'items' (a Stream): read: 0 → 3 for the first value, read: 0 → 4 for all 2",)),
+    ("itertools.count(), 2", "solve(itertools.count(), 2)", ("[0, 1]", "[2, 3]", "[4, 5]", "[6, 7]", "[8, 9]"), "more", PREVIEW_TAKE, ()),
 ])
-def test_the_playground_evaluates_expressions_over_the_records_names_in_the_worker(text, shown, items, end):
+def test_the_playground_evaluates_expressions_over_the_records_names_in_the_worker(text, shown, items, end, count, reads):
     result = try_call(_record("TR-003401"), _reference_batches, (), expression=text, timeout=1.0)
     assert (result.status, result.call) == ("returned", shown)
-    assert result.state == (Preview(shown, items, end, 1.0),)
+    assert result.state == (Preview(shown, items, end, 1.0, count, reads),)
 
 
 def test_the_playground_runs_a_record_helper_and_bounds_an_endless_input_by_the_check_limit():
@@ -234,7 +287,7 @@ def test_the_exercises_playground_takes_an_expression_where_it_refused_one():
     exercise.try_inputs("Stream(50), 4")
     assert "only literal values" not in exercise.playground_message
     yours = dict((who, (status, value)) for who, status, value in exercise.playground_rows)["yours"]
-    assert yours[0] == "returned" and "a fresh call of it yields [0, 1, 2, 3], [4, 5, 6, 7]" in yours[1]
+    assert yours[0] == "returned" and "a fresh call of it yields 13 values, then ends: [0, 1, 2, 3], [4, 5, 6, 7]" in yours[1]
 
 
 _calls_made = []
@@ -322,3 +375,41 @@ def test_the_carried_claims_verifier_decides_from_the_values(value):
     assert not CarriedState("solve(1)", "its default 'seen'", value, copy.deepcopy(value)).verify()
     assert CarriedState("solve(1)", "its default 'seen'", value, [value]).verify()
     assert from_plain(to_plain(CarriedState("solve(1)", "the global 'n'", 0, 1))) == CarriedState("solve(1)", "the global 'n'", 0, 1)
+
+
+_CACHE: dict = {}
+
+
+def _cached_maps(labels):
+    """A cache keyed by the label set: equal calls get one dict object (the contract asks for a dict of its own each call)."""
+    key = tuple(sorted(set(labels)))
+    return _CACHE.setdefault(key, {label: i for i, label in enumerate(key)})
+
+
+@pytest.mark.parametrize("isolation", ["process", "inprocess"])
+def test_a_result_handed_out_again_for_equal_arguments_is_said_on_a_passing_run(isolation):
+    from failuremap_edu.render._text import run_notes
+    from failuremap_edu.runner._state import ReturnedAgain
+
+    _CACHE.clear()
+    record = _record("TR-005004")
+    run = fm.run_checks(record, _cached_maps, isolation=isolation)
+    assert run.passed and _claims(run.observations[0], ReturnedAgain) == [ReturnedAgain("solve(['cat', 'dog', 'cat', 'bird'])", "three classes", "dict")]
+    assert ("solve(['cat', 'dog', 'cat', 'bird']), made again with equal arguments, returned the same dict object as in check 'three classes',"
+            " not a dict of its own") in render_run_text(run)
+    mine = fm.run_checks(record, fm.load_solution(solution_path("TR-005004")), isolation=isolation)
+    assert mine.passed and not [c for o in mine.observations for c in o.state if isinstance(c, ReturnedAgain)] and not run_notes(mine)[:1] == run_notes(run)[:1]
+
+
+def render_run_text(run):
+    return str(run)
+
+
+def test_a_note_shared_by_several_checks_is_said_once_and_referred_to_after():
+    run = replay(_record("TR-005004"), "attempt", isolation="inprocess")
+    listed = [o for o in run.observations if not o.passed]
+    full = [o.check for o in listed if any(ONE_PROCESS in n for n in o.state_notes)]
+    assert full == ["a second dataset"]  # the first listed check says it in full
+    for o in listed[1:]:
+        assert any("(see the note under check 'a second dataset')" in n for n in o.state_notes)
+        assert any(isinstance(c, CarriedState) for c in o.state)  # the claims stay: only their display is shorter

@@ -18,9 +18,9 @@ def test_story_of_a_packaged_record(pairs):
     assert "They behave exactly as they did when the record was made." in text
     assert "    attempt returned None (expected a list, got None)" in text
     assert "    broken returned ['a1', 'a1'] ([1]: expected 'b1', got 'a1')" in text
-    assert "  attempt:\n    def solve(candidates):\n        unique={r[1]:r for r in candidates}" in text
+    assert "  attempt (lines 6–9 of its script):\n    6  def solve(candidates):\n    7      unique={r[1]:r for r in candidates}" in text
     html = story._repr_html_()
-    assert "<details><summary>The code of attempt</summary>" in html and "<caption>variant N = 1</caption>" in html
+    assert "<details><summary>The code of attempt (lines 6–9 of its script)</summary>" in html and "<caption>variant N = 1</caption>" in html
 
 
 def test_the_story_of_given_replays_is_the_story_watch_it_fail_tells(pairs):
@@ -102,3 +102,24 @@ def test_watch_it_fail_draws_fifty_losses_as_a_line_chart_and_says_it_in_words()
     html = story._repr_html_()
     assert html.count('<img class="fm-grid-image" alt="A line chart of expected (50 values) and got (50 values), by position: ') == 2
     assert "expected is 1 at every position; got is 0.02 at every position. Every value is 0.02 where 1 is expected" in html
+
+
+def test_the_code_is_numbered_as_its_script_so_an_errors_line_is_one_the_reader_sees():
+    """TR-003434's solve raises on line 13 of its script: the story says "(line 13)" and shows line 13, numbered."""
+    from failuremap_edu.render._html import story_html
+    from failuremap_edu.render._text import render_story
+
+    record = load_record(record_path("TR-003434"))
+    story = watch_it_fail(record, timeout=0.5)
+    text, html = render_story(story), story_html(story)
+    said = {int(n) for n in re.findall(r"\(line (\d+)\)", text)}
+    assert said, "the record's solve raises: its line is said"
+    for name, source, first in story.sources:
+        script = record.implementations[name].source.splitlines()
+        listing = text.split("The code that fails:")[1].split(f"  {name} (")[1]
+        listing = re.split(r"\n  (?=\S)", listing)[0]
+        shown = dict(re.findall(r"^ {4}\s*(\d+)  (.*)$", listing, re.M))
+        assert len(shown) == len(source.splitlines())
+        assert all(script[int(n) - 1] == line for n, line in shown.items()), "each number is the script's own"
+        assert said <= {int(n) for n in shown}, "every line an error names is among the lines shown"
+        assert f"The code of {name} (lines {first}–{first + len(source.splitlines()) - 1} of its script)" in html

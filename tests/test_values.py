@@ -176,3 +176,20 @@ def test_a_default_repr_is_shown_without_its_memory_address():
 
     assert safe_repr(gen()) == "<generator object test_a_default_repr_is_shown_without_its_memory_address.<locals>.gen>"
     assert safe_repr([iter([1])]) == "[<list_iterator object>]"
+
+
+def test_objects_without_a_repr_inside_containers_are_shown_by_their_fields():
+    """``solve([Param(grad=[3.0]), …])``, never ``[<Param object>, …]``: the values a check passed are visible."""
+    from failuremap_edu._values import safe_repr
+
+    class Param:
+        def __init__(self, grad):
+            self.grad = grad
+
+    class Empty:
+        pass
+
+    assert safe_repr([Param([3.0]), Param([4.0])]) == "[Param(grad=[3.0]), Param(grad=[4.0])]"
+    assert safe_repr({"p": (Param({2, 1}),)}) == "{'p': (Param(grad={1, 2}),)}"
+    assert safe_repr([Empty()]).startswith("[<") and "object" in safe_repr([Empty()])  # no fields: its type, as before
+    assert safe_repr([1, "a", (2,)]) == repr([1, "a", (2,)])

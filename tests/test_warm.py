@@ -155,11 +155,17 @@ def test_a_result_bigger_than_a_pipe_still_arrives(stopping):
 
 
 def test_no_server_where_checks_run_in_process(monkeypatch):
-    monkeypatch.setenv("FAILUREMAP_ISOLATION", "inprocess")
+    from failuremap_edu.runner import isolation_default, warm_up
+
     monkeypatch.setattr(_warm, "_POOL", None)
-    _warm.warm_up()
+    with isolation_default("inprocess"):  # asked for: no server, not even warmed up
+        warm_up()
+        assert _warm._POOL is None
+        assert run_checks(load_record("FA-100786"), reference_stopping).isolation == "inprocess"
+    assert run_checks(load_record("FA-100786"), reference_stopping, isolation="inprocess").isolation == "inprocess"
     assert _warm._POOL is None
-    assert run_checks(load_record("FA-100786"), reference_stopping).isolation == "inprocess"
+    monkeypatch.delattr(os, "fork")  # a platform without fork
+    _warm.warm_up()
     assert _warm._POOL is None
 
 

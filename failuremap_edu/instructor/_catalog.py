@@ -62,7 +62,7 @@ CHUNK = 10
 """Records whose replays share one worker (`_runner.replay_many`)."""
 
 
-def _verify_chunk(refs: list[str]) -> list[CatalogEntry]:
+def _verify_chunk(refs: list[str], isolation: str | None = None) -> list[CatalogEntry]:
     """`_verify_one` for each, with the replays of all of them in one worker."""
     loaded: list[tuple[str, Record | str]] = []
     for ref in refs:
@@ -73,14 +73,15 @@ def _verify_chunk(refs: list[str]) -> list[CatalogEntry]:
     try:
         variants = [(ref, r, read_fixtures(r).default_variant) for ref, r in loaded if not isinstance(r, str)]
         names = [(ref, r, v, [n for n in r.verification if n in r.implementations]) for ref, r, v in variants]
-        results = iter(replay_many([(r, n, v) for _, r, v, ns in names for n in ns]))
+        results = iter(replay_many([(r, n, v) for _, r, v, ns in names for n in ns], isolation=isolation))
         reports = {ref: parity_report(r, v, {n: next(results) for n in ns}) for ref, r, v, ns in names}
     except RecordError:
-        return [_verify_one(ref) for ref in refs]  # one of them cannot be read as a script: each says so itself
+        return [_verify_one(ref, isolation) for ref in refs]  # one of them cannot be read as a script: each says so itself
     return [CatalogEntry(ref, error=r) if isinstance(r, str) else CatalogEntry(ref, reports[ref]) for ref, r in loaded]
 
 
-def verify_many(refs: list[str], jobs: int | None = None, progress: Callable[[int, int], None] | None = None) -> Iterator[CatalogEntry]:
+def verify_many(refs: list[str], jobs: int | None = None, progress: Callable[[int, int], None] | None = None, *,
+                isolation: str | None = None) -> Iterator[CatalogEntry]:
     """Verify records, `jobs` at a time (default: one per core), yielding entries in order.
 
     Every replay takes the runner's own path: a worker from its clean server, with
@@ -89,14 +90,18 @@ def verify_many(refs: list[str], jobs: int | None = None, progress: Callable[[in
     runner's own, a notebook's): Python 3.12 warns that such a fork may deadlock.
     Chunks run side by side on threads, each waiting on its own worker process;
     where checks run in-process (no fork: Windows, Pyodide) one at a time.
+    `isolation` is the runner's, for every replay (``sandbox``: ``verify --sandbox``).
     """
-    from ..runner import INPROCESS, isolation_available
+    from functools import partial
+
+    from ..runner import INPROCESS, chosen_isolation
 
     total = len(refs)
     jobs = jobs or os.cpu_count() or 1
     chunks = [refs[i : i + CHUNK] for i in range(0, total, CHUNK)]
-    threads = ThreadPoolExecutor(max_workers=jobs) if jobs > 1 and len(chunks) > 1 and isolation_available() != INPROCESS else None
-    results: Iterable[list[CatalogEntry]] = threads.map(_verify_chunk, chunks) if threads is not None else map(_verify_chunk, chunks)
+    threads = ThreadPoolExecutor(max_workers=jobs) if jobs > 1 and len(chunks) > 1 and chosen_isolation(isolation) != INPROCESS else None
+    verify = partial(_verify_chunk, isolation=isolation)
+    results: Iterable[list[CatalogEntry]] = threads.map(verify, chunks) if threads is not None else map(verify, chunks)
     done = 0
     try:
         for entries in results:

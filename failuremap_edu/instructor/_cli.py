@@ -16,7 +16,8 @@ from typing import Sequence
 from .. import __version__
 from .._command import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, EXIT_READER_LEFT, Parser as _Parser, SharedOptions, add_check, add_export,
                         cmd_check as _cmd_check, cmd_export as _cmd_export, emit_json as _emit_json, error as _error,
-                        escape_unwritable, positive_float as _positive_float, reader_left as _reader_left, run, terminal as _terminal)
+                        escape_unwritable, isolation as _isolation, positive_float as _positive_float, reader_left as _reader_left, run,
+                        terminal as _terminal)
 
 def synopsis(parser: argparse.ArgumentParser | None = None) -> str:
     """Every command's usage line and what it does: the synopsis in docs/reference/cli.md (tests/test_cli.py compares them)."""
@@ -244,7 +245,7 @@ def _cmd_verify(args) -> int:
         print("failuremap-edu: error: --jobs must be at least 1", file=sys.stderr)
         return EXIT_BAD_INPUT
     entries = []
-    for entry in verify_many(refs, args.jobs, ProgressBar("verifying")):
+    for entry in verify_many(refs, args.jobs, ProgressBar("verifying"), isolation=_isolation(args)):
         entries.append(entry)
         if entry.error is not None:
             _error(entry.error)
@@ -272,6 +273,7 @@ def _cmd_notebook(args) -> int:
     from pathlib import Path
 
     from ._notebook import write_all, write_notebook
+    from ..runner import isolation_default
 
     if args.solution and not args.instructor:
         print("failuremap-edu: error: --solution only applies with --instructor", file=sys.stderr)
@@ -279,15 +281,16 @@ def _cmd_notebook(args) -> int:
     if args.references and not (args.instructor or args.all_packaged):
         print("failuremap-edu: error: --references only applies with --instructor or --all-packaged", file=sys.stderr)
         return EXIT_BAD_INPUT
-    warnings: list[str] = []
-    if args.all_packaged:
-        paths = write_all(Path(args.out), references=args.references, force=args.force, warnings=warnings)
-    elif args.record:
-        paths = [write_notebook(args.record, Path(args.out), instructor=args.instructor, solution_path=args.solution, references=args.references,
-                                force=args.force, warnings=warnings, runs=args.runs)]
-    else:
+    if not args.all_packaged and not args.record:
         print("failuremap-edu: error: give a RECORD, or --all-packaged", file=sys.stderr)
         return EXIT_BAD_INPUT
+    warnings: list[str] = []
+    with isolation_default(_isolation(args)):  # the notebook generator takes no isolation of its own
+        if args.all_packaged:
+            paths = write_all(Path(args.out), references=args.references, force=args.force, warnings=warnings)
+        else:
+            paths = [write_notebook(args.record, Path(args.out), instructor=args.instructor, solution_path=args.solution, references=args.references,
+                                    force=args.force, warnings=warnings, runs=args.runs)]
     for warning in warnings:
         print(_terminal(f"failuremap-edu: warning: {warning}"), file=sys.stderr)
     for path in paths:
@@ -313,7 +316,7 @@ def _cmd_workshop(args) -> int:
     ws = write_workshop(
         refs, Path(args.out), args.title, args.solutions, progress=ProgressBar("building"),
         instructor_dir=Path(args.instructor_dir) if args.instructor_dir else None, with_solutions=args.with_solutions,
-        repo=args.repo, branch=args.branch, hub=args.hub, env_repo=args.env_repo, force=args.force, runs=runs,
+        repo=args.repo, branch=args.branch, hub=args.hub, env_repo=args.env_repo, force=args.force, isolation=_isolation(args), runs=runs,
     )
     for warning in ws.warnings:
         print(_terminal(f"failuremap-edu: warning: {warning}"), file=sys.stderr)
@@ -331,7 +334,8 @@ def _cmd_workshop(args) -> int:
     if args.lite:
         from ._lite import build_site
 
-        site = build_site(refs, Path(args.lite), title=args.title, progress=ProgressBar("building the JupyterLite site"), force=args.force, runs=runs)
+        site = build_site(refs, Path(args.lite), title=args.title, progress=ProgressBar("building the JupyterLite site"), force=args.force,
+                          isolation=_isolation(args), runs=runs)
         _print_site(site)
     return EXIT_OK
 
@@ -376,7 +380,7 @@ def _cmd_lite(args) -> int:
     refs = catalog_refs(args.records, args.records_dir)
     site = build_site(
         refs, Path(args.out), title=args.title, pyodide_dir=args.pyodide, wheels_dir=args.wheels, progress=ProgressBar("building"), force=args.force,
-        runs=args.runs,
+        isolation=_isolation(args), runs=args.runs,
     )
     _print_site(site)
     return EXIT_OK
@@ -460,7 +464,7 @@ def _cmd_record(args) -> int:
         from ._authoring import AuthoringError
 
         try:
-            built = build_record(args.folder, timeout=args.timeout, isolation="sandbox" if args.sandbox else None)
+            built = build_record(args.folder, timeout=args.timeout, isolation=_isolation(args))
         except AuthoringError as exc:
             earlier = [p for p in Path(args.folder).glob("*.json")] if args.out is None else [Path(args.out)] if Path(args.out).exists() else []
             if earlier:  # never let an earlier build pass for this one

@@ -439,6 +439,7 @@ def build_site(
     wheels_dir: str | os.PathLike | None = None,
     progress=None,
     force: bool = False,
+    isolation: str | None = None,
     runs=None,
 ) -> LiteSite:
     """Build a JupyterLite site in `out_dir` for the records `refs` (packaged ids or paths).
@@ -451,8 +452,9 @@ def build_site(
     replaced or removed, and files someone added stay; a folder we did not build,
     or one whose files were edited, is refused unless `force` (which overwrites
     only what the build writes). Runs ``jupyter lite build``; raises LiteError, in
-    one line, when a tool, Pyodide or a wheel is missing. With `runs` (`_notebook_runs.SharedRuns`) each
-    record's runs are taken from there, as other builds of the same records made them.
+    one line, when a tool, Pyodide or a wheel is missing. `isolation` is the runner's,
+    for every run that builds a notebook here (``sandbox``: ``lite --sandbox``). With `runs`
+    (`_notebook_runs.SharedRuns`) each record's runs are taken from there, as other builds of the same records made them.
     """
     from .._records import load_record
 
@@ -468,7 +470,7 @@ def build_site(
     beside = out_dir.resolve().parent
     beside.mkdir(parents=True, exist_ok=True)
     try:
-        notebooks, wheels, preload, target = _build(refs, records, out_dir, title, pyodide, lock, python, cache, beside, progress, force, runs)
+        notebooks, wheels, preload, target = _build(refs, records, out_dir, title, pyodide, lock, python, cache, beside, progress, force, isolation, runs)
     except WriteError:
         raise
     except OSError as exc:
@@ -487,9 +489,10 @@ def build_site(
     )
 
 
-def _build(refs, records, out_dir, title, pyodide, lock, python, cache, beside, progress, force, runs):
+def _build(refs, records, out_dir, title, pyodide, lock, python, cache, beside, progress, force, isolation=None, runs=None):
     """`build_site`'s work: the site in a temporary folder, then installed in `out_dir` (`_output.install`)."""
     from ._notebook import build_start_here, write_notebook
+    from ..runner import isolation_default
 
     with tempfile.TemporaryDirectory(prefix="failuremap-lite-") as tmp, \
             tempfile.TemporaryDirectory(prefix=".failuremap-lite-", dir=beside) as staging:
@@ -500,7 +503,8 @@ def _build(refs, records, out_dir, title, pyodide, lock, python, cache, beside, 
         for done, (ref, record) in enumerate(zip(refs, records)):
             if progress is not None:
                 progress(done, len(refs) + 2)
-            path = write_notebook(ref, files, platform="lite", manifest=False, runs=runs)
+            with isolation_default(isolation):  # write_notebook takes no isolation of its own
+                path = write_notebook(ref, files, platform="lite", manifest=False, runs=runs)
             _write_notebook(lite_notebook(_read_notebook(path)), path)
             entries.append((record.id, record.category, path.name))
             record_refs.append(record.id if record.packaged else f"records/{record.id}.json")

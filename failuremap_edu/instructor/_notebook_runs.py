@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import os
 from dataclasses import dataclass, fields
 
 from .._cell import LIVE_PANEL, saved_copy_bundle
@@ -25,7 +24,7 @@ from .._records import Record
 from .._results import RunResult
 from .._solution import Solution
 from .._story import failure_story
-from ..runner import parse_call_arguments, run_checks, try_call
+from ..runner import chosen_isolation, parse_call_arguments, run_checks, try_call
 from ._solve_cell import define, learner_preamble, reference_body, split_imports
 
 __all__ = ["InstructorResults", "LearnerResults", "NotebookError", "NotebookRuns", "SharedRuns", "presenter_handover", "reference_cell_parts"]
@@ -179,7 +178,7 @@ class SharedRuns:
     def for_record(self, record: Record) -> NotebookRuns:
         """The runs of `record`, or of a record equal to it in everything but where it was loaded from, made under the
         isolation in effect now (``--sandbox`` sets it for one command); made when there are none."""
-        known = self._by_id.setdefault((record.id, os.environ.get("FAILUREMAP_ISOLATION", "")), [])
+        known = self._by_id.setdefault((record.id, chosen_isolation()), [])
         found = next((runs for runs in known if _same_content(runs.record, record)), None)
         if found is None:
             found = NotebookRuns(record)

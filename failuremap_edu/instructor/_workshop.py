@@ -42,6 +42,7 @@ from ._nbjson import writes
 from ._notebook import SharedRuns, build_notebook, build_start_here, keep_work, md
 from ._output import check_target, folder_files, install
 from .._records import Record, list_records, load_record, packaged_records_dir
+from ..runner import isolation_default
 from .._solution import load_solution
 
 __all__ = [
@@ -182,11 +183,13 @@ class _Folder:
     it was to go, in `destination`: nothing there has been touched yet.
     """
 
-    def __init__(self, root: Path, platform: str = "server", destination: Path | None = None) -> None:
+    def __init__(self, root: Path, platform: str = "server", destination: Path | None = None, isolation: str | None = None) -> None:
         self.root = root
         self.platform = platform
         """Where its notebooks will run (`_notebook.PLATFORMS`): their texts say only what holds there."""
         self.destination = destination or root
+        self.isolation = isolation
+        """The runner's isolation for the runs that build its notebooks (``sandbox``: ``--sandbox``)."""
         self.files: list[str] = []
 
     def _staged(self, rel: str, put: Callable[[Path], object]) -> Path:
@@ -213,7 +216,8 @@ class _Folder:
         else:
             in_notebook = f"records/{record.id}.json"
             self.copy(Path(ref), f"{folder}/{in_notebook}")
-        nb = build_notebook(record, in_notebook, instructor=instructor, solution=solution, platform=self.platform, runs=runs.for_record(record))
+        with isolation_default(self.isolation):  # build_notebook takes no isolation of its own
+            nb = build_notebook(record, in_notebook, instructor=instructor, solution=solution, platform=self.platform, runs=runs.for_record(record))
         return self.write(f"{folder}/{record.id}.ipynb", writes(nb) + "\n")
 
 
@@ -255,14 +259,16 @@ def write_workshop(
     hub: str | None = None,
     env_repo: str | None = None,
     force: bool = False,
+    isolation: str | None = None,
     runs: SharedRuns | None = None,
 ) -> Workshop:
     """Write the learners' folder `out_dir` and the instructor's folder (default: ``OUT-instructor`` beside it).
 
     `repo` (with `branch`) is where the instructor will push `out_dir`: it fills the
     Binder badge, and with `hub` or `env_repo` the README gets a JupyterHub or a
-    Binder nbgitpuller link for each notebook. A record's notebooks share its runs: `runs`, or a `SharedRuns`
-    made for this workshop.
+    Binder nbgitpuller link for each notebook. `isolation` is the runner's, for every
+    run that builds a notebook (``sandbox``: ``workshop --sandbox``). A record's notebooks share its runs: `runs`,
+    or a `SharedRuns` made for this workshop.
     """
     out_dir = Path(out_dir)
     runs = SharedRuns() if runs is None else runs
@@ -298,8 +304,9 @@ def write_workshop(
     parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".failuremap-workshop-", dir=parent) as staging:
         # Where the learners' notebooks run: a hub alone, Binder alone, or either (both links): then the texts that hold on both.
-        learners = _Folder(Path(staging) / "learners", "hub" if hub and not env_repo else "binder" if repo and not hub else "server", out_dir)
-        teacher = _Folder(Path(staging) / "instructor", destination=instructor_dir)
+        learners = _Folder(Path(staging) / "learners", "hub" if hub and not env_repo else "binder" if repo and not hub else "server", out_dir,
+                           isolation)
+        teacher = _Folder(Path(staging) / "instructor", destination=instructor_dir, isolation=isolation)
         learner_nbs, instructor_nbs, copied, entries, record_refs = [], [], [], [], []
         for done, (ref, record) in enumerate(records):
             if progress is not None:
@@ -480,7 +487,7 @@ name = "failuremap-edu"
 dynamic = ["version"]
 requires-python = ">=3.11"
 license = "MIT"
-dependencies = ["jupyterlab>=4.2", "ipywidgets>=8.1", "matplotlib>=3.8", "nbformat>=5.9", "tqdm>=4.66"]
+dependencies = ["jupyterlab>=4.2", "ipywidgets>=8.1", "matplotlib>=3.8", "nbformat>=5.9", "tqdm>=4.66", "psutil>=5.9; sys_platform != 'emscripten'"]
 
 # The learner's commands only (check, export): the instructor's are not in this folder.
 [project.scripts]

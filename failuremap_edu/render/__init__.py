@@ -4,6 +4,7 @@
   _text    text for terminals and every text/plain form
   _html    escaped, scoped HTML for notebooks and reports
   _grid    grids and number sequences, expected beside got, in tables that never widen the panel
+  _grid_image  a large grid as an inline PNG with alt text, differing cells crossed out
   _chart   a long number sequence as a line chart of expected against got, and the same in words
   _plot    the matplotlib status grid, progress plot and sequence chart
   _report  the class report as text, HTML and a heatmap

@@ -10,7 +10,7 @@ from `_call_claims`) instead of a diff of the exception's name.
 from __future__ import annotations
 
 from .._call_claims import call_claims
-from .._results import COMPARED, TIMEOUT, Call, Observation
+from .._results import COMPARED, ERROR, TIMEOUT, Call, Observation
 from .._values import safe_repr
 
 __all__ = ["call_text", "calls_html", "calls_lines", "helpers_html", "helpers_lines", "listed_calls", "outcome_text", "seconds_text", "why_calls"]
@@ -35,6 +35,8 @@ def call_text(c: Call, limit: int = 200, timed: bool = True) -> str:
 
     if c.raised is None:
         outcome = f"returned {safe_repr(c.returned, limit)}"
+        later = c.changed_text(limit)
+        outcome += f" when it returned; {later}" if later else ""
     else:
         outcome = f"raised {clip(str(c.raised), limit)}" + (f" (line {c.line})" if c.line else "")
         outcome += ", caught by the check's code" if c.caught else ""
@@ -49,8 +51,8 @@ def listed_calls(o: Observation) -> tuple[Call, ...]:
         return ()
     if len(o.calls) == 1 and not o.calls_omitted:
         only = o.calls[0]
-        if only.raised is None and (o.compares_return or o.shown_returns()):
-            return ()
+        if only.raised is None and (o.compares_return or o.shown_returns()) and o.status != ERROR:
+            return ()  # the rows show what it returned; an error row shows no "got", so the call says it
         if only.raised is not None and not only.caught and o.error is not None and (o.error.type, o.error.message) == (only.raised.type, only.raised.message):
             return ()
     return o.calls

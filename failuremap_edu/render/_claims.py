@@ -19,7 +19,7 @@ from .._diff_text import _byte, _common_prefix, _invisible_reasons, _items, desc
 from .._diff_walk import _article, type_word
 from .._values import Opaque, safe_repr
 
-__all__ = ["HTML", "TEXT", "claim_html", "claim_text", "count_text", "difference_html", "difference_text", "left_out", "type_words", "whole_claims"]
+__all__ = ["HTML", "TEXT", "claim_html", "claim_text", "count_text", "difference_html", "difference_text", "left_out", "says_total", "type_words", "whole_claims"]
 
 _NAMED_TYPES = {
     "list": "a list", "tuple": "a tuple", "dict": "a dict", "set": "a set", "frozenset": "a frozenset", "str": "a string",
@@ -206,6 +206,12 @@ def left_out(result: Any, counts: list) -> list[str]:
     (the differences listed, and these)."""
     listed = len(result.differences)
     return [count_text(c, listed + c.n if c.what == "differences" and listed else None) for c in counts]
+
+
+def says_total(result: Any) -> bool:
+    """Whether `left_out` says the diff's total of differences ("… and 2 more differences (14 in all)"): then a
+    picture beside it says no count of its own, in cells or positions, that would not add up with it."""
+    return bool(result.differences) and any(isinstance(c, Count) and c.what == "differences" for c in result.claims)
 
 
 def _count_text(c: Count, d: Difference | None) -> str:

@@ -22,14 +22,15 @@ on values.
 
 from __future__ import annotations
 
-import base64
-import io
 from html import escape
 from typing import Any
 
+from .._diff_items import aligned_items
+from .._diff_model import DEFAULT_BUDGET
 from .._patterns import differing_cells, is_grid, is_number_sequence
 from .._results import FAIL, Observation
 from ._chart import sequence_chart_html, sequence_words
+from ._grid_image import grid_alt, grid_figure, grid_image
 
 __all__ = [
     "CHART_ABOVE", "GRID_CSS", "sequence_window", "PICTURE_ABOVE", "grid_html", "grid_text", "picture_html", "picture_kind", "picture_text",
@@ -82,20 +83,44 @@ def _cell(value: Any) -> str:
 # ------------------------------------------------------------------ text
 
 
-def grid_text(expected: Any, got: Any) -> list[str]:
-    """Both grids as aligned rows, one row per line: expected | got, a differing cell in [brackets] on both sides."""
+def aligned_rows(expected: Any, got: Any) -> tuple[list, list, tuple[list, list] | None]:
+    """expected and got row against row as the diff lines them up (`_diff_items.aligned_items`), so that the picture
+    and the words describe one alignment: two lists of rows of one length, a row one side lacks an empty row there,
+    and each side's own row numbers (None when every row is at its own position: one column of numbers serves both)."""
+    if len(expected) != len(got):
+        pairs = aligned_items(list(expected), list(got), DEFAULT_BUDGET.align_items)
+        if pairs is not None and any(i not in (k, None) or j not in (k, None) for k, (i, j) in enumerate(pairs)):
+            e = [expected[i] if i is not None else () for i, _ in pairs]
+            g = [got[j] if j is not None else () for _, j in pairs]
+            return e, g, ([i for i, _ in pairs], [j for _, j in pairs])
+    return list(expected), list(got), None
+
+
+def grid_text(expected: Any, got: Any, *, counted: bool = True) -> list[str]:
+    """Both grids as aligned rows, one row per line: expected | got, a differing cell in [brackets] on both sides.
+    Rows are paired as the diff pairs them (`aligned_rows`); `counted=False` leaves the count out of the legend."""
+    expected, got, labels = aligned_rows(expected, got)
     cells = differing_cells(expected, got)
-    n = len(cells)
-    legend = ("[ ] marks the cell that differs" if n == 1 else f"[ ] marks the {n:,} cells that differ") if n else "no cell differs"
-    return _grids_text([("expected", expected), ("got", got)], cells) + [legend]
+    return _grids_text([("expected", expected), ("got", got)], cells, labels) + [_text_legend(len(cells), counted)]
 
 
-def _grids_text(named: list[tuple[str, Any]], cells: set) -> list[str]:
-    """Grids side by side, name over each, aligned cell for cell; a cell of `cells` in [brackets] where a grid has it."""
+def _text_legend(n: int, counted: bool) -> str:
+    if not n:
+        return "no cell differs"
+    if not counted:
+        return "[ ] marks the cells that differ"
+    return "[ ] marks the cell that differs" if n == 1 else f"[ ] marks the {n:,} cells that differ"
+
+
+def _grids_text(named: list[tuple[str, Any]], cells: set, labels: tuple | None = None) -> list[str]:
+    """Grids side by side, name over each, aligned cell for cell; a cell of `cells` in [brackets] where a grid has it.
+    `labels`: each grid's own row numbers, when they are not the line's (then each side is numbered)."""
     grids = [g for _, g in named]
     rows = min(max(len(g) for g in grids), MAX_CELLS)
     columns = min(max(len(r) for g in grids for r in g), MAX_CELLS)
     width = max([len(_cell(c)) for grid in grids for row in grid[:rows] for c in row[:columns]] + [len(str(columns - 1))])
+    if labels is not None:
+        return _numbered_sides(named, cells, labels, rows, columns, width)
     label = len(str(rows - 1))
 
     def line(grid, i):
@@ -113,6 +138,34 @@ def _grids_text(named: list[tuple[str, Any]], cells: set) -> list[str]:
     lines = [(pad + " | ".join(name.ljust(side) for name, _ in named)).rstrip(), (pad + " | ".join([index] * len(named))).rstrip()]
     lines += [f"{i:>{label}}  {' | '.join(line(g, i) for g in grids)}".rstrip() for i in range(rows)]
     more = max(len(g) for g in grids) - rows
+    if more > 0:
+        lines.append(f"… {more:,} more rows")
+    return lines
+
+
+def _side_cells(grid, i: int, columns: int, width: int, cells: set) -> str:
+    row = grid[i] if i < len(grid) else ()
+    out = []
+    for j in range(columns):
+        mark = (i, j) in cells and j < len(row)
+        text = _cell(row[j]) if j < len(row) else ""
+        out.append(("[" if mark else " ") + text.rjust(width) + ("]" if mark else " "))
+    return "".join(out)
+
+
+def _numbered_sides(named, cells: set, labels: tuple, rows: int, columns: int, width: int) -> list[str]:
+    """Grids side by side, each row numbered on its own side (a side's number is blank where it has no row)."""
+    label = max(len(str(n)) for side in labels for n in side[:rows] if n is not None)
+    side = label + 2 + columns * (width + 2)
+    index = " " * (label + 2) + "".join(f" {j:>{width}} " for j in range(columns))
+    lines = [" | ".join(name.ljust(side) for name, _ in named).rstrip(), " | ".join(index.ljust(side) for _ in named).rstrip()]
+    for i in range(rows):
+        parts = []
+        for (_, grid), numbers in zip(named, labels):
+            n = numbers[i] if i < len(numbers) else None
+            parts.append(f"{'' if n is None else n:>{label}}  " + _side_cells(grid, i, columns, width, cells))
+        lines.append(" | ".join(p.ljust(side) for p in parts).rstrip())
+    more = max(len(g) for _, g in named) - rows
     if more > 0:
         lines.append(f"… {more:,} more rows")
     return lines
@@ -140,7 +193,7 @@ def _sequence_count(differing: int, shown: int, window: range, n: int) -> str:
     return f": {differing:,} in all, {shown:,} of them among positions {window.start:,} to {window.stop - 1:,} shown here"
 
 
-def sequence_text(expected: Any, got: Any) -> list[str]:
+def sequence_text(expected: Any, got: Any, *, counted: bool = True) -> list[str]:
     """index / expected / got rows, aligned item for item; a differing item in [brackets] on both rows. A sequence
     longer than `MAX_CELLS` is shown from its first difference, and its differing positions are counted in all."""
     window, differing = sequence_window(expected, got)
@@ -165,23 +218,26 @@ def sequence_text(expected: Any, got: Any) -> list[str]:
         lines.append(f"… {more:,} more items")
     shown = sum(1 for col in cols if col[3])
     count = _sequence_count(differing, shown, window, n)
-    if count:
+    if differing and not counted:
+        lines.append("[ ] marks the position that differs" if differing == 1 else "[ ] marks the positions that differ")
+    elif count:
         lines.append(f"[ ] marks the positions that differ{count}")
     else:
         lines.append(("[ ] marks the position that differs" if differing == 1 else f"[ ] marks the {differing:,} positions that differ") if differing else "no position differs")
     return lines
 
 
-def picture_text(expected: Any, got: Any) -> list[str]:
+def picture_text(expected: Any, got: Any, *, counted: bool = True) -> list[str]:
     """The picture's text form: the aligned grid or sequence, or for a charted sequence what the chart shows, in words.
 
-    The words leave out the pattern's sentence: every caller states it right after the picture.
+    The words leave out the pattern's sentence: every caller states it right after the picture. `counted=False`:
+    the legend says no count (the diff below says its total, and one total is said once).
     """
     kind = picture_kind(expected, got)
     if kind == "grid":
-        return grid_text(expected, got)
+        return grid_text(expected, got, counted=counted)
     if kind == "sequence":
-        return sequence_words(expected, got, with_pattern=False) if _charted(expected, got) else sequence_text(expected, got)
+        return sequence_words(expected, got, with_pattern=False) if _charted(expected, got) else sequence_text(expected, got, counted=counted)
     return []
 
 
@@ -203,14 +259,25 @@ def _e(value: object) -> str:
     return escape(str(value), quote=True)
 
 
-def _grid_table(grid, caption: str, cells: set, sides: list[tuple[str, Any]]) -> str:
-    """One grid as a table; a cell of `cells` marked, its title giving every side's value there."""
+def _grid_table(grid, caption: str, cells: set, sides: list[tuple[str, Any]], labels: tuple | None = None, me: int = 0) -> str:
+    """One grid as a table; a cell of `cells` marked, its title giving every side's value there. `labels`: each
+    side's own row numbers (`aligned_rows`), `me` this grid's place among the sides."""
     rows = min(len(grid), MAX_CELLS)
     columns = min(max(len(r) for r in grid), MAX_CELLS)
     head = "<tr><th></th>" + "".join(f"<th>{j}</th>" for j in range(columns)) + "</tr>"
 
     def at(g, i, j):
         return _cell(g[i][j]) if i < len(g) and j < len(g[i]) else "nothing"
+
+    def number(k, i):
+        return i if labels is None else labels[k][i]
+
+    def title(i, j):
+        if labels is None:
+            return f"row {i}, column {j}: " + ", ".join(f"{name} {at(g, i, j)}" for name, g in sides)
+        said = [f"{name} row {number(k, i)}: {at(g, i, j)}" if number(k, i) is not None else f"{name}: no such row"
+                for k, (name, g) in enumerate(sides)]
+        return f"column {j}, " + ", ".join(said)
 
     body = []
     for i in range(rows):
@@ -219,11 +286,11 @@ def _grid_table(grid, caption: str, cells: set, sides: list[tuple[str, Any]]) ->
             if j >= len(grid[i]):
                 tds.append("<td></td>")
             elif (i, j) in cells:
-                title = f"row {i}, column {j}: " + ", ".join(f"{name} {at(g, i, j)}" for name, g in sides)
-                tds.append(f'<td class="fm-cell-diff" title="{_e(title)}">{_marked(_cell(grid[i][j]))}</td>')
+                tds.append(f'<td class="fm-cell-diff" title="{_e(title(i, j))}">{_marked(_cell(grid[i][j]))}</td>')
             else:
                 tds.append(f"<td>{_e(_cell(grid[i][j]))}</td>")
-        body.append(f'<tr><th>{i}</th>{"".join(tds)}</tr>')
+        n = number(me, i)
+        body.append(f'<tr><th>{"" if n is None else n}</th>{"".join(tds)}</tr>')
     more = len(grid) - rows
     foot = f'<tr><td colspan="{columns + 1}">… {more:,} more rows</td></tr>' if more > 0 else ""
     return f'<table class="fm-grid"><caption>{_e(caption)}</caption><thead>{head}</thead><tbody>{"".join(body)}{foot}</tbody></table>'
@@ -235,17 +302,19 @@ def _marked(text: str) -> str:
     return f"<mark><strong>{_e(text)}</strong></mark>"
 
 
-def _legend(n: int, what: str, one_side: int = 0, whole: str = "") -> str:
+def _legend(n: int, what: str, one_side: int = 0, whole: str = "", counted: bool = True) -> str:
     """`one_side`: how many of the `n` exist on one side only (an extra row, a missing item): "on both sides" would
     send the eye to a highlight the other side cannot have. `whole`: the count over every position, when the
-    picture shows only some (then the `n` marked are not counted apart)."""
+    picture shows only some (then the `n` marked are not counted apart). `counted=False`: no number is said (the
+    words below the picture say the diff's count)."""
     if not n:
         return f'<p class="fm-muted">no {what} differs{_e(whole)}</p>'
-    these = f"the {what}s that differ are" if whole else f"the {what} that differs is" if n == 1 else f"the {n:,} {what}s that differ are"
+    these = f"the {what}s that differ are" if whole or not counted and n > 1 else f"the {what} that differs is" if n == 1 else f"the {n:,} {what}s that differ are"
     if one_side == n:
         where = "on the side that has " + ("it" if n == 1 else "them")
     elif one_side:
-        where = f"on both sides, or on the one side that has {'it' if one_side == 1 else 'them'} ({one_side:,} on one side only)"
+        where = f"on both sides, or on the one side that has {'it' if one_side == 1 else 'them'}"
+        where += f" ({one_side:,} on one side only)" if counted else ""
     else:
         where = "on both sides"
     return f'<p class="fm-muted">{these} highlighted and set in bold, {where}{_e(whole)}</p>'
@@ -258,21 +327,23 @@ def _on_one_side(cells: set, expected, got) -> int:
     return sum(1 for i, j in cells if has(expected, i, j) != has(got, i, j))
 
 
-def grid_html(expected: Any, got: Any) -> str:
-    """expected | got as two aligned tables, differing cells marked in place; an image above `PICTURE_ABOVE`."""
-    cells = differing_cells(expected, got)
+def grid_html(expected: Any, got: Any, *, counted: bool = True) -> str:
+    """expected | got as two aligned tables, differing cells marked in place; an image above `PICTURE_ABOVE`. Rows
+    are paired as the diff pairs them (`aligned_rows`); `counted=False` leaves the counts out of the legend."""
     large = max(len(expected), len(got), *(len(r) for r in expected), *(len(r) for r in got)) > PICTURE_ABOVE
+    expected, got, labels = aligned_rows(expected, got)
+    cells = differing_cells(expected, got)
     if large:
         image = grid_image(expected, got, cells)
         if image is not None:
             return image
     sides = [("expected", expected), ("got", got)]
-    tables = _grid_table(expected, "expected", cells, sides) + _grid_table(got, "got", cells, sides)
-    return (scroll_region(f'<div class="fm-pictures">{tables}</div>', "expected and got, cell for cell")
-            + _legend(len(cells), "cell", _on_one_side(cells, expected, got)))
+    tables = _grid_table(expected, "expected", cells, sides, labels, 0) + _grid_table(got, "got", cells, sides, labels, 1)
+    legend = _legend(len(cells), "cell", _on_one_side(cells, expected, got), counted=counted)
+    return scroll_region(f'<div class="fm-pictures">{tables}</div>', "expected and got, cell for cell") + legend
 
 
-def sequence_html(expected: Any, got: Any) -> str:
+def sequence_html(expected: Any, got: Any, *, counted: bool = True) -> str:
     """index / expected / got, item under item, folded into blocks that wrap to the width there is; differing items
     marked in both rows (a long sequence from its first difference, as `sequence_text`)."""
     window, differing = sequence_window(expected, got)
@@ -301,7 +372,7 @@ def sequence_html(expected: Any, got: Any) -> str:
     shown = sum(differs.values())
     count = _sequence_count(differing, shown, window, n)
     return (before + scroll_region(f'<div class="fm-pictures">{"".join(tables)}</div>', "expected and got, position by position") + foot
-            + _legend(shown, "position", one_side, count))
+            + _legend(shown, "position", one_side, count if counted else "", counted))
 
 
 def _fold(expected: Any, got: Any, window: range) -> list[range]:
@@ -318,14 +389,15 @@ def _fold(expected: Any, got: Any, window: range) -> list[range]:
     return blocks
 
 
-def picture_html(expected: Any, got: Any) -> str:
-    """The picture as HTML: grids and short sequences as tables, long sequences as a line chart (a folded table without matplotlib)."""
+def picture_html(expected: Any, got: Any, *, counted: bool = True) -> str:
+    """The picture as HTML: grids and short sequences as tables, long sequences as a line chart (a folded table without
+    matplotlib). `counted=False`: the legend says no count (as `picture_text`)."""
     kind = picture_kind(expected, got)
     if kind == "grid":
-        return grid_html(expected, got)
+        return grid_html(expected, got, counted=counted)
     if kind == "sequence":
         chart = sequence_chart_html(expected, got) if _charted(expected, got) else None
-        return chart if chart is not None else sequence_html(expected, got)
+        return chart if chart is not None else sequence_html(expected, got, counted=counted)
     return ""
 
 
@@ -337,70 +409,17 @@ def scroll_region(html: str, label: str) -> str:
     return f'<div class="fm-scroll" role="region" aria-label="{_e(label)}" tabindex="0">{html}</div>'
 
 
-def grid_alt(expected: Any, got: Any, cells: set) -> str:
-    """The image's alt text: the shapes, how many cells differ, and where (the first ten)."""
-    shape = lambda g: f"{len(g)}×{max(len(r) for r in g)}"  # noqa: E731
-    where = ", ".join(f"row {i} column {j}" for i, j in sorted(cells)[:10])
-    more = f" and {len(cells) - 10:,} more" if len(cells) > 10 else ""
-    differ = f"{len(cells):,} cell{'s' if len(cells) != 1 else ''} differ{'s' if len(cells) == 1 else ''}, crossed out on both sides: {where}{more}" if cells else "no cell differs"
-    return f"expected ({shape(expected)}) beside got ({shape(got)}), cell for cell; {differ}."
-
-
-def grid_image(expected: Any, got: Any, cells: set | None = None) -> str | None:
-    """expected | got drawn with matplotlib as an inline PNG with alt text; None without matplotlib."""
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:  # JupyterLite has no matplotlib: the caller draws tables
-        return None
-    cells = differing_cells(expected, got) if cells is None else cells
-    fig = grid_figure(expected, got, cells)
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=80)
-    data = base64.b64encode(buffer.getvalue()).decode("ascii")
-    alt = grid_alt(expected, got, cells)
-    return (f'<figure class="fm-pictures"><img class="fm-grid-image" alt="{_e(alt)}" src="data:image/png;base64,{data}">'
-            f'<figcaption class="fm-muted">{_e(alt)}</figcaption></figure>')
-
-
-def grid_figure(expected: Any, got: Any, cells: set):
-    """expected | got as a matplotlib figure (no pyplot), the `cells` crossed out on both sides."""
-    from matplotlib.figure import Figure
-
-    rows = max(len(expected), len(got))
-    columns = max(max(len(r) for r in expected), max(len(r) for r in got))
-    size = min(max(rows, columns) * 0.22 + 1.2, 7.0)
-    width = size * 2 + 0.6
-    fig = Figure(figsize=(width, size))
-    values = [float(c) for g in (expected, got) for r in g for c in r]
-    low, high = min(values), max(values)
-    # Placed in inches (row numbers and "row" on the left, "column" under, the title over), with no layout engine:
-    # constrained layout laid out every tick label once more before the draw, two thirds of a picture's time.
-    left, bottom, top, gap = 0.75, 0.6, 0.35, 0.3
-    panel = (width - 2 * left - gap) / 2
-    for k, (grid, title) in enumerate(((expected, "expected"), (got, "got"))):
-        ax = fig.add_axes(((left + k * (panel + gap + left)) / width, bottom / size, panel / width, (size - bottom - top) / size))
-        matrix = [[float(r[j]) if j < len(r) else float("nan") for j in range(columns)] for r in grid] + [[float("nan")] * columns] * (rows - len(grid))
-        ax.imshow(matrix, cmap="Greys", vmin=low, vmax=high if high > low else low + 1, interpolation="nearest")
-        if cells:
-            ys, xs = zip(*sorted(cells))
-            ax.scatter(xs, ys, marker="x", s=max(12, 600 / max(rows, columns)), c="#D55E00", linewidths=1.5)
-        ax.set_title(title, y=1.0, pad=4)  # at a set place: an automatic one measures the tick labels again
-        ax.set_xlabel("column")
-        ax.set_ylabel("row")
-    return fig
-
-
 # ------------------------------------------------------------------ grids beside the check rows
 
 
-def outcome_picture_html(o: Observation) -> str:
+def outcome_picture_html(o: Observation, counted: bool = True) -> str:
     """A failing observation's picture (its expected against what it got), as a check row draws it; else nothing."""
-    return picture_html(o.expected, o.actual) if o.status == FAIL else ""
+    return picture_html(o.expected, o.actual, counted=counted) if o.status == FAIL else ""
 
 
-def outcome_picture_text(o: Observation) -> list[str]:
+def outcome_picture_text(o: Observation, counted: bool = True) -> list[str]:
     """The same picture's text form."""
-    return picture_text(o.expected, o.actual) if o.status == FAIL else []
+    return picture_text(o.expected, o.actual, counted=counted) if o.status == FAIL else []
 
 
 def _disagreeing(grids: list[Any]) -> set[tuple[int, int]]:

@@ -18,9 +18,10 @@ from typing import Sequence
 from .._diff import Budget, Diff, LineDetail, TextDetail, diff
 from .._records import Record
 from ._calls import calls_html, helpers_html, listed_calls, why_calls
+from ._source import code_details_html
 from ._grid import GRID_CSS, outcome_picture_html, picture_html, scroll_region
-from ._claims import claim_html, difference_html, left_out, whole_claims
-from ._text import RETURNED_LIMIT, expected_text, grouped, paths_text, expression_label, line_rows, outcome_text, printed_summary, argument_note, run_notes, story_reasons, story_sentences, visible
+from ._claims import claim_html, difference_html, left_out, says_total, whole_claims
+from ._text import RETURNED_LIMIT, expected_text, grouped, paths_text, expression_label, line_rows, outcome_text, printed_summary, argument_note, run_notes, run_shift_of, story_reasons, story_sentences, visible
 from .._results import COMPARED, FAIL, JUDGED_IN_SOLVE_PROCESS, PASS, CallResult, Observation, RunResult, check_labels, repeated_failures
 from .._values import safe_repr, text_safe
 from ._style import DARK_THEME, PLAYGROUND_UNCHECKED, STATUS_CSS, STATUS_CSS_DARK, STATUS_SYMBOLS, UI_CSS, UI_CSS_DARK
@@ -258,7 +259,7 @@ def folded_value(value: object, short: int = 80) -> str:
     return f"<details><summary>{_code(safe_repr(value, short))}</summary><pre>{_pre(full)}</pre></details>"
 
 
-def _observation_body(o: Observation, budget: Budget, missing_return: bool = False, call: bool = True, traceback: bool = True) -> str:
+def _observation_body(o: Observation, budget: Budget, missing_return: bool = False, call: bool = True, traceback: bool = True, prefer=None) -> str:
     rows = []
     if o.compared and call:
         rows.append(("compares", _code(o.compared)))
@@ -275,8 +276,8 @@ def _observation_body(o: Observation, budget: Budget, missing_return: bool = Fal
     if o.status == FAIL and why_calls(o):  # what solve raised, or that it raised nothing: never a diff of exception names
         body += '<ul class="fm-why">' + "".join(f"<li>{_e(text)}</li>" for text in why_calls(o)) + "</ul>"
     elif o.status == FAIL:
-        body += picture_html(o.expected, o.actual)
-        explained = diff(o.expected, o.actual, budget, missing_return=missing_return)
+        explained = diff(o.expected, o.actual, budget, missing_return=missing_return, prefer=prefer)
+        body += picture_html(o.expected, o.actual, counted=not says_total(explained))
         body += pattern_html(explained)  # the diff's pattern claim, verified on the values
         body += diff_html(explained)
     if o.mutation:
@@ -319,8 +320,9 @@ def run_html(result: RunResult, budget: Budget | None = None, css: bool = True, 
         f"<tr><td>{_badge(o.status)}</td><td>{_e(o.check)}</td><td>{_code(o.expression)}</td></tr>" for o in result.observations
     )
     table = f"<table><thead><tr><th>status</th><th>check</th><th>compares</th></tr></thead><tbody>{rows}</tbody></table>"
+    prefer = run_shift_of(result)
     details = "".join(
-        f'<div class="fm-obs"><div>{_badge(o.status)} <strong>{_e(o.check)}</strong></div>{_observation_body(o, budget, missing_return)}</div>'
+        f'<div class="fm-obs"><div>{_badge(o.status)} <strong>{_e(o.check)}</strong></div>{_observation_body(o, budget, missing_return, prefer=prefer)}</div>'
         for o in result.observations
         if o.status != PASS
     )
@@ -368,7 +370,7 @@ def story_html(story, css: bool = True) -> str:
         rows = []
         for item in failing:
             outcomes = "".join(
-                f"<li><strong>{_e(name)}</strong> {_e(outcome_text(o))}" + outcome_picture_html(o) + _story_reasons_html(o) + "</li>" for name, o in item.outcomes
+                f"<li><strong>{_e(name)}</strong> {_e(outcome_text(o))}" + _story_reasons_html(o, picture=True) + "</li>" for name, o in item.outcomes
             )
             label = expression_label(item)
             call = [("compares" if label != item.call else "call", _code(label))] if label else []
@@ -378,18 +380,15 @@ def story_html(story, css: bool = True) -> str:
                 + f'<ul class="fm-why">{outcomes}</ul></div>'
             )
         parts.append(f"<h{STORY_HEADING}>Where they fail</h{STORY_HEADING}>" + "".join(rows))
-    parts.append(
-        "".join(f"<details><summary>The code of {_e(name)}</summary><pre>{_pre(source)}</pre></details>" for name, source in story.sources)
-    )
+    parts.append("".join(code_details_html(name, source, first) for name, source, first in story.sources))
     return _root("".join(parts), css)
 
 
-def _story_reasons_html(o: Observation) -> str:
-    """Why a check fails in watch it fail: the panel's differences, one line or the whole list."""
+def _story_reasons_html(o: Observation, picture: bool = False) -> str:
+    """Why a check fails in watch it fail: the panel's differences, one line or the whole list (after its `picture`)."""
     reason, explained = story_reasons(o)
-    if explained is not None:
-        return diff_html(explained)
-    return f"<br><span>{_e(reason)}</span>" if reason else ""
+    return (outcome_picture_html(o, explained is None or not says_total(explained)) if picture else "") + (
+        diff_html(explained) if explained is not None else f"<br><span>{_e(reason)}</span>" if reason else "")
 
 
 def report_html(record: Record, runs: Sequence[RunResult], names: Sequence[str] | None = None) -> str:
@@ -429,6 +428,7 @@ def checks_html(runs: Sequence[RunResult], budget: Budget | None = None, css: bo
             parts.append(f'<p class="fm-summary">N = {run.variant}: {_e(run.summary())}</p>')
         parts.append(notes_html(run))
         same: list[tuple[str, int]] = []
+        prefer = run_shift_of(run)
         for i, o in enumerate(run.observations):
             if (r, i) in repeats:  # a failure repeated from an earlier variant: shown once, there
                 same.append((o.check, runs[repeats[(r, i)][0]].variant))
@@ -440,7 +440,7 @@ def checks_html(runs: Sequence[RunResult], budget: Budget | None = None, css: bo
             opened = "" if o.status == PASS and not expand else " open"
             parts.append(
                 f'<details class="fm-obs"{opened}><summary>{_badge(o.status)} <strong>{_e(o.check)}</strong>{call}{printed}{also}</summary>'
-                f"{_observation_body(o, budget, missing_return, call=False, traceback=traceback)}</details>"
+                f"{_observation_body(o, budget, missing_return, call=False, traceback=traceback, prefer=prefer)}</details>"
             )
         if same:
             listed = "; ".join(f"'{label}' (shown under N = {variant})" for label, variant in same)

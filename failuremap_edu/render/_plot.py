@@ -123,8 +123,9 @@ def save_status(runs: Sequence[RunResult], path: str | Path, names: Sequence[str
     return write_bytes(path, buffer.getvalue())  # whole or not at all
 
 
-def plot_progress(entries: Sequence[dict], ax, title: str = "Checks passing over your attempts"):
-    """One line per exercise: the share of checks passing at each logged attempt.
+def plot_progress(entries: Sequence[dict], ax, title: str = "Checks passing over your runs"):
+    """One line per exercise: the share of checks passing at each run of its exercise cell (`cell_runs`: the variants
+    and re-checks of one run are one point, as the progress table counts them).
 
     The legend sits to the right of the axes, outside the data (a learner's lines
     end at 100 %, exactly where a legend inside would go). So that it is not cut
@@ -133,21 +134,23 @@ def plot_progress(entries: Sequence[dict], ax, title: str = "Checks passing over
     """
     from matplotlib.ticker import MaxNLocator
 
+    from .._progress import cell_runs
+
     by_record: dict[str, list[float]] = {}
-    for entry in entries:
-        total = entry.get("total") or 0
-        by_record.setdefault(entry["record"], []).append(entry["passed"] / total if total else 0.0)
+    for record_id, results in cell_runs(entries):
+        total = sum(e.get("total") or 0 for e in results)
+        by_record.setdefault(record_id, []).append(sum(e["passed"] for e in results) / total if total else 0.0)
     markers = "osD^v<>"
     for i, (record_id, shares) in enumerate(sorted(by_record.items())):
         ax.plot(range(1, len(shares) + 1), [100 * s for s in shares], marker=markers[i % len(markers)], label=_safe(record_id).replace("$", r"\$"))
     if not by_record:
-        ax.text(0.5, 0.5, "No attempts logged yet: run an exercise's solve cell.", ha="center", va="center", transform=ax.transAxes)
+        ax.text(0.5, 0.5, "No runs logged yet: run an exercise's solve cell.", ha="center", va="center", transform=ax.transAxes)
     else:
         ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, frameon=False,
                   ncol=1 if len(by_record) <= 10 else 2)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylim(-5, 105)
-    ax.set_xlabel("attempt")
+    ax.set_xlabel("run of the exercise cell")
     ax.set_ylabel("checks passing (%)")
     ax.set_title(_wrap(_safe(title), _chars_across(_axes_width_inches(ax), 10)), fontsize=10, parse_math=False)
     _make_room(ax)

@@ -18,8 +18,9 @@ from .._fixtures import FixtureScript
 from .._records import Record
 from .._results import COMPARED, FAIL, JUDGED_IN_SOLVE_PROCESS, PASS, TIMEOUT, Observation, RunResult, check_labels
 from .._values import clip, is_not_computed, safe_repr
-from ._claims import claim_text, left_out, whole_claims
+from ._claims import claim_text, left_out, says_total, whole_claims
 from ._calls import calls_lines, helpers_lines, listed_calls, outcome_text, why_calls
+from ._source import numbered_lines, source_lines
 from ._style import STATUS_SYMBOLS
 
 __all__ = [
@@ -234,7 +235,15 @@ def expected_text(o: Observation, limit: int) -> str:
     return safe_repr(o.expected, limit)
 
 
-def render_observation(o: Observation, budget: Budget | None = None, *, missing_return: bool = False) -> str:
+def run_shift_of(result: RunResult) -> tuple[int, str] | None:
+    """The shift that holds on several failing checks of a run (`_patterns.run_shift`): said on each check where it holds."""
+    from .._patterns import run_shift
+
+    return run_shift((o.expected, o.actual) for o in result.observations if o.status == FAIL and not why_calls(o))
+
+
+def render_observation(o: Observation, budget: Budget | None = None, *, missing_return: bool = False,
+                       prefer: tuple[int, str] | None = None) -> str:
     """One check: status and label, the call, expected and got, and why they differ."""
     budget = budget or Budget()
     line = f" (record line {o.lineno})" if o.lineno else ""
@@ -253,8 +262,8 @@ def render_observation(o: Observation, budget: Budget | None = None, *, missing_
     elif o.status == FAIL:
         from ._grid import picture_text  # here: a run that passes (`check` on a right solution) never imports the pictures
 
-        lines += ["    " + terminal_safe(text, 1_000) for text in picture_text(o.expected, o.actual)]
-        explained = diff(o.expected, o.actual, budget, missing_return=missing_return)
+        explained = diff(o.expected, o.actual, budget, missing_return=missing_return, prefer=prefer)
+        lines += ["    " + terminal_safe(text, 1_000) for text in picture_text(o.expected, o.actual, counted=not says_total(explained))]
         lines += [terminal_safe(f"  pattern:  {claim_text(c)}", 1_000) for c in whole_claims(explained)[0]]
         if explained.differences or explained.hint:
             lines.append("  why:")
@@ -322,10 +331,15 @@ def run_notes(result: RunResult) -> list[str]:
         notes.append(f"{where}, {own_eq[0].verdict_note}")
     loose = _passes_by_equality_alone(result)
     if loose:
-        o, d = loose
+        o, d = loose[0]
         where = f"{d.path}: " if d.path else ""
-        notes.append(f"the check '{clip(o.check, 60)}' passes because == holds (as the record's own harness judges it), "
-                     f"but the values differ in type: {where}{d.message}")
+        which = (f"the check '{clip(o.check, 60)}' passes" if len(loose) == 1
+                 else f"{len(loose)} checks pass ({', '.join(repr(clip(p.check, 40)) for p, _ in loose[:3])}{', …' if len(loose) > 3 else ''})")
+        notes.append(f"{which} because == holds (as the record's own harness judges it), "
+                     f"but the values differ in type{'' if len(loose) == 1 else f', as in {o.check!r}'}: {where}{d.message}")
+    again = [c for o in result.observations if o.status == PASS for c in o.state if getattr(c, "kind", "") == "again"]
+    if again:  # a failing check's rows say it already; a passing one's are not listed
+        notes.append(str(again[0]))
     there = [o for o in result.observations if o.judged_in_solve_process and not o.unconfirmed]
     if there:
         notes.append(f"{len(there)} check{'s were' if len(there) > 1 else ' was'} {JUDGED_IN_SOLVE_PROCESS.replace('its values are', 'their values are' if len(there) > 1 else 'its values are')}")
@@ -334,9 +348,10 @@ def run_notes(result: RunResult) -> list[str]:
     return notes + list(result.notes)
 
 
-def _passes_by_equality_alone(result: RunResult):
-    """The first passing check whose values are == but not the same (True == 1, 1 == 1.0, (1,) vs [1] never are):
-    the verdict stays the harness's, and the learner is told what a stricter reader of the contract would see."""
+def _passes_by_equality_alone(result: RunResult) -> list:
+    """Every passing check whose values are == but not the same (True == 1, 1 == 1.0, (1,) vs [1] never are), with that
+    difference: the verdict stays the harness's, and the learner is told what a stricter reader of the contract would see."""
+    found_all = []
     for o in result.observations:
         if o.status != PASS or o.verdict_note:
             continue
@@ -345,8 +360,8 @@ def _passes_by_equality_alone(result: RunResult):
         except Exception:  # noqa: BLE001 - a note must never break the rendering
             continue
         if found is not None:
-            return o, found
-    return None
+            found_all.append((o, found))
+    return found_all
 
 
 def render_run(result: RunResult, *, missing_return: bool = False, said: set[str] | None = None) -> str:
@@ -359,9 +374,10 @@ def render_run(result: RunResult, *, missing_return: bool = False, said: set[str
     if said is not None:
         said.update(notes)
     lines += [terminal_safe(f"note: {note}", 1_000) for note in notes]
+    prefer = run_shift_of(result)
     for o in result.observations:
         if o.status != PASS:
-            lines += ["", render_observation(o, missing_return=missing_return)]
+            lines += ["", render_observation(o, missing_return=missing_return, prefer=prefer)]
     if result.problem is not None and result.problem.traceback:
         lines += ["", "The run stopped:", terminal_safe(result.problem.traceback, 4_000)]
     return "\n".join(lines)
@@ -484,13 +500,13 @@ def render_story(story) -> str:
         for name, o in item.outcomes:
             reason, explained = story_reasons(o)
             lines.append(terminal_safe(f"    {name} {outcome_text(o)}" + (f" ({reason})" if reason else ":" if explained else ""), 1_000))
-            lines += ["      " + terminal_safe(text, 1_000) for text in outcome_picture_text(o)]
+            lines += ["      " + terminal_safe(text, 1_000) for text in outcome_picture_text(o, explained is None or not says_total(explained))]
             if explained is not None:
                 lines += render_diff(explained, "      ")
     lines += ["", "The code that fails:"]
-    for name, source in story.sources:
-        lines.append(f"  {name}:")
-        lines += ["    " + terminal_safe(line, 300) for line in source.splitlines()]
+    for name, source, first in story.sources:
+        lines.append(f"  {name} ({source_lines(source, first)} of its script):")
+        lines += ["    " + terminal_safe(line, 300) for line in numbered_lines(source, first)]
     return "\n".join(lines)
 
 

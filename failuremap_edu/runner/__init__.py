@@ -6,7 +6,8 @@ In the caller (a kernel, the CLI):
   _warm      the worker server (a private forkserver), the standby worker, the sweep
   _oneshot   workers of a command that runs once and exits: plain forks of it, no server, no standby
   _sandbox   workers in a bubblewrap sandbox (``--sandbox``): what the sandbox holds, and how one starts
-  _platform  which isolation this platform has
+  _platform  which isolation this platform has, and which one a run uses
+  _procs     the process tree (psutil): children, the fork-loop count, stopped or gone processes
 
 In the worker, next to learner code (the server preloads `_serve` and what it imports):
   _serve     the server's preload: it becomes the subreaper of everything below it
@@ -40,6 +41,8 @@ _EXPORTS = {
     "DEFAULT_TIMEOUT": "._api",
     "SHORT_LIMIT": "._api",
     "isolation_available": "._platform",
+    "isolation_default": "._platform",
+    "chosen_isolation": "._platform",
     "INPROCESS": "._platform",
     "PROCESS": "._platform",
     "SANDBOX": "._platform",

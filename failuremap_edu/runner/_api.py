@@ -40,8 +40,9 @@ from typing import Callable
 
 from . import _byvalue, _judge, _state
 from ._calls import received_calls
+from ._said import said_once
 from ._channel import Undecodable
-from ._platform import INPROCESS, PROCESS, SANDBOX, isolation_available
+from ._platform import INPROCESS, PROCESS, SANDBOX, chosen_isolation, isolation_available
 from .._fixtures import VARIANTS, CheckSite, FixtureScript, compared_expression, is_bare_call, read_fixtures
 from .._record_helpers import helpers_for
 from .._records import Record, as_record
@@ -78,7 +79,7 @@ def warm_up() -> None:
     Nothing where checks run in-process: there, `_warm` (and multiprocessing, which
     Pyodide only pretends to have) is never imported.
     """
-    if isolation_available() == PROCESS:
+    if chosen_isolation() == PROCESS:
         from . import _warm
 
         _warm.warm_up()
@@ -111,7 +112,7 @@ def replay(record: Record, implementation: str, variant: int = 1, timeout: float
     return _run(fixtures, record, implementation, None, variant, timeout, isolation, DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS)
 
 
-def replay_many(replays: list[tuple[Record, str, int]], timeout: float = DEFAULT_TIMEOUT) -> list[RunResult]:
+def replay_many(replays: list[tuple[Record, str, int]], timeout: float = DEFAULT_TIMEOUT, *, isolation: str | None = None) -> list[RunResult]:
     """Replays of records' own scripts, given as (record, implementation, variant), many in one worker.
 
     For catalogs (`_catalog.verify_many`): one worker runs them one after the
@@ -121,9 +122,9 @@ def replay_many(replays: list[tuple[Record, str, int]], timeout: float = DEFAULT
     at a time through `replay`, so every result is what `replay` gives.
     """
     results: list[RunResult] = []
-    if replays and _mode(None) == PROCESS:
+    if replays and _mode(isolation) == PROCESS:
         results = _replay_in_one_worker(replays, timeout)
-    return results + [replay(record, name, variant, timeout) for record, name, variant in replays[len(results) :]]
+    return results + [replay(record, name, variant, timeout, isolation=isolation) for record, name, variant in replays[len(results) :]]
 
 
 def _replay_in_one_worker(replays: list[tuple[Record, str, int]], timeout: float) -> list[RunResult]:
@@ -192,8 +193,7 @@ def run_script(source: str, timeout: float = 10.0, *, memory_mb: int = DEFAULT_M
     it was), then killed `SCRIPT_INTERRUPT_GRACE` s later. On Linux its address
     space is capped at `memory_mb` plus 1 GiB for the interpreter, and what it
     writes at `output_bytes` (set right after it starts, before Python has read
-    the script). With `isolation` ``sandbox`` (or ``FAILUREMAP_ISOLATION=sandbox``, as
-    ``--sandbox`` sets it) it runs in a bubblewrap sandbox (`_sandbox`), its
+    the script). With `isolation` ``sandbox`` (``--sandbox``) it runs in a bubblewrap sandbox (`_sandbox`), its
     working folder the sandbox's empty ``/tmp``, its environment cleared.
     """
     import subprocess
@@ -422,10 +422,8 @@ def _run(fixtures: FixtureScript, record: Record, solver: str, solve, variant: i
 
 
 def _mode(isolation: str | None) -> str:
-    """The isolation mode to use: the one asked for (checked), or the platform's best."""
-    mode = isolation or isolation_available()
-    if mode not in (PROCESS, "fork", INPROCESS, SANDBOX):
-        raise ValueError(f"isolation must be 'process', 'inprocess' or 'sandbox', got {mode!r}")
+    """The isolation mode to use (`chosen_isolation`); ``sandbox`` only where bubblewrap is installed."""
+    mode = chosen_isolation(isolation)
     if mode == SANDBOX:
         import shutil
 
@@ -433,7 +431,7 @@ def _mode(isolation: str | None) -> str:
 
         if shutil.which(BWRAP) is None:
             raise ValueError(MISSING_BWRAP)
-    return PROCESS if mode == "fork" else mode
+    return mode
 
 
 def _execute(plan: Plan, collector: "_Collector", mode: str) -> None:
@@ -597,8 +595,8 @@ class _Collector:
             final = self.finals.get(o.index)
             if final is not None and not (same_data(final[0], o.actual) and same_data(final[1], o.expected)):
                 observations[i] = replace(o, final=final)
-        for i, claim in _state.changed_later(observations).items():  # the later call that returned the same object again
-            observations[i] = replace(observations[i], state=observations[i].state + (claim,))
+        later = _state.changed_later(observations)  # the later call that returned the same object again; then notes said once
+        observations = said_once([replace(o, state=o.state + ((later[o.index],) if o.index in later else ())) for o in observations])
         if self.problem is not None and fixtures.static_count is not None:
             # The fixture code stopped: still list every check it never reached.
             last = max((o.site for o in observations), default=-1)

@@ -3,10 +3,9 @@
 A solve runs as the caller's user, so it can stop its own parent (the server) or
 a sibling (the standby) with SIGSTOP. A stopped server forks nothing and reports
 nothing, so every later run would wait out its setup limit. The supervisor reads
-one ``/proc/PID/stat`` before it relies on either (`state`), and `end_server`
-ends a stopped server with everything below it, so that the pool can start a
-new one (`Watched`, the pool's side of this). Without ``/proc`` (macOS) nothing
-is ever found stopped.
+the process's state (`_procs.status`, psutil) before it relies on either, and
+`end_server` ends a stopped server with everything below it, so that the pool
+can start a new one (`Watched`, the pool's side of this).
 """
 
 from __future__ import annotations
@@ -17,34 +16,16 @@ import signal
 import time
 from typing import TYPE_CHECKING
 
+from ._procs import GONE, status as state, stopped
+
 if TYPE_CHECKING:
     from ._warm import Worker
-
-STOPPED = frozenset("Tt")
-"""``/proc`` states of a process that runs no code until it is continued: stopped (SIGSTOP), or stopped by a tracer."""
-GONE = frozenset("ZX")
 
 SERVER_STOPPED = "the worker server had been stopped (SIGSTOP), by {who} or from outside; it was replaced"
 """What a run's note says when the server was found stopped: `who` is ``an earlier solve`` or ``this run's solve``."""
 STANDBY_STOPPED = "the waiting worker process had been stopped (SIGSTOP), by an earlier solve or from outside; it was replaced"
 SERVER_SILENT = ("the worker server did not start a worker process within {limit:g} s (it had stopped answering); "
                  "it was replaced and the checks ran again")
-
-
-def state(pid: int | None) -> str | None:
-    """The process's state letter (``R``, ``S``, ``T``, ``Z`` ...), from one read of ``/proc``; None if not known."""
-    if pid is None:
-        return None
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            return fh.read().rsplit(b")", 1)[1].split()[0].decode()
-    except (OSError, IndexError):
-        return None
-
-
-def stopped(pid: int | None) -> bool:
-    """Whether the process exists and is stopped (it answers nothing until continued)."""
-    return state(pid) in STOPPED
 
 
 def end_server(pid: int, children, contained, limit: float = 2.0) -> None:
@@ -80,7 +61,7 @@ class Watched:
     """
 
     def check_server(self, who: str) -> bool:
-        """If the server is stopped (one read of ``/proc``), end it with all below it and start another; True if so.
+        """If the server is stopped (its state, `_procs.status`), end it with all below it and start another; True if so.
 
         A note for the next result says so, naming `who` stopped it (``an earlier solve``, say).
         At exit (`close`) it is only ended.
@@ -111,9 +92,10 @@ class Watched:
                 return  # another thread has replaced it already
             with self.lock:
                 standby, self.standby = self.standby, None
-            from ._warm import _children, _contained, _new_server, _package_importable
+            from ._procs import children
+            from ._warm import _contained, _new_server, _package_importable
 
-            end_server(pid, _children, _contained)  # its workers' status pipes close: none is waited for
+            end_server(pid, children, _contained)  # its workers' status pipes close: none is waited for
             if standby is not None:
                 self.stop(standby)
             if self.closing:

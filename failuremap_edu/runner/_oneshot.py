@@ -24,7 +24,8 @@ import sys
 import threading
 import time
 
-from ._warm import SWEEP_LIMIT, Worker, _children, _contained, _kill_group, _ready, _tree_size, sweep
+from ._procs import children as _children, tree_size as _tree_size
+from ._warm import SWEEP_LIMIT, Worker, _contained, _kill_group, _ready, sweep
 from ._worker import Start, _keep_only
 
 _PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER = 1, 36
@@ -115,7 +116,7 @@ class OneShotPool:
         self.stop(worker)
 
     def crowded(self, limit: int) -> bool:
-        """Whether more than `limit` processes are below this one now (a fork loop), from ``/proc``."""
+        """Whether more than `limit` processes are below this one now (a fork loop), counted by `_procs.tree_size`."""
         return _tree_size(os.getpid(), limit) > limit
 
     def line_up(self, start: Start) -> None:

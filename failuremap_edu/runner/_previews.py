@@ -1,4 +1,5 @@
-"""A preview of what a generator solve returned yields: a fresh call, run apart (forked), bounded in items and time."""
+"""Fresh calls of solve run apart (forked), bounded in time: a preview of what a returned generator yields, and a repeat of
+a call whose result is a list, dict or set, to see whether an equal call returns that very object again."""
 
 from __future__ import annotations
 
@@ -13,25 +14,50 @@ import time
 from typing import Callable
 
 from .._values import safe_repr
-from ._state import PREVIEW_ITEMS, PREVIEW_SECONDS, Preview, to_plain
+from ._state import PREVIEW_ITEMS, PREVIEW_SECONDS, PREVIEW_TAKE, Preview, ReturnedAgain, _pairs, is_stream, read_detail, to_plain
 
 
-def previews(lazy: list[tuple[str, Callable, tuple, dict]], limit: float, guard=None) -> list[dict]:
+def previews(lazy: list[tuple[str, Callable, tuple, dict]], limit: float, guard=None, names: tuple[str, ...] = ()) -> list[dict]:
     """`preview` of each generator in `lazy` ((call, solve, args, kwargs)), each in a forked copy of this process.
 
     The fresh call runs apart, so nothing it does (a default list it appends to, a global it counts in) reaches the
     checks that follow, which must see what the record's own harness sees. Where a process cannot fork (Pyodide,
-    Windows), no preview: `guard` is kept for the signature's callers and not used.
+    Windows), no preview: `guard` is kept for the signature's callers and not used. `names` are solve's parameters, to name
+    the stream arguments the preview read from.
     """
     if not lazy or not hasattr(os, "fork"):
         return []
-    found = [_forked_preview(solve, args, kwargs, call, limit) for call, solve, args, kwargs in lazy]
+    found = [_forked_preview(solve, args, kwargs, call, limit, names) for call, solve, args, kwargs in lazy]
     return [claim for claim in found if claim is not None]
 
 
-def _forked_preview(solve: Callable, args: tuple, kwargs: dict, call: str, limit: float) -> dict | None:
+def repeats(again: list[tuple[str, str, Callable, tuple, dict, object]], limit: float) -> list[dict]:
+    """`ReturnedAgain` for each call in `again` ((call, check, solve, args, kwargs, result)) that, made again with equal
+    arguments in a forked copy of this process, returns the very object it returned (`is`): a cache that hands out one
+    object. Nothing the repeat does reaches the checks that follow; where a process cannot fork, no claim."""
+    if not again or not hasattr(os, "fork"):
+        return []
+    found = []
+    for call, check, solve, args, kwargs, result in again:
+        def repeat(solve=solve, args=args, kwargs=kwargs, result=result, call=call, check=check):
+            with _bounded(min(limit, PREVIEW_SECONDS)):
+                same = solve(*copy.deepcopy(args), **copy.deepcopy(kwargs)) is result
+            return to_plain(ReturnedAgain(call, check, type(result).__name__)) if same else None
+        claim = _forked(repeat, min(limit, PREVIEW_SECONDS))
+        if claim is not None and claim.get("kind") == "again":
+            found.append(claim)
+    return found
+
+
+def _forked_preview(solve: Callable, args: tuple, kwargs: dict, call: str, limit: float, names: tuple[str, ...] = ()) -> dict | None:
     """`preview` run in a child process; the parent waits at most the preview's bound and a second, then ends it."""
     seconds = min(limit, PREVIEW_SECONDS)
+    claim = _forked(lambda: preview(solve, args, kwargs, call, limit, names=names), seconds)
+    return claim if claim is not None else to_plain(Preview(call, (), "slow", seconds))
+
+
+def _forked(fn: Callable[[], dict | None], seconds: float) -> dict | None:
+    """What `fn` returns, run in a child process (None if it fails, or sends nothing within `seconds` and a second)."""
     read, write = os.pipe()
     try:
         pid = os.fork()
@@ -39,10 +65,12 @@ def _forked_preview(solve: Callable, args: tuple, kwargs: dict, call: str, limit
         os.close(read)
         os.close(write)
         return None
-    if pid == 0:  # the child: one preview, sent as JSON, then gone without running any exit handler of the parent's
+    if pid == 0:  # the child: one claim, sent as JSON, then gone without running any exit handler of the parent's
         try:
             os.close(read)
-            claim = preview(solve, args, kwargs, call, limit)
+            claim = None
+            with contextlib.suppress(BaseException):  # learner code: a failure is no claim
+                claim = fn()
             os.write(write, json.dumps(claim).encode("utf-8")[:1_000_000])
         finally:
             os._exit(0)
@@ -66,14 +94,19 @@ def _forked_preview(solve: Callable, args: tuple, kwargs: dict, call: str, limit
             pass
         os.waitpid(pid, 0)
     try:
-        claim = json.loads(b"".join(chunks)) if chunks else None
+        return json.loads(b"".join(chunks)) if chunks else None
     except ValueError:
         return None
-    return claim if claim is not None else to_plain(Preview(call, (), "slow", seconds))
 
 
-def preview(solve: Callable, args: tuple, kwargs: dict, call: str, limit: float, guard=None) -> dict | None:
-    """The first `PREVIEW_ITEMS` items a fresh call ``solve(*args, **kwargs)`` yields, within `limit` seconds, as a plain claim.
+def _bounded(seconds: float):
+    """SIGALRM after `seconds` where the process can set it (the parent ends the child at its deadline in any case)."""
+    return _alarm(seconds) if _can_alarm() else contextlib.nullcontext()
+
+
+def preview(solve: Callable, args: tuple, kwargs: dict, call: str, limit: float, guard=None, names: tuple[str, ...] = ()) -> dict | None:
+    """What a fresh call ``solve(*args, **kwargs)`` yields, within `limit` seconds, as a plain claim: its first `PREVIEW_ITEMS`
+    items, how many it yields up to `PREVIEW_TAKE` and whether it ended, and what taking them read from stream arguments.
 
     `guard` (the in-process trace limit, a context manager factory) bounds it where given; otherwise SIGALRM on the main
     thread. Where neither is available, no preview (None): learner code never runs unbounded here.
@@ -83,16 +116,23 @@ def preview(solve: Callable, args: tuple, kwargs: dict, call: str, limit: float,
     if bound is None:
         return None
     items: list[str] = []
-    end = "more"
+    count, end, reads = 0, "more", []
+    fresh_args, fresh_kwargs = copy.deepcopy(args), copy.deepcopy(kwargs)
+    streams = [(n, b, a) for n, b, a in _pairs(args, kwargs, fresh_args, fresh_kwargs, names) if is_stream(a) and type(a) is type(b)]
     try:
         with bound:
-            it = iter(solve(*copy.deepcopy(args), **copy.deepcopy(kwargs)))
-            for _ in range(PREVIEW_ITEMS):
+            it = iter(solve(*fresh_args, **fresh_kwargs))
+            for _ in range(PREVIEW_TAKE):
                 try:
-                    items.append(safe_repr(next(it), 80))
+                    item = next(it)
                 except StopIteration:
                     end = "end"
                     break
+                count += 1
+                if count <= PREVIEW_ITEMS:
+                    items.append(safe_repr(item, 80))
+                if count == 1:
+                    reads = [read_detail(before, after) for _, before, after in streams]
             else:
                 try:
                     next(it)
@@ -102,7 +142,17 @@ def preview(solve: Callable, args: tuple, kwargs: dict, call: str, limit: float,
         end = "slow"
     except BaseException as exc:  # noqa: BLE001 - learner code (a CheckTimeout of the in-process guard too)
         end = "slow" if type(exc).__name__ == "CheckTimeout" else f"raised: {type(exc).__name__}: {safe_repr(str(exc), 120)[1:-1]}"
-    return to_plain(Preview(call, tuple(items), end, seconds))
+    said = []
+    for i, (name, before, after) in enumerate(streams):
+        first, total = (reads[i] if i < len(reads) else None), read_detail(before, after)
+        if total is None:
+            continue
+        kind = type(after).__name__
+        if first is not None and count > 1 and first != total:
+            said.append(f"{name!r} (a {kind}): {first} for the first value, {total} for all {count:,}")
+        else:
+            said.append(f"{name!r} (a {kind}): {total}" + (", all of it for the first value" if count > 1 and first == total else ""))
+    return to_plain(Preview(call, tuple(items), end, seconds, count, tuple(said)))
 
 
 class _PreviewOver(BaseException):

@@ -30,7 +30,8 @@ import sys
 import tempfile
 import threading
 
-from ._warm import _SIGNED, SWEEP_LIMIT, Worker, _children, _kill_group, _tree_size
+from ._procs import children as _children, tree_size as _tree_size
+from ._warm import _SIGNED, SWEEP_LIMIT, Worker, _kill_group
 from ._worker import SANDBOX_STARTED, Start
 from .._solution import Solution
 

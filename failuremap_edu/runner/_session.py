@@ -44,7 +44,7 @@ from .._results import ERROR, FAIL, PASS, TIMEOUT
 from .._solution import Solution
 from ._calls import CallLog
 from ._capture import OutputCapture
-from ._previews import previews
+from ._previews import previews, repeats
 from ._carried import Baseline
 from .._values import Opaque, error_payload, not_computed, portable, render_call, safe_repr, same_data
 
@@ -296,7 +296,7 @@ class Session:
         self._log.returned(call, result, seconds)
         if self._keep_returns and len(self._returns) < _RETURNS_KEPT:
             self._returns.append([entered, result])  # converted once the check is judged, outside its time limit
-        self._state.returned(result, call)
+        self._state.returned(result, call, solve, before if seconds < _state.REPEAT_SECONDS else None)  # a slow call is not repeated
         if before is not None:
             self._mutation = self._mutation or _state.describe_change(*before, args, kwargs, self.plan.param_names)
             self._state.watch(*before, args, kwargs, self.plan.param_names)
@@ -363,7 +363,7 @@ class Session:
         self._current = None
         output, dropped = self.capture.take()
         self._depth += 1  # the fresh calls of generator previews are not the check's calls, nor is their output its output
-        state = self._state.take() + previews(self._state.lazy, self.plan.timeout, self.guard)
+        state = self._state.take() + previews(self._state.lazy, self.plan.timeout, self.guard, self.plan.param_names) + repeats(self._state.again, self.plan.timeout)
         self._depth, _ = self._depth - 1, self.capture.take()
         result = dict(index=ordinal, site=site, check=label_text, status=status, passed=passed, error=error, mutation=self._mutation)
         result.update(actual=portable(actual) if status in (PASS, FAIL) else None, expected=expected if type(expected) is Opaque else portable(expected))

@@ -29,11 +29,17 @@ from ._carried import ONE_PROCESS, CarriedState
 
 PREVIEW_ITEMS = 5
 """A generator preview shows at most this many items, then "…"."""
+PREVIEW_TAKE = 1000
+"""A preview takes up to this many items (within `PREVIEW_SECONDS`), to say whether the generator ended and after how many."""
 PREVIEW_SECONDS = 1.0
 """A preview stops after this long (or the check's time limit, if shorter), and says so."""
 _TRACKED = (list, dict, set, bytearray, deque)
 _MAX_TRACKED = 1000
 _MAX_CLAIMS = 6
+_MAX_REPEATS = 2
+"""At most this many results per run are repeated in a forked copy (`_previews.repeats`): a fork is not free."""
+REPEAT_SECONDS = 0.05
+"""Only a call that took less than this is repeated: the repeat adds its time to the run."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +70,23 @@ class SharedObject:
 
 
 @dataclass(frozen=True)
+class ReturnedAgain:
+    """`call` (in check `check`), made again with equal arguments, returned the very `type_name` object it had returned.
+
+    Decided in the worker by identity (`_previews.repeats`, in a forked copy of the run), so said on a passing check too.
+    """
+
+    call: str
+    check: str
+    type_name: str
+    kind: str = "again"
+
+    def __str__(self) -> str:
+        return (f"{self.call}, made again with equal arguments, returned the same {self.type_name} object as in check {self.check!r},"
+                f" not a {self.type_name} of its own: a caller that changes one result changes the other")
+
+
+@dataclass(frozen=True)
 class StreamRead:
     """solve read from its argument `argument`, an iterator or a stream: `detail` says how much (``3 items``, ``read: 0 → 3``)."""
 
@@ -78,29 +101,43 @@ class StreamRead:
 
 @dataclass(frozen=True)
 class Preview:
-    """What a fresh call of solve yields: its first items (reprs), and how the preview ended.
+    """What a fresh call of solve yields: its first items (reprs), how many it yielded in all, and how the preview ended.
 
-    `end`: ``more`` (it had more), ``end`` (it ended), ``slow`` (no next item within `seconds`), or ``raised: X: msg``.
+    `end`: ``more`` (it still had more after `count` items), ``end`` (it ended after `count`), ``slow`` (no next item
+    within `seconds`), or ``raised: X: msg``. `reads`: what taking the items read from each stream argument
+    (``'stream' (a Stream): read: 0 → 10 for the first value``).
     """
 
     call: str
     items: tuple[str, ...]
     end: str
     seconds: float = PREVIEW_SECONDS
+    count: int = -1
+    """How many items it yielded before the preview ended; -1: as many as `items`."""
+    reads: tuple[str, ...] = ()
     kind: str = "preview"
 
     def __str__(self) -> str:
-        shown = ", ".join(self.items)
+        count = len(self.items) if self.count < 0 else self.count
+        shown = ", ".join(self.items) + (", …" if count > len(self.items) else "")
+        values = f"{count:,} value{'s' * (count != 1)}"
         if self.end == "more":
-            tail = f"{shown}, …" if shown else "…"
+            tail = f"{', '.join(self.items)}, … (more than {values})" if self.items else "…"
         elif self.end == "end":
-            tail = f"{shown}, and then it ends" if shown else "nothing: it ends at once"
+            tail = f"{values}, then ends: {shown}" if count else "nothing: it ends at once"
         elif self.end == "slow":
-            tail = (f"{shown}, then no next item within {self.seconds:g} s" if shown
-                    else f"no item within {self.seconds:g} s (the preview was stopped)")
+            tail = (f"{values}, then no next value within {self.seconds:g} s: {shown}" if count
+                    else f"no value within {self.seconds:g} s (the preview was stopped)")
         else:
-            tail = f"{shown}, then it raised {self.end.removeprefix('raised: ')}" if shown else f"nothing: it raised {self.end.removeprefix('raised: ')}"
-        return f"{self.call} returned a generator; a fresh call of it yields {tail}"
+            raised = self.end.removeprefix("raised: ")
+            tail = f"{values}, then raises {raised}: {shown}" if count else f"nothing: it raises {raised}"
+        reads = "".join(f"; taking them, solve read from its argument {r}" for r in self.reads)
+        return f"{self.call} returned a generator; a fresh call of it yields {tail}{reads}"
+
+    def verify(self) -> bool:
+        """True when the claim is consistent: no more items shown than yielded, and a known way of ending."""
+        count = len(self.items) if self.count < 0 else self.count
+        return len(self.items) <= min(count, PREVIEW_ITEMS) and (self.end in ("more", "end", "slow") or self.end.startswith("raised: "))
 
 
 @dataclass(frozen=True)
@@ -140,18 +177,18 @@ def renamed(claim: Any, call: str) -> Any:
     return replace(claim, call=call) if isinstance(claim, Preview) else claim
 
 
-_KINDS = {"shared": SharedObject, "read": StreamRead, "preview": Preview, "carried": CarriedState}
+_KINDS = {"shared": SharedObject, "read": StreamRead, "preview": Preview, "carried": CarriedState, "again": ReturnedAgain}
 
 
-def to_plain(claim: SharedObject | StreamRead | Preview | CarriedState) -> dict:
+def to_plain(claim: SharedObject | StreamRead | Preview | CarriedState | ReturnedAgain) -> dict:
     """The claim as plain data, for the pipe."""
     plain = asdict(claim)
     if isinstance(claim, Preview):
-        plain["items"] = list(claim.items)
+        plain["items"], plain["reads"] = list(claim.items), list(claim.reads)
     return plain
 
 
-def from_plain(data: Any) -> SharedObject | StreamRead | Preview | CarriedState:
+def from_plain(data: Any) -> SharedObject | StreamRead | Preview | CarriedState | ReturnedAgain:
     """A claim rebuilt from `to_plain`'s dict; ValueError for anything else (a forged frame)."""
     if type(data) is not dict or data.get("kind") not in _KINDS:
         raise ValueError("not a state claim")
@@ -160,13 +197,14 @@ def from_plain(data: Any) -> SharedObject | StreamRead | Preview | CarriedState:
         claim = kind(**data)
     except TypeError:
         raise ValueError("not a state claim") from None
-    texts = [v for k, v in asdict(claim).items() if k not in ("earlier_value", "value", "items", "seconds")]
+    texts = [v for k, v in asdict(claim).items() if k not in ("earlier_value", "value", "items", "seconds", "count", "reads")]
     if not all(type(t) is str for t in texts):
         raise ValueError("not a state claim")
     if kind is Preview:
-        if type(claim.items) not in (list, tuple) or not all(type(i) is str for i in claim.items) or type(claim.seconds) not in (int, float):
+        if (type(claim.items) not in (list, tuple) or not all(type(i) is str for i in claim.items) or type(claim.seconds) not in (int, float)
+                or type(claim.count) is not int or type(claim.reads) not in (list, tuple) or not all(type(r) is str for r in claim.reads)):
             raise ValueError("not a state claim")
-        claim = Preview(claim.call, tuple(claim.items), claim.end, float(claim.seconds))
+        claim = Preview(claim.call, tuple(claim.items), claim.end, float(claim.seconds), claim.count, tuple(claim.reads))
     return claim
 
 
@@ -197,14 +235,21 @@ class Tracker:
         """Generators returned in the check under way: (call, solve, args snapshot, kwargs snapshot), for a preview."""
         self.streams: list[tuple[str, Any, Any]] = []
         """Streams passed to solve in the check under way: (argument name, snapshot before the call, the object)."""
+        self.again: list[tuple[str, str, Callable, tuple, dict, Any]] = []
+        """Calls to repeat at the check's end (`_previews.repeats`): (call, check, solve, args, kwargs, result)."""
+        self._repeats_left = _MAX_REPEATS
 
     def begin(self, label: str) -> None:
-        self.label, self.pending, self.lazy, self.streams = label, [], [], []
+        self.label, self.pending, self.lazy, self.streams, self.again = label, [], [], [], []
 
-    def returned(self, result: Any, call: str) -> None:
-        """Note what solve returned: say so if it is, or holds, an object an earlier call returned; then remember it."""
+    def returned(self, result: Any, call: str, solve: Callable | None = None, before: tuple | None = None) -> None:
+        """Note what solve returned: say so if it is, or holds, an object an earlier call returned; then remember it.
+        The first `_MAX_REPEATS` new results of the run whose arguments were copied (`before`) are kept to be repeated."""
         if not isinstance(result, _TRACKED):
             return
+        if self._repeats_left and before is not None and solve is not None and id(result) not in self._seen:
+            self._repeats_left -= 1
+            self.again.append((call, self.label, solve, *before, result))
         found = self._seen.get(id(result))
         how = "same" if found is not None else None
         if found is None and self._seen:
@@ -315,9 +360,53 @@ def _change(before: Any, after: Any) -> str | None:
     if kind.__eq__ is object.__eq__:
         moved = _moved(before, after)
         return f": it is a {kind.__name__} whose fields changed ({moved})" if moved else None
-    if before == after:
+    if _same_by_value(before, after):
         return None
-    return _what_changed(before, after)
+    said = _what_changed(before, after)
+    if not said and safe_repr(before, 120) == safe_repr(after, 120):  # the reprs do not show it: say where it changed
+        places = _changed_places(before, after)
+        return f": {'; '.join(places)}" if places else None
+    return said
+
+
+_DEPTH = 12
+"""How deep `_same_by_value` and `_changed_places` look; past it a value counts as unchanged (no note, never a wrong one)."""
+
+
+def _same_by_value(a: Any, b: Any, depth: int = 0) -> bool:
+    """``==``, except that objects without their own ``==`` (a record's ``Param``) compare by class and fields, nested:
+    a snapshot's copy of such an object is the same value as the object it was copied from."""
+    if a is b or depth > _DEPTH:
+        return True
+    if type(a) is not type(b):
+        return False
+    if type(a).__eq__ is object.__eq__:
+        old, new = _fields(a), _fields(b)
+        return old is None or new is None or (old.keys() == new.keys() and all(_same_by_value(old[k], new[k], depth + 1) for k in old))
+    if type(a) in (list, tuple):
+        return len(a) == len(b) and all(_same_by_value(x, y, depth + 1) for x, y in zip(a, b))
+    if type(a) is dict:
+        return a.keys() == b.keys() and all(_same_by_value(a[k], b[k], depth + 1) for k in a)
+    return bool(a == b)
+
+
+def _changed_places(before: Any, after: Any, path: str = "", depth: int = 0) -> list[str]:
+    """Where two values of the same shape differ, as ``[0].grad: [3.0, 4.0] → [0.6, 0.8]`` (at most three places)."""
+    if _same_by_value(before, after, depth):
+        return []
+    if depth < _DEPTH and type(before) is type(after):
+        if type(before).__eq__ is object.__eq__:
+            old, new = _fields(before) or {}, _fields(after) or {}
+            parts = (_changed_places(old.get(k), new.get(k), f"{path}.{k}", depth + 1) for k in new)
+        elif type(before) in (list, tuple) and len(before) == len(after):
+            parts = (_changed_places(x, y, f"{path}[{i}]", depth + 1) for i, (x, y) in enumerate(zip(before, after)))
+        elif type(before) is dict and before.keys() == after.keys():
+            parts = (_changed_places(before[k], after[k], f"{path}[{safe_repr(k, 40)}]", depth + 1) for k in before)
+        else:
+            parts = None
+        if parts is not None:
+            return list(itertools.islice(itertools.chain.from_iterable(parts), 3))
+    return [f"{path or 'it'}: {safe_repr(before, 40)} → {safe_repr(after, 40)}"]
 
 
 def _moved(before: Any, after: Any) -> str | None:

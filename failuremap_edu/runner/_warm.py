@@ -22,7 +22,8 @@ killed whole at the end of its run. The server is the subreaper below it
 (Linux), so what solve detached (double fork, ``setsid``) comes back to it, not
 to init; after a run, every child of the server that is not one of our workers
 is killed with its group, until none is left. Nothing in the caller's own
-session is ever killed. Without ``/proc`` (macOS) only the group is killed.
+session is ever killed. The process tree is read through `_procs` (psutil), on Linux and macOS alike;
+only Linux has the subreaper, so on macOS what solve detached escapes the server, and only its group is killed.
 
 One exception to "never fork the caller": a command that runs once and exits, with no
 thread (`one_shot`: ``failuremap-edu check``), forks its workers itself (`_oneshot`).
@@ -43,7 +44,7 @@ import threading
 import time
 from typing import Callable
 
-from . import _byvalue, _health
+from . import _byvalue, _health, _procs
 from ._channel import Reader
 from ._platform import PROCESS, isolation_available
 from ._worker import REQUEST, Start
@@ -309,17 +310,17 @@ class Pool(_health.Watched):
         self._sweep(None)
 
     def crowded(self, limit: int) -> bool:
-        """Whether more than `limit` processes are below the server now (a fork loop), from ``/proc``.
+        """Whether more than `limit` processes are below the server now (a fork loop), counted by `_procs.tree_size`.
 
         The kernel's ``RLIMIT_NPROC`` never binds root, and counts a user's every
         process: this count holds for anyone. Cheap while a run starts nothing:
         one read per process below the server.
         """
-        return _tree_size(getattr(self.server, "_forkserver_pid", None), limit) > limit
+        return _procs.tree_size(getattr(self.server, "_forkserver_pid", None), limit) > limit
 
     def _strays(self) -> set[int]:
         """Live children of the server, in sessions of their own, that are none of our workers."""
-        children = _children(getattr(self.server, "_forkserver_pid", None))  # first: see `launch`
+        children = _procs.children(getattr(self.server, "_forkserver_pid", None))  # first: see `launch`
         with self.lock:
             ours = list(self.workers)
         return {pid for pid in children - {w.wait_pid(1.0) for w in ours} if _contained(pid)}
@@ -382,31 +383,9 @@ def _contained(pid: int) -> bool:
     nothing in the caller's own session, the caller included, can pass for a stray.
     """
     try:
-        with open(f"/proc/{pid}/stat") as fh:
-            alive = fh.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-        return alive and os.getsid(pid) != os.getsid(0)
-    except (OSError, IndexError):
+        return _procs.alive(pid) and os.getsid(pid) != os.getsid(0)
+    except OSError:
         return False
-
-
-def _children(pid: int | None) -> set[int]:
-    """The direct children of `pid`, from ``/proc`` (none where there is no ``/proc``)."""
-    found: set[int] = set()
-    with contextlib.suppress(OSError, TypeError):
-        for tid in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{tid}/children") as fh:  # Linux >= 3.5 (CONFIG_PROC_CHILDREN)
-                found.update(map(int, fh.read().split()))
-    return found
-
-
-def _tree_size(root: int | None, limit: int) -> int:
-    """How many processes are below `root`, counting no further than just past `limit`."""
-    count, pending = 0, [root]
-    while pending and count <= limit:
-        children = _children(pending.pop())
-        count += len(children)
-        pending += children
-    return count
 
 
 @contextlib.contextmanager

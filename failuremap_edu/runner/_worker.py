@@ -43,7 +43,7 @@ try:
 except ImportError:  # pragma: no cover - Windows, Pyodide
     resource = None  # type: ignore[assignment]
 
-from . import _byvalue
+from . import _byvalue, _procs
 from ._channel import frame
 from ._session import DEFAULT_MEMORY_MB, DEFAULT_OUTPUT_CHARS, OutputCapture, Plan, Session
 
@@ -95,7 +95,7 @@ def end_everything_below(server: int, limit: float = 2.0) -> None:  # pragma: no
         with contextlib.suppress(ChildProcessError):
             while os.waitpid(-1, os.WNOHANG)[0] > 0:  # the zombies first: they are listed as children too
                 pass
-        children = _own_children()
+        children = _procs.children(server)
         if not children:
             return
         for child in children:
@@ -106,15 +106,6 @@ def end_everything_below(server: int, limit: float = 2.0) -> None:  # pragma: no
             with contextlib.suppress(OSError):
                 os.kill(child, signal.SIGKILL)
         time.sleep(0.002)
-
-
-def _own_children() -> set[int]:  # pragma: no cover - runs in the server process
-    found: set[int] = set()
-    with contextlib.suppress(OSError):
-        for tid in os.listdir("/proc/self/task"):
-            with open(f"/proc/self/task/{tid}/children") as fh:
-                found.update(map(int, fh.read().split()))
-    return found
 
 
 class Start:
@@ -370,18 +361,7 @@ def _set_limit(limit: int, value: int, hard: bool) -> None:  # pragma: no cover 
 def _user_processes() -> int | None:  # pragma: no cover - child process
     """How many threads our user has that we can see (what ``RLIMIT_NPROC`` counts); None for root, whom it never binds."""
     uid = os.getuid()
-    if uid == 0:
-        return None
-    count = 0
-    try:
-        for entry in os.scandir("/proc"):
-            if entry.name.isdigit():
-                with contextlib.suppress(OSError):
-                    if entry.stat().st_uid == uid:
-                        count += len(os.listdir(f"/proc/{entry.name}/task"))
-    except OSError:
-        return None
-    return count
+    return None if uid == 0 else _procs.user_threads(uid)
 
 
 def _mapped_bytes() -> int | None:

@@ -1053,6 +1053,177 @@ check('40,000 rows', solve(rows), 39_994)
 check('N rows', solve([(1, 'a', [])] * N), N)
 """,
     ),
+    # The cold-learner trial's TT-500005: a schedule shifted one step early (a counter starting at 1).
+    "TR-005005": dict(
+        title='Cyclical KL annealing: the beta schedule · trial record',
+        category='Schedules',
+        family='test-kl-annealing',
+        contract='solve(period, ramp) is the cyclical annealing schedule of the KL weight beta for training a variational autoencoder. It returns an iterator (a generator) that yields one float per training step, forever, starting at step 0: the caller takes as many steps as it trains for. The schedule repeats every period steps. At step t, let p = t % period be the position in the cycle: beta = p / ramp while p < ramp (a linear ramp that starts at 0.0), and beta = 1.0 for the rest of the cycle. So step 0, and the first step of every cycle, has beta 0.0. ints with 1 <= ramp <= period.',
+        contract_signature='period, ramp',
+        abstract='The schedule ramps once and then stays at 1.0: it never starts a new cycle.',
+        failed_approach='Counting steps from 1 feels natural for a training loop (step 1 is the first update), and every value the schedule produces is a legal beta: it ramps, holds at 1.0 and restarts with the right period.',
+        root_cause='The first yielded value belongs to step 0, so the step counter must start at 0 (itertools.count(), or increment after yielding); counting from 1 shifts the whole schedule one step early, so no cycle starts at beta 0.0 (the curve starts at 1/ramp) and each restart to 0.0 comes one step before the cycle boundary. Sums and ranges over a whole cycle hide the shift.',
+        preamble='import itertools\n',
+        attempt="""
+def solve(period, ramp):
+    step = 0
+    while True:
+        step += 1
+        yield min(1.0, (step % period) / ramp)
+""",
+        broken="""
+def solve(period, ramp):
+    for step in itertools.count():
+        yield min(1.0, step / ramp)
+""",
+        reference="""
+import itertools
+
+
+def solve(period, ramp):
+    for step in itertools.count():
+        yield min(1.0, (step % period) / ramp)
+""",
+        fixtures="""
+from itertools import islice
+
+check('the first step', next(solve(10, 4)), 0.0)
+check('the first N + 1 steps', list(islice(solve(10, 4), N + 1)), [min(1.0, (t % 10) / 4) for t in range(N + 1)])
+check('three cycles of 10 steps, ramp 4', list(islice(solve(10, 4), 30)), [0.0, 0.25, 0.5, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0] * 3)
+check('a ramp over the whole cycle', list(islice(solve(8, 8), 24)), [p / 8 for p in range(8)] * 3)
+check('a ramp of one step', list(islice(solve(4, 1), 8)), [0.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0])
+check('step 1000', next(islice(solve(10, 4), 1000, None)), 0.0)
+check('the sum over one cycle', sum(islice(solve(10, 4), 10)), 7.5)
+""",
+    ),
+    # The cold-learner trial's TT-500001: windows from a stream; an attempt with two mistakes.
+    "TR-005001": dict(
+        title='Sliding windows: the stream is read up front and a window goes missing · trial record',
+        category='Data loading',
+        family='test-sliding-windows',
+        contract='solve(stream, window, stride) turns a stream of sensor readings (any iterable, possibly much longer than memory allows) into training windows for a time-series model. It returns an iterator that yields lists: the readings at positions 0 .. window-1, then at stride .. stride+window-1, and so on, one window starting every stride readings. Every window that fits completely is yielded, including the one that ends on the last reading; readings left over after the last complete window are not yielded. 1 <= stride <= window. It must be lazy: a window is yielded as soon as its last reading has been read, so taking the first window reads exactly window readings from the stream, and taking the first two reads window + stride.',
+        contract_signature='stream, window, stride',
+        abstract='The windows ignore the stride and the last chunk may be shorter than a window.',
+        failed_approach='Materialising the stream as a list and slicing it gives the right windows for most lengths and is easy to reason about, and a range over the start positions looks like it stops at the last window that fits.',
+        root_cause='Two separate things: list(stream) reads the whole stream before the first window can be yielded, so the windows are not lazy; and range(0, len(items) - window, stride) stops one start position early, so the window that ends exactly on the last reading is never yielded (the last valid start is len(items) - window, which range excludes).',
+        preamble='from itertools import islice\n\n\nclass Stream:\n    """A sensor stream of n readings 0, 1, 2, ...; counts how many were read."""\n\n    def __init__(self, n):\n        self.n = n\n        self.read = 0\n\n    def __iter__(self):\n        return self\n\n    def __next__(self):\n        if self.read >= self.n:\n            raise StopIteration\n        self.read += 1\n        return self.read - 1\n\n\ndef first_window_reads(window, stride=1, n=50):\n    """How many readings solve took from a 50-reading stream to give its first window."""\n    stream = Stream(n)\n    next(iter(solve(stream, window, stride)))\n    return stream.read\n\n\ndef reads_for(windows, window, stride, n=50):\n    """How many readings solve took from a 50-reading stream to give its first `windows` windows."""\n    stream = Stream(n)\n    list(islice(solve(stream, window, stride), windows))\n    return stream.read\n',
+        attempt="""
+def solve(stream, window, stride):
+    items = list(stream)
+    for start in range(0, len(items) - window, stride):
+        yield items[start:start + window]
+""",
+        broken="""
+def solve(stream, window, stride):
+    it = iter(stream)
+    while True:
+        chunk = list(islice(it, window))
+        if not chunk:
+            return
+        yield chunk
+""",
+        reference="""
+def solve(stream, window, stride):
+    buffer = []
+    for item in stream:
+        buffer.append(item)
+        if len(buffer) == window:
+            yield list(buffer)
+            del buffer[:stride]
+""",
+        fixtures="""
+check('windows of 3, stride 1', list(solve(range(6), 3, 1)), [[0, 1, 2], [1, 2, 3], [2, 3, 4], [3, 4, 5]])
+check('windows of 4, stride 2', list(solve(range(10), 4, 2)), [[0, 1, 2, 3], [2, 3, 4, 5], [4, 5, 6, 7], [6, 7, 8, 9]])
+check('a leftover reading is not a window', list(solve(range(7), 4, 2)), [[0, 1, 2, 3], [2, 3, 4, 5]])
+check('exactly one window', list(solve(range(3), 3, 1)), [[0, 1, 2]])
+check('readings taken for the first window', first_window_reads(3), 3)
+check('readings taken for two windows', reads_for(2, 4, 2), 6)
+check('the first window of a long stream', next(solve(Stream(20), N + 2, 1)), list(range(N + 2)))
+""",
+    ),
+    # A helper that catches solve's exception (raises): checks that measure which exception solve raises.
+    "TR-005003": dict(
+        title="Data-parallel batch config: validating the accumulation steps · exception record",
+        category="Distributed training",
+        family="test-dp-batch-config",
+        contract='solve(global_batch, micro_batch, world_size) resolves a data-parallel training config: each of world_size workers processes micro_batch examples per forward pass, and the optimizer steps once per global_batch examples. Return the number of gradient accumulation steps, global_batch // (micro_batch * world_size), as an int. A config that cannot be run raises ValueError (the sweep launcher catches ValueError to skip bad configs): any of the three arguments that is not a positive int, or a global_batch that is not a multiple of micro_batch * world_size.',
+        contract_signature="global_batch, micro_batch, world_size",
+        abstract='The accumulation steps ignore world_size, and impossible configs are not rejected.',
+        failed_approach='An assert states the divisibility condition in one line and stops a bad run during development, so the arithmetic is right and the check looks done.',
+        root_cause="assert raises AssertionError, not the ValueError the contract (and the launcher's except ValueError) asks for, and python -O removes it entirely; its single condition also misses the other invalid inputs: a zero micro_batch fails inside % with ZeroDivisionError, and a negative world_size passes the divisibility test and returns a negative step count. Each argument has to be validated explicitly, raising ValueError.",
+        preamble="""def raises(fn, *args):
+    \"\"\"The name of the exception fn(*args) raises, or 'no error'.\"\"\"
+    try:
+        fn(*args)
+    except Exception as exc:
+        return type(exc).__name__
+    return 'no error'
+""",
+        attempt="""
+def solve(global_batch, micro_batch, world_size):
+    per_step = micro_batch * world_size
+    assert global_batch % per_step == 0, f"global batch {global_batch} is not a multiple of {per_step}"
+    return global_batch // per_step
+""",
+        broken="""
+def solve(global_batch, micro_batch, world_size):
+    return global_batch // micro_batch
+""",
+        reference="""
+def solve(global_batch, micro_batch, world_size):
+    for name, value in (("global_batch", global_batch), ("micro_batch", micro_batch), ("world_size", world_size)):
+        if not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive int, got {value!r}")
+    per_step = micro_batch * world_size
+    if global_batch % per_step:
+        raise ValueError(f"global batch {global_batch} is not a multiple of micro_batch * world_size = {per_step}")
+    return global_batch // per_step
+""",
+        fixtures="""
+check('one GPU', solve(64, 8, 1), 8)
+check('eight GPUs', solve(256, 4, 8), 8)
+check('no accumulation needed', solve(32, 4, 8), 1)
+check('an indivisible global batch raises', raises(solve, 100, 8, 4), 'ValueError')
+check('a zero micro-batch raises', raises(solve, 64, 0, 8), 'ValueError')
+check('a negative world size raises', raises(solve, 64, 8, -1), 'ValueError')
+check('N GPUs', solve(16 * N, 2, N), 8)
+""",
+    ),
+    # One module-level dict returned by every call: a check keeps the first call's result while a later call changes it.
+    "TR-005004": dict(
+        title="Label index map: results of one call and the next · shared dict record",
+        category="Data preprocessing",
+        family="test-label-index-cache",
+        contract='solve(labels) builds the class-index map of one dataset split for a classifier: labels is a list of string labels (with repeats); return a dict that maps each distinct label to its index when the distinct labels are sorted: 0, 1, 2, ... An empty list gives {}. Every call is independent: its result depends only on its own labels, each call returns a dict of its own, and later calls never change a dict returned earlier.',
+        contract_signature="labels",
+        abstract='Indices follow the order in which labels first appear rather than sorted order.',
+        failed_approach="Keeping the map at module level so it is built once and reused looks like a harmless speed-up, and the first call's map is exactly right.",
+        root_cause="The module-level dict is one object shared by every call: each call adds its labels to it and returns it, so a later split's map holds the earlier splits' labels with shifted indices, and a map returned earlier keeps growing after it was returned. Each call must build and return a new dict.",
+        preamble="_label_index = {}\n",  # the attempt's module-level map (broken and the reference never use it)
+        attempt="""
+def solve(labels):
+    for label in sorted(set(labels)):
+        if label not in _label_index:
+            _label_index[label] = len(_label_index)
+    return _label_index
+""",
+        broken="""
+def solve(labels):
+    return {label: i for i, label in enumerate(dict.fromkeys(labels))}
+""",
+        reference="""
+def solve(labels):
+    return {label: index for index, label in enumerate(sorted(set(labels)))}
+""",
+        fixtures="""
+check('three classes', solve(['cat', 'dog', 'cat', 'bird']), {'bird': 0, 'cat': 1, 'dog': 2})
+check('a second dataset', solve(['yes', 'no', 'no']), {'no': 0, 'yes': 1})
+check('labels seen before', solve(['dog', 'cat']), {'cat': 0, 'dog': 1})
+check('the first map, kept', (first := solve(['b', 'a']), solve(['c']), first)[2], {'a': 0, 'b': 1})
+check('one class', solve(['spam'] * N), {'spam': 0})
+check('an empty split', solve([]), {})
+""",
+    ),
 }
 
 
