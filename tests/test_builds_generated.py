@@ -74,6 +74,7 @@ def _builds_every_record(seeds, tmp_path, capsys, runs: SharedRuns | None = None
         if code != 0:
             refused.append(f"notebook {path.stem}: {err.strip()}")
     assert not refused, "\n".join(refused[:10])
+    assert runs is None or len(runs) == len(ids)  # the notebook command kept each record's runs for the other two
     assert sorted(p.stem for p in (tmp_path / "notebooks").glob("GEN-*.ipynb")) == ids
     nbformat.validate(nbformat.read(str(tmp_path / "notebooks" / f"{ids[0]}.ipynb"), as_version=4))
 
