@@ -51,3 +51,11 @@ def test_shared_runs_are_found_again_by_the_records_content_wherever_it_was_load
     assert shared.for_record(load_record(str(tmp_path / "b.json"))) is first
     assert shared.for_record(load_record(str(tmp_path / "c.json"))) is not first  # other content: runs of its own
     assert len(shared) == 2
+
+
+def test_the_notebook_command_keeps_each_records_runs_in_the_shared_runs_it_is_given(tmp_path):
+    from failuremap_edu.instructor._cli import main
+
+    shared = SharedRuns()
+    assert main(["notebook", RECORD, "-o", str(tmp_path)], runs=shared) == 0
+    assert len(shared) == 1 and shared.for_record(load_record(RECORD))._learner is not None  # made by the command, kept

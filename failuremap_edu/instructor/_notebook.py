@@ -236,7 +236,7 @@ def _notebook_files(record_ref: str, out_dir: Path, *, instructor: bool, solutio
             solution = load_solution(path)
         except SolutionError as exc:
             raise NotebookError(str(exc)) from None
-    nb = build_notebook(record, ref, instructor=instructor, solution=solution, platform=platform, runs=runs.for_record(record) if runs else None)
+    nb = build_notebook(record, ref, instructor=instructor, solution=solution, platform=platform, runs=runs.for_record(record) if runs is not None else None)
     files[f"{record.id}.ipynb"] = _writes(nb).encode("utf-8")
     return files
 
