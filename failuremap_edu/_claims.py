@@ -392,7 +392,7 @@ def explains(found: Pattern, claim: Any) -> bool:
         if len(path) == 1 and isinstance(claim, (Missing, Extra)):
             return i >= common
         return i < common and isinstance(claim, Differs) and type(claim.expected) in _NUMBER_TYPES and type(claim.got) in _NUMBER_TYPES
-    if kind in ("offset", "factor", "one_value"):
+    if kind in ("offset", "factor", "factor_rounded", "one_value"):
         return isinstance(claim, Differs) and type(claim.expected) in _NUMBER_TYPES and type(claim.got) in _NUMBER_TYPES
     return False
 

@@ -19,6 +19,7 @@ import math
 from typing import Any
 
 from ._claims import Pattern, explains
+from ._rounded import decimals, fits_factor, rounded_factor
 from ._shift import find_shift, shift_sentence, verify_shift
 
 __all__ = ["differing_cells", "find_pattern", "is_grid", "is_number_sequence", "pattern", "run_shift", "sentence", "verify"]
@@ -196,6 +197,9 @@ def sentence(found: Pattern) -> str:
                 f"{_number(abs(shift))}; expected has {e_len:,} items, got {g_len:,}.")
     if kind == "factor":
         return f"Every value is off by the same factor: got = expected × {_number(p[0])}, in all {p[1]} values."
+    if kind == "factor_rounded":
+        return (f"Every value is off by the same factor, to the {p[1]} decimal places the values are given to: "
+                f"got = expected × {_number(p[0])}, in all {p[2]} values.")
     raise ValueError(f"no sentence for the pattern {kind!r}")
 
 
@@ -211,7 +215,7 @@ def verify(found: Pattern, expected: Any, got: Any) -> bool:
             return _same([list(r) for r in got], [list(c) for c in zip(*expected)]) and all(type(r) is type(expected[0]) for r in got) and type(got) is type(expected)
         if kind == "offset_common":
             return found == _offset_common(expected, got)
-        if kind in ("offset", "factor", "one_value"):
+        if kind in ("offset", "factor", "factor_rounded", "one_value"):
             pairs = _paired_numbers(expected, got)
             if pairs is None or len(pairs) != p[-1] or not _same_container_types(expected, got):
                 return False
@@ -219,6 +223,8 @@ def verify(found: Pattern, expected: Any, got: Any) -> bool:
                 return all(_close(y - x, p[0]) for x, y in pairs) and not _close(p[0], 0)
             if kind == "factor":
                 return all(_close(y, x * p[0]) for x, y in pairs)
+            if kind == "factor_rounded":
+                return decimals(v for pair in pairs for v in pair) == p[1] and fits_factor(pairs, p[0], p[1])
             return all(y == p[0] for _, y in pairs)
         if kind in ("diagonal", "on_diagonal", "row", "column"):
             if not _same_container_types(expected, got):
@@ -467,5 +473,9 @@ def _factor(expected: Any, got: Any, pairs: list | None) -> Pattern | None:
         return None
     factor = nonzero[0][1] / nonzero[0][0]
     if _close(factor, 1) or _close(factor, 0) or not all(_close(y / x, factor) for x, y in nonzero):
-        return None
+        places = decimals(v for pair in pairs for v in pair)  # values rounded by the record: exact ratios are lost
+        factor = rounded_factor(pairs, places) if places else None
+        if factor is None or _close(factor, 1) or _close(factor, 0):
+            return None
+        return Pattern("factor_rounded", (factor, places, len(pairs)))
     return Pattern("factor", (factor, len(pairs)))

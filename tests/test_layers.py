@@ -33,7 +33,7 @@ LAYERS = [
     ("fixtures", {"_fixtures", "_check_rewrite", "_solution", "_record_helpers"}),
     ("results", {"_results"}),
     ("runner", {"runner"}),
-    ("data", {"_parity", "_claims", "_call_claims", "_diff_model", "_diff_text", "_diff_items", "_diff_walk", "_diff", "_patterns", "_shift", "_outcomes",
+    ("data", {"_parity", "_claims", "_call_claims", "_diff_model", "_diff_text", "_diff_items", "_diff_walk", "_diff", "_patterns", "_shift", "_rounded", "_outcomes",
               "_progress", "_progress_export", "_poster"}),
     ("renderers", {"render"}),
     ("teaching", {"_evidence", "_hints", "_story", "_download"}),

@@ -287,3 +287,30 @@ def test_windows_one_reading_late_and_one_short_are_one_offset_over_the_items_bo
     assert said.pattern == ("In the 3 items both have, every value is off by the same amount: got = expected + 1; "
                             "expected has 4 items, got 3.")
     assert pattern([1, 2, 3], [2, 3]) is None  # a run of the other: an item missing, not an offset
+
+
+@given(st.lists(st.floats(0.05, 50, allow_nan=False), min_size=3, max_size=40), st.sampled_from([2, 3, 4, 6]),
+       st.sampled_from([0.5, 2, 3, 10, 0.25]))
+def test_a_factor_is_found_in_values_a_record_rounded_and_verified_within_that_rounding(true, places, factor):
+    """An EMA without its (1 - beta) is 1/(1 - beta) times too large; a helper rounds both sides to 6 places, so no
+    ratio is exact: the factor is still said, to the places the values are given to, and its verifier holds."""
+    from failuremap_edu._patterns import find_pattern, verify
+
+    expected = [round(v, places) for v in true]
+    got = [round(factor * v, places) for v in true]
+    found = find_pattern(expected, got)
+    if sum(abs(x) >= 100 * 0.5 * 10 ** -places for x in expected) < 2 or len(set(got)) < 2:
+        return  # too coarse beside the rounding to say anything; one value everywhere is said as that (one_value)
+    assert found is not None and found.kind in ("factor", "factor_rounded"), (expected, got, found)
+    assert found.params[0] == pytest.approx(factor) and verify(found, expected, got)
+    if found.kind == "factor_rounded":
+        assert f"to the {found.params[1]} decimal places" in str(fm.diff(expected, got))
+
+
+def test_values_that_are_not_a_factor_apart_within_their_rounding_get_no_factor():
+    from failuremap_edu._patterns import find_pattern
+
+    expected = [2.58, 2.504978, 2.43487, 2.3689]
+    got = [25.8, 25.049778, 24.3487, 23.7]  # the last is 0.011 off × 10: beyond 6 places' rounding
+    found = find_pattern(expected, got)
+    assert found is None or found.kind not in ("factor", "factor_rounded")
