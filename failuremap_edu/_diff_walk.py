@@ -265,8 +265,10 @@ class Walker:
         # Only lists: a tuple is a record whose positions mean different things, and
         # "the same items in another order" would send the learner swapping them. A shift (a rotation: every item
         # one step ahead) is not said as another order: its items differ position by position, and the pattern says why.
+        # Nor a row of few distinct values (0s and 1s): any two with the same counts are "another order", which says
+        # nothing of where the 1s went; the positions that differ do.
         if (type(exp) is list and type(act) is list and 1 < len(exp) == len(act) <= budget.align_items
-                and _rearranged(exp, act, budget.max_items) and shift_of(exp, act, equal) is None):
+                and _rearranged(exp, act, budget.max_items) and shift_of(exp, act, equal) is None and mostly_distinct(exp)):
             self.add(path, "order", Reordered(path.steps, exp, act), self.r(exp), self.r(act))
             return
         if len(exp) != len(act):
@@ -351,4 +353,16 @@ def _sorted_for_display(items) -> list:
     except TypeError:
         return sorted(items, key=repr)
 
+
+def mostly_distinct(items: list) -> bool:
+    """Whether more than half of `items` are distinct values (by ==, the first 200 looked at): only then is "the same
+    items in another order" worth saying."""
+    head = items[:200]
+    distinct: list = []
+    for x in head:
+        if not any(x is y or equal(x, y) for y in distinct):
+            distinct.append(x)
+            if 2 * len(distinct) > len(head):
+                return True
+    return 2 * len(distinct) > len(head)
 

@@ -277,3 +277,15 @@ def test_a_short_word_in_a_list_that_looks_the_same_gets_its_characters_named():
     wide = diff(["hello"], ["\uff48\uff45\uff4c\uff4c\uff4f"]).differences[0]
     assert "U+FF48 FULLWIDTH LATIN SMALL LETTER H" in wide.message
     assert diff(["b1"], ["a1"]).differences[0].message == "expected 'b1', got 'a1'"  # plain ASCII: one value, as before
+
+
+
+def test_a_row_of_few_distinct_values_is_not_said_to_be_another_order():
+    """[1, 1, 0, 1, 0] against [1, 0, 1, 1, 0]: any two rows of 0s and 1s with the same counts are 'another order',
+    which says nothing of where the 1s went; the positions that differ are said instead. Distinct items still are."""
+    from failuremap_edu import diff
+
+    result = diff([1, 1, 0, 1, 0], [1, 0, 1, 1, 0])
+    assert not any(isinstance(c, Reordered) for c in result.claims)
+    assert sorted(d.path for d in result.differences) == ["[1]", "[2]"]
+    assert any(isinstance(c, Reordered) for c in diff(["b", "d", "c", "a"], ["a", "b", "c", "d"]).claims)
