@@ -345,3 +345,16 @@ def test_text_that_quotes_code_keeps_its_spaces():
     assert _e("one\ntwo\tthree   four five") == (
         'one<span style="white-space:pre-wrap">\n</span>two<span style="white-space:pre-wrap">\t</span>three'
         '<span style="white-space:pre-wrap">   </span>four five')
+
+
+def test_a_long_call_is_said_in_the_value_column_not_as_the_rows_label():
+    """A helper's call with 40 losses as the label of "returned" wrapped over a dozen lines in the narrow column."""
+    from failuremap_edu.render._html import KEY_CHARS
+
+    call = f"solve({[round(0.1 * i, 3) for i in range(40)]}, 0.9)"
+    o = Observation(index=0, check="c", status="fail", passed=False, expected=[1.0], actual=[2.0], call=call,
+                    compared=f"rounded({call})", returned=((call, [1.999]),))
+    html = observation_html(o, css=False)
+    labels = re.findall(r'<strong class="fm-k">(.*?)</strong>', html)
+    assert labels[:2] == ["compares", "returned"] and all(len(label) <= KEY_CHARS + len(" returned") for label in labels)
+    assert f"<code>{_e(call)}</code>: <code>[1.999]</code>" in html

@@ -239,13 +239,12 @@ def pattern_html(result: Diff) -> str:
     return "".join(claim_html(c) for c in whole_claims(result)[0])
 
 
-def key_values(rows, escaped: bool = False) -> str:
-    """Label and value pairs, aligned in two columns by the panel's CSS.
+KEY_CHARS = 28  # the longest call said in a row's label (the narrow column); a longer one wraps in the value column
 
-    Not a <dl>: a notebook opened untrusted loses our <style>, and JupyterLab's own
-    rules float dt and dd at 20% and 80%, which put labels in the value column.
-    Without our CSS these are plain lines.
-    """
+
+def key_values(rows, escaped: bool = False) -> str:
+    """Label and value pairs, aligned in two columns by the panel's CSS; without it, plain lines. Not a <dl>: an untrusted
+    notebook loses our <style>, and JupyterLab's own rules float dt and dd at 20% and 80%, labels in the value column."""
     return '<div class="fm-kv">' + "".join(
         f'<div><strong class="fm-k">{k if escaped else _e(k)}</strong> <div class="fm-v">{v}</div></div>' for k, v in rows
     ) + "</div>"
@@ -266,7 +265,8 @@ def _observation_body(o: Observation, budget: Budget, missing_return: bool = Fal
     elif o.call and call:
         rows.append(("call", _code(o.call)))
     if o.compared and not listed_calls(o):
-        rows += [(f"{call_text} returned", folded_value(value)) for call_text, value in o.shown_returns()]
+        rows += [(f"{call_text} returned", folded_value(value)) if len(call_text) <= KEY_CHARS  # a long call wraps in the value column
+                 else ("returned", f"{_code(call_text)}: {folded_value(value)}") for call_text, value in o.shown_returns()]
     rows.append(("expected", _code(expected_text(o, budget.max_repr * 4))))
     if o.status in COMPARED:
         rows.append(("got", _code(safe_repr(o.actual, budget.max_repr * 4))))
