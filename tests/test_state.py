@@ -413,3 +413,24 @@ def test_a_note_shared_by_several_checks_is_said_once_and_referred_to_after():
     for o in listed[1:]:
         assert any("(see the note under check 'a second dataset')" in n for n in o.state_notes)
         assert any(isinstance(c, CarriedState) for c in o.state)  # the claims stay: only their display is shorter
+
+
+def test_a_shallow_copy_of_an_earlier_result_is_said_to_share_its_items():
+    """A cached mask copied with [:] is a new list whose rows are the cache's: a later call that changes a row changes
+    what the earlier call returned. Said as `shares`; a deep copy, or new rows, says nothing."""
+    from failuremap_edu.runner._state import SharedObject, Tracker
+
+    cache = [[1, 0], [1, 1]]
+    tracker = Tracker()
+    tracker.begin("first")
+    tracker.returned(cache[:], "solve(2, 2)")
+    assert tracker.take() == []
+    tracker.begin("second")
+    tracker.returned(cache[:], "solve(2, 1)")
+    [claim] = [from_plain(c) for c in tracker.take()]
+    assert isinstance(claim, SharedObject) and claim.how == "shares" and claim.earlier_call == "solve(2, 2)"
+    assert str(claim).startswith("solve(2, 1) returned a new list, whose items are the very objects in the result of solve(2, 2) in check 'first'")
+    tracker.begin("third")
+    tracker.returned(copy.deepcopy(cache), "solve(2, 3)")
+    tracker.returned([[1, 0], [1, 1]], "solve(2, 4)")
+    assert tracker.take() == []

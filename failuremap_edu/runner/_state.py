@@ -46,7 +46,8 @@ REPEAT_SECONDS = 0.05
 
 @dataclass(frozen=True)
 class SharedObject:
-    """solve returned an object (`how` = ``same``) that an earlier call returned, or one holding it (``holds``).
+    """solve returned an object (`how` = ``same``) that an earlier call returned, one holding it (``holds``), or a new
+    container whose items are the very objects an earlier call's result held (``shares``: a shallow copy).
 
     `earlier_value` is that object as the earlier call returned it; `value` as this call returned it (portable).
     """
@@ -62,6 +63,7 @@ class SharedObject:
 
     def __str__(self) -> str:
         what = (f"the same {self.type_name} object as" if self.how == "same"
+                else f"a new {self.type_name}, whose items are the very objects in the result of" if self.how == "shares"
                 else f"a {self.type_name} holding an object that was also returned by")
         return (f"{self.call} returned {what} {self.earlier_call} in check {self.earlier_check!r}: its items carry over from earlier"
                 f" calls (a mutable default argument, a module-level cache or a global). {ONE_PROCESS}")
@@ -230,6 +232,8 @@ class Tracker:
     def __init__(self) -> None:
         self._seen: dict[int, tuple[Any, str, str, Any]] = {}
         """id -> (the object, the call, the check's label, a shallow copy as it was returned)."""
+        self._held: dict[int, tuple[Any, tuple]] = {}
+        """id of a mutable item of a remembered result -> (the item, kept alive so its id stays its own; that result's entry)."""
         self.label = ""
         self.pending: list[dict] = []
         """Claims (plain) for the check under way."""
@@ -260,11 +264,17 @@ class Tracker:
             if not self._seen.keys().isdisjoint(map(id, items)):
                 item = next(i for i in items if id(i) in self._seen)
                 found, how = self._seen[id(item)], "holds"
+            elif not self._held.keys().isdisjoint(map(id, items)):  # a shallow copy: new outside, shared inside
+                item = next(i for i in items if id(i) in self._held)
+                found, how = self._held[id(item)][1], "shares"
         if found is not None and not any(c.get("call") == call and c.get("earlier_call") == found[1] for c in self.pending):
             claim = SharedObject(call, found[1], found[2], type(result).__name__, how, portable(found[3]), portable(_snapshot(result)))
             self.add([to_plain(claim)])
         if found is None and len(self._seen) < _MAX_TRACKED:
-            self._seen[id(result)] = (result, call, self.label, _snapshot(result))
+            entry = self._seen[id(result)] = (result, call, self.label, _snapshot(result))
+            for item in _items(result):
+                if isinstance(item, _TRACKED) and len(self._held) < 10 * _MAX_TRACKED:
+                    self._held.setdefault(id(item), (item, entry))
 
     def watch(self, args: tuple, kwargs: dict, after_args: tuple, after_kwargs: dict, names: tuple[str, ...]) -> None:
         """Streams among solve's arguments (with their snapshots): how much the check read of them is said at its end (`take`)."""
