@@ -434,3 +434,15 @@ def test_a_shallow_copy_of_an_earlier_result_is_said_to_share_its_items():
     tracker.returned(copy.deepcopy(cache), "solve(2, 3)")
     tracker.returned([[1, 0], [1, 1]], "solve(2, 4)")
     assert tracker.take() == []
+
+
+def test_sharing_inside_one_playground_run_never_says_the_playground_calls_solve_afresh():
+    """`5, (solve(5, 2), 3)[1]` typed in the playground makes both calls in its one check: the note that the playground
+    calls solve afresh (which explains a check's carry-over) would contradict what the learner just reproduced."""
+    from failuremap_edu.runner._carried import ONE_PROCESS, PLAYGROUND
+    from failuremap_edu.runner._state import SharedObject
+
+    inside = SharedObject("solve(5, 3)", "solve(5, 2)", PLAYGROUND, "list", "same")
+    across = SharedObject("solve(5, 3)", "solve(5, 2)", "5 tokens, window 2", "list", "same")
+    assert ONE_PROCESS not in str(inside) and str(inside).endswith("or a global).")
+    assert str(across).endswith(ONE_PROCESS)

@@ -36,6 +36,7 @@ from dataclasses import replace
 from typing import Callable
 
 from . import _byvalue, _state, _supervise
+from ._carried import PLAYGROUND
 from ._collect import Collector
 from ._inprocess import run_in_process
 from ._platform import INPROCESS, PROCESS, SANDBOX, chosen_isolation, isolation_available, usable_isolation
@@ -142,7 +143,7 @@ def compare(
     return Comparison(record.id, tuple(runs), tuple(names))
 
 
-_CALL_CODE = compile("__fm_check__(0, lambda: 'playground', lambda: solve(*__fm_args__, **__fm_kwargs__), lambda: None)", "<playground>", "exec")
+_CALL_CODE = compile(f"__fm_check__(0, lambda: {PLAYGROUND!r}, lambda: solve(*__fm_args__, **__fm_kwargs__), lambda: None)", "<playground>", "exec")
 
 
 def parse_call_arguments(text: str, example: str | None = None) -> tuple[tuple, dict]:

@@ -20,6 +20,8 @@ from .._portable import portable
 ONE_PROCESS = ("The checks run one after another in one process, as the record's harness runs them, so what a call leaves behind"
                " is there for the next; the playground calls solve afresh each time, which is why it can show another result.")
 """Said wherever state carried over: the row's result depends on earlier checks, which the playground does not repeat."""
+PLAYGROUND = "playground"
+"""The label of the one check a playground run makes: calls inside it share one process, as a check's do."""
 
 _DATA = (int, float, complex, str, bytes, bool, type(None), tuple, list, dict, set, frozenset, deque, bytearray)
 _MUTABLE = (list, dict, set, deque, bytearray)

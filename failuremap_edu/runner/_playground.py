@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from ._carried import PLAYGROUND
+
 MODULES = ("itertools", "collections", "math", "functools", "operator", "string")
 """Standard modules the playground's expressions may name without importing them (``itertools.count()``)."""
 _BIND = f"for __fm_m__ in {MODULES!r}:\n    globals().setdefault(__fm_m__, __import__(__fm_m__))\n"
@@ -56,7 +58,7 @@ def compile_inputs(text: str, helpers: frozenset[str] = frozenset()) -> Inputs:
     helper = isinstance(one, ast.Call) and isinstance(one.func, ast.Name) and one.func.id in helpers
     whole = one is not None and not isinstance(one, ast.Starred) and ("solve" in names or helper)
     body = f"({source}\n)" if whole else f"solve({source}\n)"
-    program = f"__fm_check__(0, lambda: 'playground', lambda: {body}, lambda: None)\n"
+    program = f"__fm_check__(0, lambda: {PLAYGROUND!r}, lambda: {body}, lambda: None)\n"
     try:
         code = (compile(_BIND, "<playground>", "exec"), compile(program, "<playground>", "exec"))
     except SyntaxError as exc:

@@ -27,7 +27,7 @@ from typing import Any, Callable
 from .._values import safe_repr
 
 from .._portable import portable
-from ._carried import ONE_PROCESS, CarriedState
+from ._carried import ONE_PROCESS, PLAYGROUND, CarriedState
 
 PREVIEW_ITEMS = 5
 """A generator preview shows at most this many items, then "…"."""
@@ -66,7 +66,8 @@ class SharedObject:
                 else f"a new {self.type_name}, whose items are the very objects in the result of" if self.how == "shares"
                 else f"a {self.type_name} holding an object that was also returned by")
         return (f"{self.call} returned {what} {self.earlier_call} in check {self.earlier_check!r}: its items carry over from earlier"
-                f" calls (a mutable default argument, a module-level cache or a global). {ONE_PROCESS}")
+                f" calls (a mutable default argument, a module-level cache or a global)."
+                + ("" if self.earlier_check == PLAYGROUND else f" {ONE_PROCESS}"))  # in the playground both calls were the typed ones
 
     def verify(self) -> bool:
         """True when what this call returned still holds every item the earlier call had returned (in order, for a list)."""
